@@ -1,0 +1,56 @@
+# Set-up on a fresh machine: `make run`, then `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(VIRTUAL_ENV)/bin:$(PATH)
+
+.PHONY: run test dev build native-test pytest lint bench bench-quick docs clean
+
+$(VENV)/.installed: pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip "maturin>=1.7,<2"
+	maturin develop --quiet -E test,lint
+	touch $@
+
+venv: $(VENV)/.installed
+
+## build the extension into the virtualenv (debug profile: fast to compile, opt-level 2 for deps)
+dev: $(VENV)/.installed
+	maturin develop --quiet
+
+## build, start the embedded server, run the quickstart against it
+run: dev
+	$(PY) examples/quickstart.py --embedded
+
+## everything CI checks
+test: dev native-test pytest lint
+
+native-test:
+	cargo test --workspace --quiet
+
+pytest: dev
+	$(PY) -m pytest -q
+
+lint: dev
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+	$(PY) -m mypy.stubtest aerospike_fluent._native --allowlist .stubtest-allowlist
+
+bench: dev
+	$(PY) -m benchmarks
+
+bench-quick: dev
+	$(PY) -m benchmarks --quick
+
+docs: dev
+	$(PIP) install -q -e '.[docs]' --no-build-isolation
+	$(PY) -m mkdocs build --strict
+
+clean:
+	rm -rf $(VENV) target site

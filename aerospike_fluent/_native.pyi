@@ -1,0 +1,274 @@
+"""Private native core (Rust). The fluent layer is its only intended caller.
+
+Conventions:
+    * Every operation exists twice: ``op(done, ...)`` starts it on the Tokio runtime and returns
+      a :class:`Pending`; when it finishes, ``done(result, error)`` is called exactly once from a
+      native thread while holding the GIL (``error`` is ``None`` on success). ``op_blocking(...)``
+      runs the same future on the calling thread with the GIL released and returns the result or
+      raises. Blocking calls raise :class:`ClientError` when a running asyncio/trio event loop is
+      detected on the calling thread.
+    * Keys are tuples ``(namespace, set_name, user_key, digest)``: ``set_name`` may be ``""``;
+      exactly one of ``user_key`` (str | int | bytes) and ``digest`` (20 bytes) is not ``None``.
+    * Operations (operate, batch operate) are tuples ``(op_name, bin_name, *args)``; expression
+      nodes are tuples ``(node_name, *args)``. See ``docs/internals/native-plan.md``.
+"""
+
+import builtins
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, final
+
+Key = tuple[str, str, str | int | bytes | None, bytes | None]
+Op = tuple[Any, ...]
+Exp = tuple[Any, ...]
+Done = Callable[[Any, BaseException | None], None]
+
+__version__: str
+
+# ---------------------------------------------------------------- errors (declared in Rust)
+class AerospikeError(Exception):
+    """Base of every error raised by this SDK."""
+
+    result_code: int | None
+    in_doubt: bool
+    key: Key | None
+
+class ClientError(AerospikeError): ...
+class InvalidArgumentError(ClientError, ValueError): ...
+class ClientClosedError(ClientError): ...
+class ConnectionError(ClientError): ...
+class TimeoutError(AerospikeError, builtins.TimeoutError): ...
+class ServerError(AerospikeError): ...
+class RecordNotFoundError(ServerError): ...
+class RecordExistsError(ServerError): ...
+class GenerationError(ServerError): ...
+class ParameterError(ServerError): ...
+class RecordTooBigError(ServerError): ...
+class BinTypeError(ServerError): ...
+class BinNotFoundError(ServerError): ...
+class KeyBusyError(ServerError): ...
+class FilteredOutError(ServerError): ...
+class ElementNotFoundError(ServerError): ...
+class ElementExistsError(ServerError): ...
+class OpNotApplicableError(ServerError): ...
+class ForbiddenError(ServerError): ...
+class SecondaryIndexError(ServerError): ...
+class IndexAlreadyExistsError(SecondaryIndexError): ...
+class IndexNotFoundError(SecondaryIndexError): ...
+class UdfError(ServerError): ...
+class AuthenticationError(ServerError): ...
+class QuotaExceededError(ServerError): ...
+
+def error_for_code(result_code: int, message: str, in_doubt: bool = ..., key: Key | None = ...) -> AerospikeError:
+    """The exception instance the SDK raises for a server result code (one mapping, in Rust)."""
+
+# ---------------------------------------------------------------- values
+@final
+class GeoJSON:
+    """A GeoJSON value (particle type GEOJSON) as opposed to a plain string."""
+
+    def __init__(self, geojson: str) -> None: ...
+    @property
+    def value(self) -> str: ...
+    def __eq__(self, other: object) -> bool: ...
+
+INFINITY: object  # CDT range bound above every value
+WILDCARD: object  # CDT value matching anything
+
+# ---------------------------------------------------------------- results
+@final
+class Record:
+    """A record as read: bins, key, generation and TTL (seconds; ``None`` = never expires)."""
+
+    @property
+    def key(self) -> Key | None: ...
+    @property
+    def bins(self) -> dict[str, Any]: ...
+    @property
+    def generation(self) -> int: ...
+    @property
+    def ttl(self) -> int | None: ...
+    def __getitem__(self, bin_name: str) -> Any: ...
+    def get(self, bin_name: str, default: Any = None) -> Any: ...
+    def __contains__(self, bin_name: object) -> bool: ...
+    def __eq__(self, other: object) -> bool: ...
+
+@final
+class BatchRow:
+    """One row of a batch: its key, the record (when any) and the row's own outcome."""
+
+    @property
+    def key(self) -> Key: ...
+    @property
+    def record(self) -> Record | None: ...
+    @property
+    def result_code(self) -> int: ...
+    @property
+    def error(self) -> AerospikeError | None: ...
+    @property
+    def in_doubt(self) -> bool: ...
+
+@final
+class Pending:
+    """Handle of an operation started with a ``done`` callback."""
+
+    def cancel(self) -> bool:
+        """Abort the native task; ``done`` is then never called. True if it was still running."""
+
+# ---------------------------------------------------------------- policies
+@final
+class Policy:
+    """Per-call options, immutable; build once and reuse (the native policies are precomputed).
+
+    Args:
+        ttl: seconds; -1 never expire, -2 do not change on update, 0 / None server default.
+        generation: expected generation (write fails with GenerationError if it differs).
+        exists: 0 upsert, 1 update-only, 2 replace, 3 replace-only, 4 create-only.
+        send_key: store the user key with the record.
+        durable_delete: leave a tombstone on delete.
+        filter: compiled expression tree; rows it rejects fail with FilteredOutError.
+        total_timeout_ms, socket_timeout_ms, max_retries: transaction limits (0 = none).
+        retry_writes: whether a write may be retried after a timeout (off: writes are not idempotent).
+    """
+
+    def __init__(
+        self,
+        *,
+        ttl: int | None = None,
+        generation: int | None = None,
+        exists: int = 0,
+        send_key: bool = False,
+        durable_delete: bool = False,
+        filter: Exp | None = None,
+        total_timeout_ms: int | None = None,
+        socket_timeout_ms: int | None = None,
+        max_retries: int | None = None,
+        retry_writes: bool = False,
+        respond_all_ops: bool = True,
+    ) -> None: ...
+
+# ---------------------------------------------------------------- client
+@final
+class ClientConfig:
+    """Connection settings; ``seeds`` is ``"host:port[,host:port...]"``."""
+
+    def __init__(
+        self,
+        seeds: str,
+        *,
+        cluster_name: str | None = None,
+        user: str | None = None,
+        password: str | None = None,
+        tls_name: str | None = None,
+        tls_ca_file: str | None = None,
+        tls_cert_file: str | None = None,
+        tls_key_file: str | None = None,
+        connect_timeout_ms: int = 1000,
+        total_timeout_ms: int = 1000,
+        socket_timeout_ms: int = 0,
+        max_retries: int = 2,
+        max_conns_per_node: int = 256,
+        min_conns_per_node: int = 0,
+        tend_interval_ms: int = 1000,
+    ) -> None: ...
+
+def connect(done: Done, config: ClientConfig) -> Pending:
+    """Connect (async); ``done`` receives the :class:`Client`."""
+
+def connect_blocking(config: ClientConfig) -> Client: ...
+def set_worker_threads(n: int) -> None:
+    """Tokio worker count for the runtime (before its first use; default 1)."""
+
+@final
+class Client:
+    @property
+    def is_connected(self) -> bool: ...
+    def close(self) -> None:
+        """Close the cluster; in-flight operations fail with ClientClosedError."""
+    def node_names(self) -> list[str]: ...
+
+    def get(self, done: Done, key: Key, bins: Sequence[str] | None, header_only: bool, policy: Policy | None) -> Pending: ...
+    def get_blocking(self, key: Key, bins: Sequence[str] | None, header_only: bool, policy: Policy | None) -> Record | None: ...
+    def put(self, done: Done, key: Key, bins: Mapping[str, Any], policy: Policy | None) -> Pending: ...
+    def put_blocking(self, key: Key, bins: Mapping[str, Any], policy: Policy | None) -> None: ...
+    def delete(self, done: Done, key: Key, policy: Policy | None) -> Pending: ...
+    def delete_blocking(self, key: Key, policy: Policy | None) -> bool: ...
+    def exists(self, done: Done, key: Key, policy: Policy | None) -> Pending: ...
+    def exists_blocking(self, key: Key, policy: Policy | None) -> bool: ...
+    def touch(self, done: Done, key: Key, policy: Policy | None) -> Pending: ...
+    def touch_blocking(self, key: Key, policy: Policy | None) -> None: ...
+    def operate(self, done: Done, key: Key, ops: Sequence[Op], policy: Policy | None) -> Pending: ...
+    def operate_blocking(self, key: Key, ops: Sequence[Op], policy: Policy | None) -> Record | None: ...
+    def batch(self, done: Done, rows: Sequence[tuple[Any, ...]], policy: Policy | None) -> Pending:
+        """Rows: ``("read", key, bins|None, header_only, policy|None)``, ``("write", key, ops, policy|None)``,
+        ``("delete", key, policy|None)``, ``("udf", key, module, function, args, policy|None)``.
+        Result: list of :class:`BatchRow` in row order."""
+    def batch_blocking(self, rows: Sequence[tuple[Any, ...]], policy: Policy | None) -> list[BatchRow]: ...
+    def query(
+        self,
+        namespace: str,
+        set_name: str,
+        bins: Sequence[str] | None,
+        index_filter: tuple[Any, ...] | None,
+        policy: Policy | None,
+        max_records: int,
+        partitions: tuple[int, int] | bytes | None,
+        chunk_size: int,
+    ) -> QueryStream:
+        """Start a scan (no ``index_filter``) or secondary-index query. ``index_filter`` is
+        ``("equal", bin, value)`` or ``("range", bin, low, high)`` (plus an optional ctx/collection
+        type). ``partitions`` is ``(begin, count)`` or a resume token from :meth:`QueryStream.resume_token`."""
+    def info(self, done: Done, command: str, node: str | None) -> Pending: ...
+    def info_blocking(self, command: str, node: str | None) -> dict[str, str]: ...
+    def truncate(self, done: Done, namespace: str, set_name: str, before_ns: int) -> Pending: ...
+    def truncate_blocking(self, namespace: str, set_name: str, before_ns: int) -> None: ...
+    def create_index(self, done: Done, namespace: str, set_name: str, bin_name: str, index_name: str, index_type: str, collection: str | None) -> Pending: ...
+    def create_index_blocking(self, namespace: str, set_name: str, bin_name: str, index_name: str, index_type: str, collection: str | None) -> None: ...
+    def drop_index(self, done: Done, namespace: str, set_name: str, index_name: str) -> Pending: ...
+    def drop_index_blocking(self, namespace: str, set_name: str, index_name: str) -> None: ...
+    def udf_register(self, done: Done, code: bytes, server_path: str) -> Pending: ...
+    def udf_register_blocking(self, code: bytes, server_path: str) -> None: ...
+    def udf_remove(self, done: Done, server_path: str) -> Pending: ...
+    def udf_remove_blocking(self, server_path: str) -> None: ...
+    def udf_apply(self, done: Done, key: Key, module: str, function: str, args: Sequence[Any], policy: Policy | None) -> Pending: ...
+    def udf_apply_blocking(self, key: Key, module: str, function: str, args: Sequence[Any], policy: Policy | None) -> Any: ...
+
+@final
+class QueryStream:
+    """Records of a scan/query, pulled in chunks through a bounded buffer."""
+
+    def next_chunk(self, done: Done) -> Pending:
+        """``done`` receives a list of up to ``chunk_size`` :class:`Record`, or ``None`` at the end."""
+    def next_chunk_blocking(self) -> list[Record] | None: ...
+    def resume_token(self) -> bytes:
+        """Opaque token: pass it as ``partitions`` to continue after the records already delivered."""
+    def close(self) -> None: ...
+
+# ---------------------------------------------------------------- embedded server
+@final
+class EmbeddedServer:
+    """An in-memory Aerospike-compatible server on its own threads."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, namespaces: Sequence[str] = ("test", "bar")) -> None:
+        """Start it (port 0 = a free port)."""
+    @property
+    def host(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def running(self) -> bool: ...
+    def stop(self) -> None:
+        """Stop listening and close every connection; idempotent."""
+    def restart(self) -> None:
+        """Stop and start again on the same port, keeping the data."""
+    def stats(self) -> dict[str, int]:
+        """Counters: requests by kind (``info``, ``read``, ``write``, ``operate``, ``batch``,
+        ``scan``, ``query``, ``udf``), ``connections_open``, ``connections_total``, ``records``."""
+    def reset_stats(self) -> None: ...
+    def fault_delay(self, millis: int, count: int | None = None) -> None:
+        """Delay the next ``count`` replies (all while None) by ``millis``."""
+    def fault_drop(self, after: int) -> None:
+        """Drop the connection of the next request once ``after`` more requests have been served."""
+    def fault_fail(self, result_code: int, count: int) -> None:
+        """Answer the next ``count`` record requests with ``result_code``."""
+    def fault_pause_accept(self, paused: bool) -> None: ...
+    def clear_faults(self) -> None: ...
