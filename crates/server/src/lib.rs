@@ -1,5 +1,203 @@
 //! In-memory server speaking the Aerospike wire protocol (single node, in-memory namespaces).
 //!
 //! Public surface used by the `native` crate (and so by Python):
-//! [`ServerConfig`], [`Server::start`], [`Server::addr`], [`Server::stop`], [`Server::faults`],
-//! [`Server::stats`].
+//! [`ServerConfig`], [`Server::start`], [`Server::addr`], [`Server::stop`], [`Server::restart`],
+//! [`Server::faults`], [`Server::stats`].
+
+mod conn;
+mod faults;
+mod stats;
+
+use std::net::SocketAddr;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+pub use faults::Faults;
+use stats::Stats;
+use tokio::net::{TcpListener, TcpSocket};
+use tokio::sync::oneshot;
+
+/// Where to listen and which namespaces to serve.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub host: String,
+    /// 0 = any free port.
+    pub port: u16,
+    pub namespaces: Vec<String>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            host: "127.0.0.1".into(),
+            port: 0,
+            namespaces: vec!["test".into(), "bar".into()],
+        }
+    }
+}
+
+/// State shared by the listener and every connection; survives restarts.
+pub(crate) struct Shared {
+    pub stats: Stats,
+    pub faults: Faults,
+    pub namespaces: Vec<String>,
+}
+
+/// A running listener: its thread and the switch that stops it.
+struct Running {
+    stop_tx: oneshot::Sender<()>,
+    thread: JoinHandle<()>,
+}
+
+/// An embedded server on its own thread and Tokio runtime.
+pub struct Server {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+    running: Mutex<Option<Running>>,
+}
+
+impl Server {
+    /// Binds and starts serving; returns once the socket listens.
+    pub fn start(config: ServerConfig) -> std::io::Result<Server> {
+        let shared = Arc::new(Shared {
+            stats: Stats::default(),
+            faults: Faults::default(),
+            namespaces: config.namespaces.clone(),
+        });
+        let wanted: SocketAddr = resolve(&config.host, config.port)?;
+        let (addr, running) = spawn_listener(shared.clone(), wanted)?;
+        Ok(Server {
+            shared,
+            addr,
+            running: Mutex::new(Some(running)),
+        })
+    }
+
+    /// The address the server listens on (the real port when started with port 0).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Whether the listener is up.
+    pub fn is_running(&self) -> bool {
+        self.running.lock().map(|r| r.is_some()).unwrap_or(false)
+    }
+
+    /// Stops listening and closes every open connection; idempotent. Data is kept.
+    pub fn stop(&self) {
+        let taken = match self.running.lock() {
+            Ok(mut guard) => guard.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(r) = taken {
+            let _ = r.stop_tx.send(());
+            let _ = r.thread.join();
+        }
+    }
+
+    /// Stops, then listens again on the same address with the same data.
+    pub fn restart(&self) -> std::io::Result<()> {
+        self.stop();
+        let (_, running) = spawn_listener(self.shared.clone(), self.addr)?;
+        match self.running.lock() {
+            Ok(mut guard) => *guard = Some(running),
+            Err(poisoned) => *poisoned.into_inner() = Some(running),
+        }
+        Ok(())
+    }
+
+    /// Request counters by kind, connection gauges and the record count.
+    pub fn stats(&self) -> Vec<(&'static str, u64)> {
+        self.shared.stats.snapshot(0)
+    }
+
+    /// Zeroes the request counters.
+    pub fn reset_stats(&self) {
+        self.shared.stats.reset();
+    }
+
+    /// Fault injection switches.
+    pub fn faults(&self) -> &Faults {
+        &self.shared.faults
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {
+    use std::net::ToSocketAddrs;
+    (host, port).to_socket_addrs()?.next().ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "host resolves to nothing")
+    })
+}
+
+/// Worker threads of the server runtime (`AEROSPIKE_EMBEDDED_WORKERS`, default 1).
+fn worker_threads() -> usize {
+    std::env::var("AEROSPIKE_EMBEDDED_WORKERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n: &usize| *n > 0)
+        .unwrap_or(1)
+}
+
+/// Starts the server thread with its own runtime and waits until it listens.
+fn spawn_listener(shared: Arc<Shared>, addr: SocketAddr) -> std::io::Result<(SocketAddr, Running)> {
+    let (ready_tx, ready_rx) = mpsc::channel::<std::io::Result<SocketAddr>>();
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("aerospike-embedded".into())
+        .spawn(move || {
+            let rt = match tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(worker_threads())
+                .thread_name("aerospike-embedded-worker")
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt,
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                    return;
+                }
+            };
+            rt.block_on(async move {
+                let listener = match bind(addr) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                let _ = ready_tx.send(listener.local_addr());
+                conn::accept_loop(listener, shared, stop_rx).await;
+            });
+            // Dropping the runtime cancels every connection task, closing their sockets.
+            rt.shutdown_timeout(std::time::Duration::from_secs(2));
+        })?;
+    match ready_rx.recv() {
+        Ok(Ok(bound)) => Ok((bound, Running { stop_tx, thread })),
+        Ok(Err(e)) => {
+            let _ = thread.join();
+            Err(e)
+        }
+        Err(_) => {
+            let _ = thread.join();
+            Err(std::io::Error::other("server thread died while starting"))
+        }
+    }
+}
+
+fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(1024)
+}

@@ -1,0 +1,44 @@
+//! `embedded-server`: runs the in-memory Aerospike-compatible server in the foreground.
+
+use std::process::ExitCode;
+
+use server::{Server, ServerConfig};
+
+fn usage() -> ExitCode {
+    eprintln!("usage: embedded-server [--host HOST] [--port PORT] [--namespace NS]...");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let mut config = ServerConfig::default();
+    let mut namespaces = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let Some(value) = args.next() else {
+            return usage();
+        };
+        match arg.as_str() {
+            "--host" => config.host = value,
+            "--port" => match value.parse() {
+                Ok(p) => config.port = p,
+                Err(_) => return usage(),
+            },
+            "--namespace" => namespaces.push(value),
+            _ => return usage(),
+        }
+    }
+    if !namespaces.is_empty() {
+        config.namespaces = namespaces;
+    }
+    let server = match Server::start(config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("listening on {}", server.addr());
+    loop {
+        std::thread::park();
+    }
+}
