@@ -6,6 +6,11 @@
 
 use bytes::Bytes;
 
+pub mod cdt;
+pub mod exp;
+pub mod result;
+pub mod udf;
+
 /// Wire particle types (see the `aerospike` crate's `particle_type.rs`).
 pub mod particle_type {
     pub const NULL: u8 = 0;

