@@ -1,0 +1,235 @@
+//! The exception hierarchy and the one mapping from result codes / crate errors to it.
+
+use aerospike::{Error as AsError, ErrorKind};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyTimeoutError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
+
+create_exception!(
+    aerospike_fluent._native,
+    AerospikeError,
+    PyException,
+    "Base of every error raised by this SDK."
+);
+create_exception!(aerospike_fluent._native, ClientError, AerospikeError);
+create_exception!(aerospike_fluent._native, ClientClosedError, ClientError);
+create_exception!(aerospike_fluent._native, ConnectionError, ClientError);
+create_exception!(aerospike_fluent._native, ServerError, AerospikeError);
+create_exception!(aerospike_fluent._native, RecordNotFoundError, ServerError);
+create_exception!(aerospike_fluent._native, RecordExistsError, ServerError);
+create_exception!(aerospike_fluent._native, GenerationError, ServerError);
+create_exception!(aerospike_fluent._native, ParameterError, ServerError);
+create_exception!(aerospike_fluent._native, RecordTooBigError, ServerError);
+create_exception!(aerospike_fluent._native, BinTypeError, ServerError);
+create_exception!(aerospike_fluent._native, BinNotFoundError, ServerError);
+create_exception!(aerospike_fluent._native, KeyBusyError, ServerError);
+create_exception!(aerospike_fluent._native, FilteredOutError, ServerError);
+create_exception!(aerospike_fluent._native, ElementNotFoundError, ServerError);
+create_exception!(aerospike_fluent._native, ElementExistsError, ServerError);
+create_exception!(aerospike_fluent._native, OpNotApplicableError, ServerError);
+create_exception!(aerospike_fluent._native, ForbiddenError, ServerError);
+create_exception!(aerospike_fluent._native, SecondaryIndexError, ServerError);
+create_exception!(
+    aerospike_fluent._native,
+    IndexAlreadyExistsError,
+    SecondaryIndexError
+);
+create_exception!(
+    aerospike_fluent._native,
+    IndexNotFoundError,
+    SecondaryIndexError
+);
+create_exception!(aerospike_fluent._native, UdfError, ServerError);
+create_exception!(aerospike_fluent._native, AuthenticationError, ServerError);
+create_exception!(aerospike_fluent._native, QuotaExceededError, ServerError);
+
+/// The two classes with two bases (`create_exception!` takes one), built with `type()`.
+struct Dual {
+    invalid_argument: Py<PyType>,
+    timeout: Py<PyType>,
+}
+
+static DUAL: PyOnceLock<Dual> = PyOnceLock::new();
+
+fn dual(py: Python<'_>) -> PyResult<&Dual> {
+    DUAL.get_or_try_init(py, || {
+        let make = |name: &str, a: Bound<'_, PyType>, b: Bound<'_, PyType>, doc: &str| {
+            let ns = PyDict::new(py);
+            ns.set_item("__module__", "aerospike_fluent._native")
+                .and_then(|()| ns.set_item("__doc__", doc))
+                .and_then(|()| {
+                    py.get_type::<PyType>()
+                        .call1((name, PyTuple::new(py, [a, b])?, ns))
+                })
+                .and_then(|t| Ok(t.cast_into::<PyType>()?.unbind()))
+        };
+        Ok(Dual {
+            invalid_argument: make(
+                "InvalidArgumentError",
+                py.get_type::<ClientError>(),
+                py.get_type::<PyValueError>(),
+                "An argument was rejected before anything was sent.",
+            )?,
+            timeout: make(
+                "TimeoutError",
+                py.get_type::<AerospikeError>(),
+                py.get_type::<PyTimeoutError>(),
+                "The operation did not finish within its deadline.",
+            )?,
+        })
+    })
+}
+
+/// The `InvalidArgumentError` class.
+pub fn invalid_argument_type(py: Python<'_>) -> Bound<'_, PyType> {
+    match dual(py) {
+        Ok(d) => d.invalid_argument.bind(py).clone(),
+        Err(_) => py.get_type::<ClientError>(),
+    }
+}
+
+/// The `TimeoutError` class.
+pub fn timeout_type(py: Python<'_>) -> Bound<'_, PyType> {
+    match dual(py) {
+        Ok(d) => d.timeout.bind(py).clone(),
+        Err(_) => py.get_type::<AerospikeError>(),
+    }
+}
+
+/// An `InvalidArgumentError` with `msg`.
+pub fn invalid_argument(msg: impl Into<String>) -> PyErr {
+    let msg = msg.into();
+    Python::attach(|py| PyErr::from_type(invalid_argument_type(py), msg))
+}
+
+/// Class for a result code: the one mapping (server codes >= 0, client codes < 0).
+pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
+    match code {
+        2 => py.get_type::<RecordNotFoundError>(),
+        3 => py.get_type::<GenerationError>(),
+        4 => py.get_type::<ParameterError>(),
+        5 => py.get_type::<RecordExistsError>(),
+        9 => timeout_type(py),
+        10 | 22 | 81 | 82 => py.get_type::<ForbiddenError>(),
+        12 => py.get_type::<BinTypeError>(),
+        13 => py.get_type::<RecordTooBigError>(),
+        14 => py.get_type::<KeyBusyError>(),
+        17 => py.get_type::<BinNotFoundError>(),
+        23 => py.get_type::<ElementNotFoundError>(),
+        24 => py.get_type::<ElementExistsError>(),
+        26 => py.get_type::<OpNotApplicableError>(),
+        27 => py.get_type::<FilteredOutError>(),
+        60..=67 | 80 => py.get_type::<AuthenticationError>(),
+        83 => py.get_type::<QuotaExceededError>(),
+        100 => py.get_type::<UdfError>(),
+        200 => py.get_type::<IndexAlreadyExistsError>(),
+        201 => py.get_type::<IndexNotFoundError>(),
+        202..=206 => py.get_type::<SecondaryIndexError>(),
+        // client side: invalid node / no more connections / server not available
+        -3 | -7 | -8 => py.get_type::<ConnectionError>(),
+        c if c < 0 => py.get_type::<ClientError>(),
+        _ => py.get_type::<ServerError>(),
+    }
+}
+
+/// Build the exception instance for `code` with its attributes set.
+pub fn error_instance<'py>(
+    class: Bound<'py, PyType>,
+    code: Option<i32>,
+    message: &str,
+    in_doubt: bool,
+    key: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let exc = class.call1((message,))?;
+    exc.setattr("result_code", code)?;
+    exc.setattr("in_doubt", in_doubt)?;
+    exc.setattr("key", key)?;
+    Ok(exc)
+}
+
+/// The exception instance the SDK raises for a server result code.
+#[pyfunction]
+#[pyo3(signature = (result_code, message, in_doubt = false, key = None))]
+pub fn error_for_code<'py>(
+    py: Python<'py>,
+    result_code: i32,
+    message: &str,
+    in_doubt: bool,
+    key: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    error_instance(
+        class_for_code(py, result_code),
+        Some(result_code),
+        message,
+        in_doubt,
+        key,
+    )
+}
+
+/// Convert a crate error to the Python exception (with `key` when known).
+pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> PyErr {
+    let code = err.result_code();
+    let class = match err.kind() {
+        ErrorKind::Timeout => timeout_type(py),
+        ErrorKind::Connection
+        | ErrorKind::ConnectionPoolEmpty
+        | ErrorKind::NoMoreConnections
+        | ErrorKind::InvalidNode
+        | ErrorKind::MaxErrorRate
+        | ErrorKind::Io(_) => py.get_type::<ConnectionError>(),
+        ErrorKind::InvalidArgument => invalid_argument_type(py),
+        ErrorKind::UdfBadResponse => py.get_type::<UdfError>(),
+        ErrorKind::Server { .. } => class_for_code(py, code),
+        _ => class_for_code(py, code.min(-1)),
+    };
+    let message = err.to_string();
+    match error_instance(class, Some(code), &message, err.in_doubt(), key) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
+}
+
+/// Register the classes on the module and give the base its attribute defaults.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    dual(py)?;
+    let base = py.get_type::<AerospikeError>();
+    base.setattr("result_code", py.None())?;
+    base.setattr("in_doubt", false)?;
+    base.setattr("key", py.None())?;
+    macro_rules! add {
+        ($($t:ident),*) => { $( m.add(stringify!($t), py.get_type::<$t>())?; )* };
+    }
+    add!(
+        AerospikeError,
+        ClientError,
+        ClientClosedError,
+        ConnectionError,
+        ServerError,
+        RecordNotFoundError,
+        RecordExistsError,
+        GenerationError,
+        ParameterError,
+        RecordTooBigError,
+        BinTypeError,
+        BinNotFoundError,
+        KeyBusyError,
+        FilteredOutError,
+        ElementNotFoundError,
+        ElementExistsError,
+        OpNotApplicableError,
+        ForbiddenError,
+        SecondaryIndexError,
+        IndexAlreadyExistsError,
+        IndexNotFoundError,
+        UdfError,
+        AuthenticationError,
+        QuotaExceededError
+    );
+    m.add("InvalidArgumentError", invalid_argument_type(py))?;
+    m.add("TimeoutError", timeout_type(py))?;
+    m.add_function(wrap_pyfunction!(error_for_code, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,379 @@
+//! `Policy` (per-call options, native policies precomputed) and `ClientConfig`.
+
+use std::sync::Arc;
+
+use aerospike::expressions::Expression;
+use aerospike::policy::BasePolicy;
+use aerospike::{
+    BatchDeletePolicy, BatchPolicy, BatchReadPolicy, BatchUdfPolicy, BatchWritePolicy, Expiration,
+    GenerationPolicy, QueryPolicy, ReadPolicy, RecordExistsAction, WritePolicy,
+};
+use pyo3::prelude::*;
+
+use crate::errors::invalid_argument;
+use crate::expr::to_expression;
+
+/// Client-wide defaults for timeouts and retries (from `ClientConfig`).
+#[derive(Clone, Copy, Debug)]
+pub struct Defaults {
+    /// Total timeout in ms (0 = none).
+    pub total_timeout: u32,
+    /// Socket idle timeout in ms (0 = none).
+    pub socket_timeout: u32,
+    /// Retries for reads (writes retry only when the policy says so).
+    pub max_retries: usize,
+}
+
+/// The native policies a call may need, all derived from one `Policy`.
+#[derive(Clone, Debug)]
+pub struct Natives {
+    /// Single-record reads.
+    pub read: ReadPolicy,
+    /// Single-record writes, operate, UDF apply.
+    pub write: WritePolicy,
+    /// Whole-batch (read-only batches).
+    pub batch: BatchPolicy,
+    /// Whole-batch with writes.
+    pub batch_write: BatchPolicy,
+    /// Batch read row.
+    pub batch_read_row: BatchReadPolicy,
+    /// Batch write row.
+    pub batch_write_row: BatchWritePolicy,
+    /// Batch delete row.
+    pub batch_delete_row: BatchDeletePolicy,
+    /// Batch UDF row.
+    pub batch_udf_row: BatchUdfPolicy,
+    /// Scans and queries.
+    pub query: QueryPolicy,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Limits {
+    total: Option<u32>,
+    socket: Option<u32>,
+    retries: Option<usize>,
+    retry_writes: bool,
+}
+
+impl Limits {
+    fn apply(&self, base: &mut BasePolicy, d: &Defaults, write: bool) {
+        base.total_timeout = self.total.unwrap_or(d.total_timeout);
+        base.socket_timeout = self.socket.unwrap_or(d.socket_timeout);
+        base.max_retries = if write && !self.retry_writes {
+            0
+        } else {
+            self.retries.unwrap_or(d.max_retries)
+        };
+    }
+}
+
+impl Natives {
+    fn build(
+        limits: &Limits,
+        d: &Defaults,
+        write: WritePolicy,
+        filter: Option<&Expression>,
+    ) -> Self {
+        let mut write = write;
+        limits.apply(&mut write.base_policy, d, true);
+        write.base_policy.filter_expression = filter.cloned();
+        let mut read = ReadPolicy::default();
+        limits.apply(&mut read.base_policy, d, false);
+        read.base_policy.filter_expression = filter.cloned();
+        let mut batch = BatchPolicy::default();
+        limits.apply(&mut batch.base_policy, d, false);
+        batch.base_policy.filter_expression = filter.cloned();
+        let mut batch_write = BatchPolicy::write_default();
+        limits.apply(&mut batch_write.base_policy, d, true);
+        batch_write.base_policy.filter_expression = filter.cloned();
+        let mut query = QueryPolicy::default();
+        limits.apply(&mut query.base_policy, d, false);
+        query.base_policy.filter_expression = filter.cloned();
+        let batch_read_row = BatchReadPolicy {
+            filter_expression: filter.cloned(),
+            ..BatchReadPolicy::default()
+        };
+        let batch_write_row = BatchWritePolicy {
+            record_exists_action: write.record_exists_action,
+            generation_policy: write.generation_policy,
+            generation: write.generation,
+            expiration: write.expiration,
+            send_key: write.send_key,
+            durable_delete: write.durable_delete,
+            filter_expression: filter.cloned(),
+            ..BatchWritePolicy::default()
+        };
+        let batch_delete_row = BatchDeletePolicy {
+            generation_policy: write.generation_policy,
+            generation: write.generation,
+            send_key: write.send_key,
+            durable_delete: write.durable_delete,
+            filter_expression: filter.cloned(),
+            ..BatchDeletePolicy::default()
+        };
+        let batch_udf_row = BatchUdfPolicy {
+            expiration: write.expiration,
+            send_key: write.send_key,
+            durable_delete: write.durable_delete,
+            filter_expression: filter.cloned(),
+            ..BatchUdfPolicy::default()
+        };
+        Natives {
+            read,
+            write,
+            batch,
+            batch_write,
+            batch_read_row,
+            batch_write_row,
+            batch_delete_row,
+            batch_udf_row,
+            query,
+        }
+    }
+
+    /// The client's default policies.
+    pub fn defaults(d: &Defaults) -> Self {
+        Natives::build(&Limits::default(), d, WritePolicy::default(), None)
+    }
+}
+
+/// Per-call options, immutable; the native policies are precomputed.
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+pub struct Policy {
+    limits: Limits,
+    write: WritePolicy,
+    filter: Option<Expression>,
+    /// Precomputed natives for the default client limits (None-timeouts resolved per client).
+    cached: Arc<Natives>,
+    cached_for: Defaults,
+}
+
+impl Policy {
+    /// The native policies under a client's defaults (precomputed when they match).
+    pub fn natives(&self, d: &Defaults) -> Arc<Natives> {
+        let same = self.cached_for.total_timeout == d.total_timeout
+            && self.cached_for.socket_timeout == d.socket_timeout
+            && self.cached_for.max_retries == d.max_retries;
+        let explicit = self.limits.total.is_some()
+            && self.limits.socket.is_some()
+            && self.limits.retries.is_some();
+        if same || explicit {
+            self.cached.clone()
+        } else {
+            Arc::new(Natives::build(
+                &self.limits,
+                d,
+                self.write.clone(),
+                self.filter.as_ref(),
+            ))
+        }
+    }
+}
+
+/// Default limits assumed when precomputing (the `ClientConfig` defaults).
+pub const CONFIG_DEFAULTS: Defaults = Defaults {
+    total_timeout: 1000,
+    socket_timeout: 0,
+    max_retries: 2,
+};
+
+fn expiration(ttl: Option<i64>) -> PyResult<Expiration> {
+    Ok(match ttl {
+        None | Some(0) => Expiration::NamespaceDefault,
+        Some(-1) => Expiration::Never,
+        Some(-2) => Expiration::DontUpdate,
+        Some(s) if s > 0 => Expiration::Seconds(
+            u32::try_from(s).map_err(|_| invalid_argument(format!("ttl {s} is too large")))?,
+        ),
+        Some(s) => {
+            return Err(invalid_argument(format!(
+                "ttl {s}: use seconds > 0, -1 (never expire), -2 (do not change) or 0/None"
+            )))
+        }
+    })
+}
+
+fn exists_action(exists: u8) -> PyResult<RecordExistsAction> {
+    Ok(match exists {
+        0 => RecordExistsAction::Update,
+        1 => RecordExistsAction::UpdateOnly,
+        2 => RecordExistsAction::Replace,
+        3 => RecordExistsAction::ReplaceOnly,
+        4 => RecordExistsAction::CreateOnly,
+        _ => {
+            return Err(invalid_argument(format!(
+                "exists must be 0..4, got {exists}"
+            )))
+        }
+    })
+}
+
+fn millis(name: &str, v: Option<i64>) -> PyResult<Option<u32>> {
+    v.map(|ms| {
+        u32::try_from(ms).map_err(|_| invalid_argument(format!("{name} must be 0..2^32 ms")))
+    })
+    .transpose()
+}
+
+#[pymethods]
+impl Policy {
+    #[new]
+    #[pyo3(signature = (*, ttl = None, generation = None, exists = 0, send_key = false,
+        durable_delete = false, filter = None, total_timeout_ms = None, socket_timeout_ms = None,
+        max_retries = None, retry_writes = false, respond_all_ops = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        ttl: Option<i64>,
+        generation: Option<u32>,
+        exists: u8,
+        send_key: bool,
+        durable_delete: bool,
+        filter: Option<&Bound<'_, PyAny>>,
+        total_timeout_ms: Option<i64>,
+        socket_timeout_ms: Option<i64>,
+        max_retries: Option<i64>,
+        retry_writes: bool,
+        respond_all_ops: bool,
+    ) -> PyResult<Self> {
+        let retries = max_retries
+            .map(|r| usize::try_from(r).map_err(|_| invalid_argument("max_retries must be >= 0")))
+            .transpose()?;
+        let limits = Limits {
+            total: millis("total_timeout_ms", total_timeout_ms)?,
+            socket: millis("socket_timeout_ms", socket_timeout_ms)?,
+            retries,
+            retry_writes,
+        };
+        let filter = filter.map(to_expression).transpose()?;
+        let write = WritePolicy {
+            record_exists_action: exists_action(exists)?,
+            generation_policy: if generation.is_some() {
+                GenerationPolicy::ExpectGenEqual
+            } else {
+                GenerationPolicy::None
+            },
+            generation: generation.unwrap_or(0),
+            expiration: expiration(ttl)?,
+            send_key,
+            durable_delete,
+            respond_per_each_op: respond_all_ops,
+            ..WritePolicy::default()
+        };
+        let cached = Arc::new(Natives::build(
+            &limits,
+            &CONFIG_DEFAULTS,
+            write.clone(),
+            filter.as_ref(),
+        ));
+        Ok(Policy {
+            limits,
+            write,
+            filter,
+            cached,
+            cached_for: CONFIG_DEFAULTS,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Policy(exists={:?}, generation={:?}, ttl={:?}, filter={})",
+            self.write.record_exists_action,
+            self.write.generation_policy,
+            self.write.expiration,
+            self.filter.is_some()
+        )
+    }
+}
+
+/// Connection settings; `seeds` is `"host:port[,host:port...]"`.
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    pub(crate) seeds: String,
+    pub(crate) cluster_name: Option<String>,
+    pub(crate) user: Option<String>,
+    pub(crate) password: Option<String>,
+    pub(crate) tls_name: Option<String>,
+    pub(crate) tls_ca_file: Option<String>,
+    pub(crate) tls_cert_file: Option<String>,
+    pub(crate) tls_key_file: Option<String>,
+    pub(crate) connect_timeout_ms: u32,
+    pub(crate) defaults: Defaults,
+    pub(crate) max_conns_per_node: usize,
+    pub(crate) min_conns_per_node: usize,
+    pub(crate) tend_interval_ms: u32,
+}
+
+#[pymethods]
+impl ClientConfig {
+    #[new]
+    #[pyo3(signature = (seeds, *, cluster_name = None, user = None, password = None,
+        tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
+        connect_timeout_ms = 1000, total_timeout_ms = 1000, socket_timeout_ms = 0,
+        max_retries = 2, max_conns_per_node = 256, min_conns_per_node = 0,
+        tend_interval_ms = 1000))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        seeds: String,
+        cluster_name: Option<String>,
+        user: Option<String>,
+        password: Option<String>,
+        tls_name: Option<String>,
+        tls_ca_file: Option<String>,
+        tls_cert_file: Option<String>,
+        tls_key_file: Option<String>,
+        connect_timeout_ms: u32,
+        total_timeout_ms: u32,
+        socket_timeout_ms: u32,
+        max_retries: usize,
+        max_conns_per_node: usize,
+        min_conns_per_node: usize,
+        tend_interval_ms: u32,
+    ) -> PyResult<Self> {
+        if seeds.trim().is_empty() {
+            return Err(invalid_argument("seeds must name at least one host:port"));
+        }
+        if user.is_some() != password.is_some() {
+            return Err(invalid_argument("user and password go together"));
+        }
+        if tls_cert_file.is_some() != tls_key_file.is_some() {
+            return Err(invalid_argument(
+                "tls_cert_file and tls_key_file go together",
+            ));
+        }
+        if min_conns_per_node > max_conns_per_node || max_conns_per_node == 0 {
+            return Err(invalid_argument(
+                "need 0 <= min_conns_per_node <= max_conns_per_node and max_conns_per_node > 0",
+            ));
+        }
+        Ok(ClientConfig {
+            seeds,
+            cluster_name,
+            user,
+            password,
+            tls_name,
+            tls_ca_file,
+            tls_cert_file,
+            tls_key_file,
+            connect_timeout_ms,
+            defaults: Defaults {
+                total_timeout: total_timeout_ms,
+                socket_timeout: socket_timeout_ms,
+                max_retries,
+            },
+            max_conns_per_node,
+            min_conns_per_node,
+            tend_interval_ms,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ClientConfig(seeds={:?}, cluster_name={:?}, user={:?}, tls={})",
+            self.seeds,
+            self.cluster_name,
+            self.user,
+            self.tls_ca_file.is_some()
+        )
+    }
+}

@@ -1,0 +1,211 @@
+//! Result types handed to Python: `Record` and `BatchRow`.
+
+use aerospike::{BatchOperation, Record as AsRecord};
+use pyo3::exceptions::PyKeyError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyTuple};
+
+use crate::errors;
+use crate::values::{from_key, from_value};
+
+/// A record as read: bins, key, generation and TTL (seconds; `None` = never expires).
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+pub struct Record {
+    key: Option<Py<PyTuple>>,
+    bins: Py<PyDict>,
+    generation: u32,
+    ttl: Option<u32>,
+}
+
+impl Record {
+    /// Convert a crate record; `key` overrides the (usually absent) key in the reply.
+    pub fn from_native(
+        py: Python<'_>,
+        rec: &AsRecord,
+        key: Option<&aerospike::Key>,
+    ) -> PyResult<Self> {
+        let bins = PyDict::new(py);
+        for (name, v) in &rec.bins {
+            bins.set_item(PyString::new(py, name), from_value(py, v)?)?;
+        }
+        let key = match key.or(rec.key.as_ref()) {
+            Some(k) => Some(from_key(py, k)?.unbind()),
+            None => None,
+        };
+        let ttl = rec
+            .time_to_live()
+            .map(|d| u32::try_from(d.as_secs()).unwrap_or(u32::MAX));
+        Ok(Record {
+            key,
+            bins: bins.unbind(),
+            generation: rec.generation,
+            ttl,
+        })
+    }
+}
+
+#[pymethods]
+impl Record {
+    /// The record's key tuple, when known.
+    #[getter]
+    fn key(&self, py: Python<'_>) -> Option<Py<PyTuple>> {
+        self.key.as_ref().map(|k| k.clone_ref(py))
+    }
+    /// Bins by name.
+    #[getter]
+    fn bins(&self, py: Python<'_>) -> Py<PyDict> {
+        self.bins.clone_ref(py)
+    }
+    /// Generation (write count).
+    #[getter]
+    fn generation(&self) -> u32 {
+        self.generation
+    }
+    /// Seconds to live; `None` = never expires.
+    #[getter]
+    fn ttl(&self) -> Option<u32> {
+        self.ttl
+    }
+    fn __getitem__<'py>(&self, py: Python<'py>, bin_name: &str) -> PyResult<Bound<'py, PyAny>> {
+        self.bins
+            .bind(py)
+            .get_item(bin_name)?
+            .ok_or_else(|| PyKeyError::new_err(bin_name.to_owned()))
+    }
+    #[pyo3(signature = (bin_name, default = None))]
+    fn get<'py>(
+        &self,
+        py: Python<'py>,
+        bin_name: &str,
+        default: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self.bins.bind(py).get_item(bin_name)? {
+            Some(v) => v,
+            None => default.unwrap_or_else(|| py.None().into_bound(py)),
+        })
+    }
+    fn __contains__(&self, py: Python<'_>, bin_name: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.bins.bind(py).contains(bin_name)
+    }
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(o) = other.cast::<Record>() else {
+            return Ok(false);
+        };
+        let o = o.get();
+        let keys_eq = match (&self.key, &o.key) {
+            (Some(a), Some(b)) => a.bind(py).eq(b.bind(py))?,
+            (None, None) => true,
+            _ => false,
+        };
+        Ok(keys_eq
+            && self.generation == o.generation
+            && self.ttl == o.ttl
+            && self.bins.bind(py).eq(o.bins.bind(py))?)
+    }
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "Record(key={}, bins={}, generation={}, ttl={:?})",
+            match &self.key {
+                Some(k) => k.bind(py).repr()?.to_string(),
+                None => "None".into(),
+            },
+            self.bins.bind(py).repr()?,
+            self.generation,
+            self.ttl
+        ))
+    }
+}
+
+/// One row of a batch: its key, the record (when any) and the row's own outcome.
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+pub struct BatchRow {
+    key: Py<PyTuple>,
+    record: Option<Py<Record>>,
+    result_code: i32,
+    error: Option<Py<PyAny>>,
+    in_doubt: bool,
+}
+
+impl BatchRow {
+    /// Convert a finished batch operation; rows never answered get `ClientError` code -15.
+    pub fn from_native(py: Python<'_>, op: &BatchOperation) -> PyResult<Self> {
+        let br = op.batch_record();
+        let key = from_key(py, &br.key)?;
+        let record = match op.record() {
+            Some(r) => Some(Py::new(py, Record::from_native(py, r, Some(&br.key))?)?),
+            None => None,
+        };
+        let in_doubt = op.in_doubt();
+        let (code, error) = match (op.result_code(), op.error()) {
+            (Some(rc), _) if u8::from(rc) == 0 => (0, None),
+            (_, Some(err)) => {
+                let code = op
+                    .result_code()
+                    .map_or(err.result_code(), |rc| i32::from(u8::from(rc)));
+                let exc = errors::to_py(py, err, Some(key.clone().into_any()));
+                (code, Some(exc.into_value(py).into_any()))
+            }
+            (rc, None) => {
+                let (code, msg) = match rc {
+                    Some(rc) => (i32::from(u8::from(rc)), rc.into_string()),
+                    None => (-15, "no response for this row".to_owned()),
+                };
+                let exc = errors::error_instance(
+                    errors::class_for_code(py, code),
+                    Some(code),
+                    &msg,
+                    in_doubt,
+                    Some(key.clone().into_any()),
+                )?;
+                (code, Some(exc.unbind()))
+            }
+        };
+        Ok(BatchRow {
+            key: key.unbind(),
+            record,
+            result_code: code,
+            error,
+            in_doubt,
+        })
+    }
+}
+
+#[pymethods]
+impl BatchRow {
+    /// The row's key tuple.
+    #[getter]
+    fn key(&self, py: Python<'_>) -> Py<PyTuple> {
+        self.key.clone_ref(py)
+    }
+    /// The record, when the row returned one.
+    #[getter]
+    fn record(&self, py: Python<'_>) -> Option<Py<Record>> {
+        self.record.as_ref().map(|r| r.clone_ref(py))
+    }
+    /// The row's result code (0 = ok).
+    #[getter]
+    fn result_code(&self) -> i32 {
+        self.result_code
+    }
+    /// The row's error, if it failed.
+    #[getter]
+    fn error(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.error.as_ref().map(|e| e.clone_ref(py))
+    }
+    /// Whether a failed write may have been applied.
+    #[getter]
+    fn in_doubt(&self) -> bool {
+        self.in_doubt
+    }
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "BatchRow(key={}, result_code={}, record={})",
+            self.key.bind(py).repr()?,
+            self.result_code,
+            match &self.record {
+                Some(r) => r.bind(py).repr()?.to_string(),
+                None => "None".into(),
+            }
+        ))
+    }
+}
