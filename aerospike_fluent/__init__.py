@@ -1,0 +1,66 @@
+"""Async-first Aerospike SDK: fluent builders over a Rust core, plus an embedded test server.
+
+Example:
+    >>> import aerospike_fluent as af
+    >>> from aerospike_fluent import F
+    >>> async with af.connect("embedded://") as db:
+    ...     users = db.namespace("test").set("users")
+    ...     await users.key("u1").put({"name": "Ann", "age": 30})
+    ...     rec = await users.key("u1").add("age", 1).read("age").execute()
+
+"""
+
+from __future__ import annotations
+
+from aerospike_fluent import errors, exp
+from aerospike_fluent import exp as F
+from aerospike_fluent._exec import Async, Sync
+from aerospike_fluent._native import GeoJSON, Record
+from aerospike_fluent.batch import Batch
+from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, MapOrder, MapWrite, Return
+from aerospike_fluent.client import AsyncClient, Client, Connecting, SyncClient, connect
+from aerospike_fluent.dataset import Namespace, RecordSet
+from aerospike_fluent.errors import AerospikeError
+from aerospike_fluent.keys import KeyRef, KeysRef
+from aerospike_fluent.query import Query
+from aerospike_fluent.results import BatchResult, Page
+from aerospike_fluent.streams import AsyncRecordStream, RecordStream
+
+NEVER_EXPIRE = -1
+"""TTL: the record never expires."""
+KEEP_TTL = -2
+"""TTL: an update keeps the record's current TTL."""
+
+__all__ = [
+    "KEEP_TTL",
+    "NEVER_EXPIRE",
+    "AerospikeError",
+    "Async",
+    "AsyncClient",
+    "AsyncRecordStream",
+    "Batch",
+    "BatchResult",
+    "Client",
+    "Connecting",
+    "F",
+    "GeoJSON",
+    "KeyRef",
+    "KeysRef",
+    "ListOrder",
+    "ListSort",
+    "ListWrite",
+    "MapOrder",
+    "MapWrite",
+    "Namespace",
+    "Page",
+    "Query",
+    "Record",
+    "RecordSet",
+    "RecordStream",
+    "Return",
+    "Sync",
+    "SyncClient",
+    "connect",
+    "errors",
+    "exp",
+]

@@ -1,0 +1,132 @@
+"""Shared base of the key builders: immutability, bin ops, filter and limits."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, ClassVar, Generic, NoReturn, Self
+
+from aerospike_fluent import _policy, _validate
+from aerospike_fluent._bins import BinRef
+from aerospike_fluent._exec import Executor, M
+from aerospike_fluent._types import Op
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.exp import Exp, parse
+
+
+class Frozen:
+    """Immutable slotted object: fields are set once, in ``__init__``, via ``_init``."""
+
+    __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]] = ()
+
+    def _init(self, *values: Any) -> None:
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def _evolve(self, **changes: Any) -> Self:
+        new = object.__new__(type(self))
+        for name in self._fields:
+            object.__setattr__(new, name, changes.get(name, getattr(self, name)))
+        return new
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is immutable; chain methods return a copy")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+
+def filter_exp(condition: Exp | str) -> tuple[Any, ...]:
+    """Compile a ``where`` condition: an expression or AEL text."""
+    e = parse(condition) if isinstance(condition, str) else condition
+    if not isinstance(e, Exp):
+        raise InvalidTypeError(
+            f"where() takes an expression or AEL text, not {type(condition).__name__}"
+        )
+    if e.value_type not in (None, "bool"):
+        raise InvalidArgumentError(f"a filter must be boolean, not {e.value_type}")
+    return e.compile()
+
+
+class OpChain(Frozen, Generic[M]):
+    """Accumulates bin operations plus the ``where`` filter and transaction limits."""
+
+    __slots__ = ("_ex", "_filter", "_limits", "_ops")
+    _ex: Executor[M]
+    _ops: tuple[Op, ...]
+    _filter: tuple[Any, ...] | None
+    _limits: _policy.Limits | None
+
+    def _with_op(self, op: Op) -> Self:
+        return self._evolve(_ops=(*self._ops, op))
+
+    def bin(self, name: str) -> BinRef[Self]:
+        """Operations on bin ``name``: ``.set``, ``.add``, ``.append``, ``.list``, ``.map``..."""
+        return BinRef(self, _validate.bin_name(name), ())
+
+    def set_bins(self, bins: dict[str, Any]) -> Self:
+        """Write several bins (in the same request as the chain's other operations)."""
+        checked: dict[str, Any] = _validate.bins(bins)
+        return self._evolve(_ops=(*self._ops, *(("write", k, v) for k, v in checked.items())))
+
+    def add(self, bin_name: str, amount: int | float = 1) -> Self:
+        """Add ``amount`` to a numeric bin."""
+        return self.bin(bin_name).add(amount)
+
+    increment = add
+
+    def append(self, bin_name: str, suffix: str | bytes) -> Self:
+        """Append to a string/bytes bin."""
+        return self.bin(bin_name).append(suffix)
+
+    def prepend(self, bin_name: str, prefix: str | bytes) -> Self:
+        """Prepend to a string/bytes bin."""
+        return self.bin(bin_name).prepend(prefix)
+
+    def read(self, *bins: str) -> Self:
+        """Read bins (all when none given) after the operations before it."""
+        if not bins:
+            return self._with_op(("read_all", None))
+        return self._evolve(_ops=(*self._ops, *(("read", b) for b in _validate.bin_names(bins))))
+
+    def read_header(self) -> Self:
+        """Read generation and TTL only."""
+        return self._with_op(("read_header", None))
+
+    def where(self, condition: Exp | str) -> Self:
+        """Apply only to records matching ``condition`` (others fail with FilteredOutError)."""
+        return self._evolve(_filter=filter_exp(condition))
+
+    def timeout(
+        self,
+        total: float | timedelta | None = None,
+        *,
+        socket: float | timedelta | None = None,
+        retries: int | None = None,
+    ) -> Self:
+        """Transaction limits: ``total`` / ``socket`` in seconds, ``retries`` attempts."""
+        return self._evolve(_limits=_policy.limits(total, socket, retries))
+
+    @property
+    def ops(self) -> tuple[Op, ...]:
+        """The compiled operations of this chain (native plan format)."""
+        return self._ops
+
+    def _policy(
+        self,
+        *,
+        ttl: int | timedelta | None = None,
+        generation: int | None = None,
+        exists: int = 0,
+        send_key: bool = False,
+        durable: bool = False,
+    ) -> Any:
+        return _policy.build(
+            filter=self._filter,
+            lim=self._limits,
+            ttl=_validate.ttl(ttl),
+            generation=_validate.generation(generation),
+            exists=exists,
+            send_key=bool(send_key),
+            durable_delete=bool(durable),
+        )

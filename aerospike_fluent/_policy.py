@@ -1,0 +1,78 @@
+"""Per-call options → native :class:`Policy` (``None`` when everything is default)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Final, Literal
+
+from aerospike_fluent import _native, _validate
+from aerospike_fluent.errors import InvalidArgumentError
+
+Exists = Literal["upsert", "update", "replace", "replace_only", "create"]
+EXISTS: Final[dict[str, int]] = {
+    "upsert": 0,
+    "update": 1,
+    "replace": 2,
+    "replace_only": 3,
+    "create": 4,
+}
+
+Limits = tuple[int | None, int | None, int | None]  # total ms, socket ms, retries
+
+
+def limits(
+    total: float | timedelta | None,
+    socket: float | timedelta | None,
+    retries: int | None,
+) -> Limits | None:
+    """Check transaction limits; ``None`` when all default."""
+    total_ms = _validate.millis("timeout", total)
+    socket_ms = _validate.millis("socket_timeout", socket)
+    if retries is not None:
+        _validate.integer("retries", retries, 0, 1000)
+    if total_ms is None and socket_ms is None and retries is None:
+        return None
+    return (total_ms, socket_ms, retries)
+
+
+def exists(mode: str) -> int:
+    """Return the record-exists action for a write mode name."""
+    try:
+        return EXISTS[mode]
+    except KeyError:
+        raise InvalidArgumentError(f"unknown exists mode {mode!r}; one of {list(EXISTS)}") from None
+
+
+def build(
+    *,
+    filter: tuple[Any, ...] | None = None,
+    lim: Limits | None = None,
+    ttl: int | None = None,
+    generation: int | None = None,
+    exists: int = 0,
+    send_key: bool = False,
+    durable_delete: bool = False,
+) -> _native.Policy | None:
+    """Return the native policy for these options, or ``None`` for all defaults."""
+    if (
+        filter is None
+        and lim is None
+        and ttl is None
+        and generation is None
+        and not exists
+        and not send_key
+        and not durable_delete
+    ):
+        return None
+    total, socket, retries = lim if lim is not None else (None, None, None)
+    return _native.Policy(
+        ttl=ttl,
+        generation=generation,
+        exists=exists,
+        send_key=send_key,
+        durable_delete=durable_delete,
+        filter=filter,
+        total_timeout_ms=total,
+        socket_timeout_ms=socket,
+        max_retries=retries,
+    )

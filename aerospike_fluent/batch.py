@@ -1,0 +1,172 @@
+"""Mixed batches: writes, reads, deletes and operates on any keys, sent as one request.
+
+Example:
+    >>> result = await (
+    ...     db.batch()
+    ...     .put(users.key("u1"), {"name": "Ann"})
+    ...     .get(users.key("u2"))
+    ...     .delete(users.key("u3"))
+    ...     .operate(users.key("u4").add("visits", 1).read("visits"))
+    ...     .execute()
+    ... )
+    >>> result.raise_on_error()
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from datetime import timedelta
+from typing import Any, ClassVar, Generic, overload
+
+from aerospike_fluent import _policy, _validate
+from aerospike_fluent._chain import Frozen
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.keys import KeyRef, _check_udf, _exists_of
+from aerospike_fluent.results import BatchResult
+
+TTL = int | timedelta | None
+
+
+def _key_of(ref: object) -> KeyRef[Any]:
+    if not isinstance(ref, KeyRef):
+        raise InvalidTypeError(f"expected a key from set.key(...), not {type(ref).__name__}")
+    return ref
+
+
+class Batch(Frozen, Generic[M]):
+    """An immutable list of rows; ``execute()`` sends them as one batch request."""
+
+    __slots__ = ("_ex", "_missing_ok", "_rows")
+    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_rows", "_missing_ok")
+    _ex: Executor[M]
+    _rows: tuple[tuple[Any, ...], ...]
+    _missing_ok: tuple[bool, ...]
+
+    def __init__(self, ex: Executor[M]) -> None:
+        self._init(ex, (), ())
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __repr__(self) -> str:
+        return f"Batch({len(self._rows)} rows)"
+
+    @property
+    def rows(self) -> tuple[tuple[Any, ...], ...]:
+        """The compiled rows (native plan format)."""
+        return self._rows
+
+    def _row(self, row: tuple[Any, ...], missing_ok: bool) -> Batch[M]:
+        return self._evolve(_rows=(*self._rows, row), _missing_ok=(*self._missing_ok, missing_ok))
+
+    def _write(
+        self,
+        verb: str,
+        ref: object,
+        bins: object,
+        ttl: TTL,
+        generation: int | None,
+        send_key: bool,
+    ) -> Batch[M]:
+        key = _key_of(ref)
+        checked = _validate.bins(bins)
+        policy = key._policy(
+            ttl=ttl, generation=generation, exists=_exists_of(verb), send_key=send_key
+        )
+        ops = [("write", k, v) for k, v in checked.items()]
+        ops.extend(key._ops)
+        return self._row(("write", key.key, ops, policy), False)
+
+    def put(
+        self,
+        key: KeyRef[Any],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> Batch[M]:
+        """Add an upsert row."""
+        return self._write("put", key, bins, ttl, generation, send_key)
+
+    def insert(
+        self, key: KeyRef[Any], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+    ) -> Batch[M]:
+        """Add a create-only row."""
+        return self._write("insert", key, bins, ttl, None, send_key)
+
+    def update(
+        self,
+        key: KeyRef[Any],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+    ) -> Batch[M]:
+        """Add an update-only row."""
+        return self._write("update", key, bins, ttl, generation, False)
+
+    def replace(
+        self,
+        key: KeyRef[Any],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+    ) -> Batch[M]:
+        """Add a replace row."""
+        return self._write("replace", key, bins, ttl, generation, False)
+
+    def get(self, key: KeyRef[Any], *bins: str) -> Batch[M]:
+        """Add a read row (only ``bins`` when given)."""
+        ref = _key_of(key)
+        names = list(_validate.bin_names(bins)) if bins else None
+        return self._row(("read", ref.key, names, False, ref._policy()), True)
+
+    def get_header(self, key: KeyRef[Any]) -> Batch[M]:
+        """Add a header-only read row."""
+        ref = _key_of(key)
+        return self._row(("read", ref.key, None, True, ref._policy()), True)
+
+    def delete(self, key: KeyRef[Any], *, durable: bool = False) -> Batch[M]:
+        """Add a delete row."""
+        ref = _key_of(key)
+        return self._row(("delete", ref.key, ref._policy(durable=durable)), True)
+
+    def operate(
+        self,
+        key: KeyRef[Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        exists: _policy.Exists = "upsert",
+    ) -> Batch[M]:
+        """Add the operations accumulated on ``key`` (``users.key("u1").add("n", 1)``) as a row."""
+        ref = _key_of(key)
+        if not ref._ops:
+            raise InvalidArgumentError("operate() needs a key chain with operations")
+        policy = ref._policy(ttl=ttl, generation=generation, exists=_policy.exists(exists))
+        return self._row(("write", ref.key, list(ref._ops), policy), False)
+
+    def udf(self, key: KeyRef[Any], module: str, function: str, *args: Any) -> Batch[M]:
+        """Add a UDF row."""
+        ref = _key_of(key)
+        _check_udf(module, function, args)
+        return self._row(("udf", ref.key, module, function, list(args), ref._policy()), False)
+
+    @overload
+    def execute(self: Batch[Async]) -> Awaitable[BatchResult]: ...
+    @overload
+    def execute(self: Batch[Sync]) -> BatchResult: ...
+    def execute(self) -> Any:
+        """Send every row in one batch request; the result keeps per-row errors."""
+        return self._ex.run(_program(list(self._rows), self._missing_ok))
+
+
+def _program(rows: list[tuple[Any, ...]], missing_ok: tuple[bool, ...]) -> Program[BatchResult]:
+    if not rows:
+        return BatchResult([], missing_ok)
+    result = yield Call("batch", (rows, None))
+    return BatchResult(result, missing_ok)

@@ -1,0 +1,288 @@
+"""The client: connection, scopes, batches, info, UDF registration.
+
+``Client[Async]`` (from :func:`aerospike_fluent.connect`) and ``Client[Sync]`` (from
+:func:`aerospike_fluent.sync.connect`) are the same class; only the executor differs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Generator, Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Generic, overload
+
+from aerospike_fluent import _native
+from aerospike_fluent._exec import (
+    Async,
+    AsyncExecutor,
+    Call,
+    Executor,
+    M,
+    Sync,
+    SyncExecutor,
+)
+from aerospike_fluent.batch import Batch
+from aerospike_fluent.dataset import Namespace
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+
+EMBEDDED = "embedded://"
+DEFAULT_SEEDS = "127.0.0.1:3000"
+
+Seeds = str | Iterable[str | tuple[str, int]] | None
+
+
+def _none(_: object) -> None:
+    return None
+
+
+def seeds_string(seeds: Seeds) -> str:
+    """Normalise seeds to ``"h:p,h:p"``.
+
+    Accepts that string, a list of ``"h:p"`` / ``(host, port)``, or None (``AEROSPIKE_HOST`` or
+    ``127.0.0.1:3000``).
+    """
+    if seeds is None:
+        return os.environ.get("AEROSPIKE_HOST") or DEFAULT_SEEDS
+    if isinstance(seeds, str):
+        text = seeds.strip()
+    else:
+        parts = []
+        for s in seeds:
+            if isinstance(s, tuple):
+                parts.append(f"{s[0]}:{s[1]}")
+            elif isinstance(s, str):
+                parts.append(s)
+            else:
+                raise InvalidTypeError(f"a seed is 'host:port' or (host, port), not {s!r}")
+        text = ",".join(parts)
+    if not text:
+        raise InvalidArgumentError("no seed hosts given")
+    for part in text.split(","):
+        host, sep, port = part.strip().rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise InvalidArgumentError(f"seed {part!r} is not host:port")
+    return text
+
+
+class Client(Generic[M]):
+    """A connected client. Start chains with :meth:`namespace` or :meth:`batch`."""
+
+    __slots__ = ("_ex", "_native", "_server")
+    _ex: Executor[M]
+
+    def __init__(
+        self,
+        native: _native.Client,
+        executor: Executor[M],
+        server: _native.EmbeddedServer | None = None,
+    ) -> None:
+        self._native = native
+        self._ex = executor
+        self._server = server
+
+    def __repr__(self) -> str:
+        kind = "async" if self._ex.is_async else "sync"
+        state = "connected" if self.is_connected else "closed"
+        return f"<aerospike_fluent {kind} client, {state}>"
+
+    # ------------------------------------------------------------------ scopes
+    def namespace(self, name: str) -> Namespace[M]:
+        """Return a namespace scope (no I/O)."""
+        return Namespace(self._ex, name)
+
+    def batch(self) -> Batch[M]:
+        """Return an empty mixed batch; add rows, then ``execute()`` sends them in one request."""
+        return Batch(self._ex)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def native(self) -> _native.Client:
+        """The native client (escape hatch)."""
+        return self._native
+
+    @property
+    def embedded_server(self) -> _native.EmbeddedServer | None:
+        """The in-process server started by ``connect("embedded://")``, if any."""
+        return self._server
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the cluster connection is open."""
+        return self._native.is_connected
+
+    def node_names(self) -> list[str]:
+        """Names of the cluster's nodes."""
+        return self._native.node_names()
+
+    def close(self) -> None:
+        """Close the connection (and stop an embedded server); idempotent."""
+        try:
+            self._native.close()
+        finally:
+            if self._server is not None:
+                self._server.stop()
+
+    # ------------------------------------------------------------------ admin
+    @overload
+    def info(
+        self: Client[Async], command: str, *, node: str | None = None
+    ) -> Awaitable[dict[str, str]]: ...
+    @overload
+    def info(self: Client[Sync], command: str, *, node: str | None = None) -> dict[str, str]: ...
+    def info(self, command: str, *, node: str | None = None) -> Any:
+        """Send an info command (to ``node`` or a random node); returns name → value."""
+        if not isinstance(command, str) or not command:
+            raise InvalidArgumentError("info command must be a non-empty str")
+        return self._ex.call(Call("info", (command, node)))
+
+    @overload
+    def udf_register(
+        self: Client[Async], source: str | Path | bytes, name: str | None = None
+    ) -> Awaitable[str]: ...
+    @overload
+    def udf_register(
+        self: Client[Sync], source: str | Path | bytes, name: str | None = None
+    ) -> str: ...
+    def udf_register(self, source: str | Path | bytes, name: str | None = None) -> Any:
+        """Register a Lua module from a file path or its code (``bytes``).
+
+        Returns:
+            The server-side name (``name`` or the file's name).
+
+        """
+        code, server_path = _udf_source(source, name)
+        return self._ex.call(
+            Call("udf_register", (code, server_path), finish=lambda _: server_path)
+        )
+
+    @overload
+    def udf_remove(self: Client[Async], name: str) -> Awaitable[None]: ...
+    @overload
+    def udf_remove(self: Client[Sync], name: str) -> None: ...
+    def udf_remove(self, name: str) -> Any:
+        """Remove the registered Lua module ``name`` (e.g. ``"mymod.lua"``)."""
+        if not isinstance(name, str) or not name:
+            raise InvalidArgumentError("udf module name must be a non-empty str")
+        return self._ex.call(Call("udf_remove", (name,), finish=_none))
+
+    # ------------------------------------------------------------------ context managers
+    async def __aenter__(self: Client[Async]) -> Client[Async]:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __enter__(self: Client[Sync]) -> Client[Sync]:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+AsyncClient = Client[Async]
+SyncClient = Client[Sync]
+
+
+def _udf_source(source: str | Path | bytes, name: str | None) -> tuple[bytes, str]:
+    if isinstance(source, bytes):
+        if not name:
+            raise InvalidArgumentError("registering code from bytes needs a name ('mod.lua')")
+        return source, name
+    if isinstance(source, str | Path):
+        path = Path(source)
+        return path.read_bytes(), name or path.name
+    raise InvalidTypeError("udf source is a path or the module's code as bytes")
+
+
+def _config(seeds: str, options: dict[str, Any]) -> _native.ClientConfig:
+    try:
+        return _native.ClientConfig(seeds, **options)
+    except TypeError as exc:
+        raise InvalidTypeError(f"bad connect option: {exc}") from None
+
+
+def _start(seeds: Seeds) -> tuple[str, _native.EmbeddedServer | None]:
+    if isinstance(seeds, str) and seeds.startswith(EMBEDDED):
+        if seeds != EMBEDDED:
+            raise InvalidArgumentError("use connect('embedded://') (no host or options)")
+        server = _native.EmbeddedServer()
+        return f"{server.host}:{server.port}", server
+    return seeds_string(seeds), None
+
+
+class Connecting:
+    """What :func:`aerospike_fluent.connect` returns: ``await`` it or ``async with`` it."""
+
+    __slots__ = ("_client", "_options", "_seeds")
+
+    def __init__(self, seeds: Seeds, options: dict[str, Any]) -> None:
+        self._seeds = seeds
+        self._options = options
+        self._client: Client[Async] | None = None
+
+    async def _connect(self) -> Client[Async]:
+        from aerospike_fluent import _bridge
+
+        seeds, server = _start(self._seeds)
+        try:
+            config = _config(seeds, self._options)
+            native = await _bridge.wait(lambda done: _native.connect(done, config))
+        except BaseException:
+            if server is not None:
+                server.stop()
+            raise
+        return Client(native, AsyncExecutor(native), server)
+
+    def __await__(self) -> Generator[Any, None, Client[Async]]:
+        return self._connect().__await__()
+
+    async def __aenter__(self) -> Client[Async]:
+        self._client = await self._connect()
+        return self._client
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def connect(seeds: Seeds = None, **options: Any) -> Connecting:
+    """Connect to a cluster: ``async with af.connect(...) as db`` or ``db = await af.connect()``.
+
+    Args:
+        seeds: ``"host:port[,host:port]"``, a list of them, ``"embedded://"`` for an in-process
+            in-memory server (stopped on close), or None for ``AEROSPIKE_HOST`` /
+            ``127.0.0.1:3000``.
+        **options: :class:`aerospike_fluent._native.ClientConfig` settings (``user``,
+            ``password``, ``cluster_name``, ``tls_ca_file``, timeouts, pool sizes...).
+
+    """
+    return Connecting(seeds, options)
+
+
+def connect_sync(seeds: Seeds = None, **options: Any) -> Client[Sync]:
+    """Connect and block until connected; the client is a context manager (see ``connect``)."""
+    seeds_text, server = _start(seeds)
+    try:
+        native = _native.connect_blocking(_config(seeds_text, options))
+    except BaseException:
+        if server is not None:
+            server.stop()
+        raise
+    return Client(native, SyncExecutor(native), server)

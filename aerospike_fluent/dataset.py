@@ -1,0 +1,207 @@
+"""Namespace and set scopes: where keys, queries, indexes and truncation start."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Iterable, Mapping
+from datetime import datetime, timedelta
+from typing import Any, ClassVar, Generic, Literal, overload
+
+from aerospike_fluent import _validate
+from aerospike_fluent._chain import Frozen
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent._types import Key
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.keys import KeyRef, KeysRef
+from aerospike_fluent.query import Query
+from aerospike_fluent.results import BatchResult
+
+IndexType = Literal["numeric", "string", "blob", "geo2dsphere"]
+IndexCollection = Literal["list", "mapkeys", "mapvalues"]
+INDEX_NAME_MAX = 255
+
+
+def _none(_: object) -> None:
+    return None
+
+
+class _Scope(Frozen, Generic[M]):
+    __slots__ = ("_ex", "_ns", "_set")
+    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_ns", "_set")
+    _ex: Executor[M]
+    _ns: str
+    _set: str
+
+    @property
+    def namespace_name(self) -> str:
+        """The namespace name."""
+        return self._ns
+
+    def _key(self, key: object) -> Key:
+        return (self._ns, self._set, _validate.user_key(key), None)
+
+    def key(self, key: str | int | bytes) -> KeyRef[M]:
+        """One record by user key."""
+        return KeyRef(self._ex, self._key(key))
+
+    def digest(self, digest: bytes) -> KeyRef[M]:
+        """One record by its 20-byte digest."""
+        return KeyRef(self._ex, (self._ns, self._set, None, _validate.digest(digest)))
+
+    def keys(self, keys: Iterable[str | int | bytes]) -> KeysRef[M]:
+        """Many records by user key; their verbs are one batch request."""
+        if isinstance(keys, str | bytes) or not isinstance(keys, Iterable):
+            raise InvalidTypeError("keys() takes an iterable of keys (a list, a range...)")
+        return KeysRef(self._ex, tuple(self._key(k) for k in keys))
+
+    def query(self) -> Query[M]:
+        """Return a query (scan) over every record of this scope."""
+        return Query(self._ex, self._ns, self._set)
+
+    @overload
+    def truncate(self: _Scope[Async], *, before: datetime | None = None) -> Awaitable[None]: ...
+    @overload
+    def truncate(self: _Scope[Sync], *, before: datetime | None = None) -> None: ...
+    def truncate(self, *, before: datetime | None = None) -> Any:
+        """Delete every record (last updated before ``before`` when given) on every node."""
+        before_ns = 0
+        if before is not None:
+            if not isinstance(before, datetime):
+                raise InvalidTypeError("before must be a datetime")
+            before_ns = int(before.timestamp() * 1_000_000_000)
+        return self._ex.call(Call("truncate", (self._ns, self._set, before_ns), finish=_none))
+
+
+class Namespace(_Scope[M]):
+    """A namespace: ``.set(name)`` for a set, or keys/queries over the whole namespace."""
+
+    __slots__ = ()
+
+    def __init__(self, ex: Executor[M], name: str) -> None:
+        self._init(ex, _validate.namespace(name), "")
+
+    def __repr__(self) -> str:
+        return f"Namespace({self._ns!r})"
+
+    @property
+    def name(self) -> str:
+        """The namespace name."""
+        return self._ns
+
+    def set(self, name: str) -> RecordSet[M]:
+        """Return a set of this namespace."""
+        return RecordSet(self._ex, self._ns, _validate.set_name(name))
+
+
+class RecordSet(_Scope[M]):
+    """A set: keys, queries, secondary indexes, bulk writes."""
+
+    __slots__ = ()
+
+    def __init__(self, ex: Executor[M], namespace: str, name: str) -> None:
+        self._init(ex, namespace, name)
+
+    def __repr__(self) -> str:
+        return f"RecordSet({self._ns!r}, {self._set!r})"
+
+    @property
+    def name(self) -> str:
+        """The set name."""
+        return self._set
+
+    @overload
+    def put_many(
+        self: RecordSet[Async],
+        records: Mapping[str | int | bytes, Mapping[str, Any]],
+        *,
+        ttl: int | timedelta | None = None,
+        send_key: bool = False,
+    ) -> Awaitable[BatchResult]: ...
+    @overload
+    def put_many(
+        self: RecordSet[Sync],
+        records: Mapping[str | int | bytes, Mapping[str, Any]],
+        *,
+        ttl: int | timedelta | None = None,
+        send_key: bool = False,
+    ) -> BatchResult: ...
+    def put_many(
+        self,
+        records: Mapping[str | int | bytes, Mapping[str, Any]],
+        *,
+        ttl: int | timedelta | None = None,
+        send_key: bool = False,
+    ) -> Any:
+        """Upsert ``{key: bins}`` in one batch request."""
+        from aerospike_fluent import _policy
+
+        if not isinstance(records, Mapping):
+            raise InvalidTypeError("put_many() takes a mapping of key -> bins")
+        policy = _policy.build(ttl=_validate.ttl(ttl), send_key=bool(send_key))
+        rows = [
+            (
+                "write",
+                self._key(k),
+                [("write", b, v) for b, v in _validate.bins(bins).items()],
+                policy,
+            )
+            for k, bins in records.items()
+        ]
+        return self._ex.run(_batch(rows))
+
+    @overload
+    def create_index(
+        self: RecordSet[Async],
+        bin_name: str,
+        type: IndexType = "numeric",
+        *,
+        name: str | None = None,
+        collection: IndexCollection | None = None,
+    ) -> Awaitable[str]: ...
+    @overload
+    def create_index(
+        self: RecordSet[Sync],
+        bin_name: str,
+        type: IndexType = "numeric",
+        *,
+        name: str | None = None,
+        collection: IndexCollection | None = None,
+    ) -> str: ...
+    def create_index(
+        self,
+        bin_name: str,
+        type: IndexType = "numeric",
+        *,
+        name: str | None = None,
+        collection: IndexCollection | None = None,
+    ) -> Any:
+        """Create a secondary index on ``bin_name`` and wait until it is built.
+
+        Returns:
+            The index name (default ``"<set>_<bin>_<type>"``).
+
+        """
+        _validate.bin_name(bin_name)
+        if type not in ("numeric", "string", "blob", "geo2dsphere"):
+            raise InvalidArgumentError(f"unknown index type {type!r}")
+        if collection not in (None, "list", "mapkeys", "mapvalues"):
+            raise InvalidArgumentError(f"unknown index collection {collection!r}")
+        index = name or "_".join(p for p in (self._set, bin_name, collection, type) if p)
+        _validate.name("index", index, INDEX_NAME_MAX)
+        args = (self._ns, self._set, bin_name, index, type, collection)
+        return self._ex.call(Call("create_index", args, finish=lambda _: index))
+
+    @overload
+    def drop_index(self: RecordSet[Async], name: str) -> Awaitable[None]: ...
+    @overload
+    def drop_index(self: RecordSet[Sync], name: str) -> None: ...
+    def drop_index(self, name: str) -> Any:
+        """Drop the secondary index ``name``."""
+        _validate.name("index", name, INDEX_NAME_MAX)
+        return self._ex.call(Call("drop_index", (self._ns, self._set, name), finish=_none))
+
+
+def _batch(rows: list[tuple[Any, ...]]) -> Program[BatchResult]:
+    if not rows:
+        return BatchResult([], False)
+    result = yield Call("batch", (rows, None))
+    return BatchResult(result, False)

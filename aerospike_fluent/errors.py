@@ -1,0 +1,91 @@
+"""The SDK's exceptions: the native hierarchy plus the client-side validation errors.
+
+Every exception derives from :class:`AerospikeError` and carries ``result_code``, ``in_doubt`` and
+``key``. Input rejected before anything is sent raises :class:`InvalidArgumentError` (also a
+``ValueError``), or :class:`InvalidTypeError` (also a ``TypeError``) for values of the wrong type.
+"""
+
+from __future__ import annotations
+
+from aerospike_fluent._native import (
+    AerospikeError,
+    AuthenticationError,
+    BinNotFoundError,
+    BinTypeError,
+    ClientClosedError,
+    ClientError,
+    ConnectionError,
+    ElementExistsError,
+    ElementNotFoundError,
+    FilteredOutError,
+    ForbiddenError,
+    GenerationError,
+    IndexAlreadyExistsError,
+    IndexNotFoundError,
+    InvalidArgumentError,
+    KeyBusyError,
+    OpNotApplicableError,
+    ParameterError,
+    QuotaExceededError,
+    RecordExistsError,
+    RecordNotFoundError,
+    RecordTooBigError,
+    SecondaryIndexError,
+    ServerError,
+    TimeoutError,
+    UdfError,
+    error_for_code,
+)
+
+
+class InvalidTypeError(InvalidArgumentError, TypeError):
+    """A value, key or argument of a type the SDK cannot send."""
+
+
+class AelSyntaxError(InvalidArgumentError):
+    """An AEL filter string that does not parse.
+
+    Attributes:
+        text: the AEL source.
+        position: 0-based offset of the offending character in ``text``.
+
+    """
+
+    def __init__(self, message: str, text: str, position: int) -> None:
+        pointer = f"\n  {text}\n  {' ' * position}^"
+        super().__init__(f"{message} at position {position}{pointer}")
+        self.text = text
+        self.position = position
+
+
+__all__ = [
+    "AelSyntaxError",
+    "AerospikeError",
+    "AuthenticationError",
+    "BinNotFoundError",
+    "BinTypeError",
+    "ClientClosedError",
+    "ClientError",
+    "ConnectionError",
+    "ElementExistsError",
+    "ElementNotFoundError",
+    "FilteredOutError",
+    "ForbiddenError",
+    "GenerationError",
+    "IndexAlreadyExistsError",
+    "IndexNotFoundError",
+    "InvalidArgumentError",
+    "InvalidTypeError",
+    "KeyBusyError",
+    "OpNotApplicableError",
+    "ParameterError",
+    "QuotaExceededError",
+    "RecordExistsError",
+    "RecordNotFoundError",
+    "RecordTooBigError",
+    "SecondaryIndexError",
+    "ServerError",
+    "TimeoutError",
+    "UdfError",
+    "error_for_code",
+]

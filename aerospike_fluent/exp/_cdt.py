@@ -1,0 +1,217 @@
+"""List and map read expressions, with nested contexts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aerospike_fluent import cdt
+from aerospike_fluent.cdt import Ctx, Return
+from aerospike_fluent.exp._core import EXP_TYPE, Exp, Operand, ValueType, fn, to_exp
+from aerospike_fluent.exp._core import value_type as check_type
+
+
+def _result_type(rt: Return, selected: str | None) -> str | None:
+    """Return the result type of a selection (``selected``: type of a single element)."""
+    if rt == Return.COUNT:
+        return "int"
+    if rt == Return.EXISTS:
+        return "bool"
+    if rt == Return.KEY_VALUE:
+        return "map"
+    if rt in (Return.INDEX, Return.REVERSE_INDEX, Return.RANK, Return.REVERSE_RANK):
+        return "int" if selected is not None else "list"
+    if rt == Return.NONE:
+        return "nil"
+    return selected if selected is not None else "list"
+
+
+class _Path:
+    __slots__ = ("_bin", "_ctx")
+
+    def __init__(self, bin_exp: Exp, ctx: Ctx) -> None:
+        self._bin = bin_exp
+        self._ctx = ctx
+
+
+class ElementExp(_Path):
+    """A nested element reached through a context: continue with ``.list`` or ``.map``."""
+
+    __slots__ = ()
+
+    @property
+    def list(self) -> ListExp:
+        """Treat the element as a list."""
+        return ListExp(self._bin, self._ctx)
+
+    @property
+    def map(self) -> MapExp:
+        """Treat the element as a map."""
+        return MapExp(self._bin, self._ctx)
+
+
+class ListExp(_Path):
+    """Read expressions over a list bin (or a nested list)."""
+
+    __slots__ = ()
+
+    def _node(self, name: str, args: tuple[Any, ...], type_: str | None) -> Exp:
+        return fn(f"lists.{name}", (*args, self._bin, self._ctx), type_, "list")
+
+    def at_index(self, index: int) -> ElementExp:
+        """Step into the element at ``index``."""
+        return ElementExp(self._bin, (*self._ctx, cdt.ctx_list_index(index)))
+
+    def at_rank(self, rank: int) -> ElementExp:
+        """Step into the element of ``rank``."""
+        return ElementExp(self._bin, (*self._ctx, cdt.ctx_list_rank(rank)))
+
+    def at_value(self, value: object) -> ElementExp:
+        """Step into the element equal to ``value``."""
+        return ElementExp(self._bin, (*self._ctx, cdt.ctx_list_value(value)))
+
+    def size(self) -> Exp:
+        """Return number of elements."""
+        return fn("lists.size", (self._bin, self._ctx), "int", "list")
+
+    def get_by_index(
+        self,
+        index: Operand,
+        value_type: ValueType = "int",
+        return_type: Return = Return.VALUE,
+        *,
+        inverted: bool = False,
+    ) -> Exp:
+        """Return the element at ``index`` (of ``value_type``)."""
+        rt = cdt.return_type(return_type, inverted, is_map=False)
+        vt = check_type(value_type)
+        return self._node(
+            "get_by_index",
+            (rt, EXP_TYPE[vt], to_exp(index)),
+            _result_type(Return(return_type), vt),
+        )
+
+    def get_by_rank(
+        self,
+        rank: Operand,
+        value_type: ValueType = "int",
+        return_type: Return = Return.VALUE,
+        *,
+        inverted: bool = False,
+    ) -> Exp:
+        """Return the element of ``rank`` (0 = smallest)."""
+        rt = cdt.return_type(return_type, inverted, is_map=False)
+        vt = check_type(value_type)
+        return self._node(
+            "get_by_rank",
+            (rt, EXP_TYPE[vt], to_exp(rank)),
+            _result_type(Return(return_type), vt),
+        )
+
+    def get_by_value(
+        self, value: Operand, return_type: Return = Return.COUNT, *, inverted: bool = False
+    ) -> Exp:
+        """Elements equal to ``value`` (default: how many)."""
+        rt = cdt.return_type(return_type, inverted, is_map=False)
+        return self._node(
+            "get_by_value", (rt, to_exp(value)), _result_type(Return(return_type), None)
+        )
+
+    def get_by_value_range(
+        self,
+        begin: Operand,
+        end: Operand,
+        return_type: Return = Return.COUNT,
+        *,
+        inverted: bool = False,
+    ) -> Exp:
+        """Elements in ``[begin, end)``; ``None`` leaves a side open."""
+        rt = cdt.return_type(return_type, inverted, is_map=False)
+        b = None if begin is None else to_exp(begin)
+        e = None if end is None else to_exp(end)
+        return self._node("get_by_value_range", (rt, b, e), _result_type(Return(return_type), None))
+
+    def get_by_index_range(
+        self,
+        index: Operand,
+        count: Operand | None = None,
+        return_type: Return = Return.VALUE,
+        *,
+        inverted: bool = False,
+    ) -> Exp:
+        """``count`` elements from ``index`` (to the end when ``count`` is None)."""
+        rt = cdt.return_type(return_type, inverted, is_map=False)
+        t = _result_type(Return(return_type), None) or "list"
+        if count is None:
+            return self._node("get_by_index_range", (rt, to_exp(index)), t)
+        return self._node("get_by_index_range_count", (rt, to_exp(index), to_exp(count)), t)
+
+
+class MapExp(_Path):
+    """Read expressions over a map bin (or a nested map)."""
+
+    __slots__ = ()
+
+    def _node(self, name: str, args: tuple[Any, ...], type_: str | None) -> Exp:
+        return fn(f"maps.{name}", (*args, self._bin, self._ctx), type_, "map")
+
+    def at_key(self, key: object) -> ElementExp:
+        """Step into the entry with ``key``."""
+        return ElementExp(self._bin, (*self._ctx, cdt.ctx_map_key(key)))
+
+    def at_index(self, index: int) -> ElementExp:
+        """Step into the entry at ``index`` (key order)."""
+        return ElementExp(self._bin, (*self._ctx, cdt.ctx_map_index(index)))
+
+    def at_rank(self, rank: int) -> ElementExp:
+        """Step into the entry of value ``rank``."""
+        return ElementExp(self._bin, (*self._ctx, cdt.ctx_map_rank(rank)))
+
+    def size(self) -> Exp:
+        """Return number of entries."""
+        return fn("maps.size", (self._bin, self._ctx), "int", "map")
+
+    def get_by_key(
+        self,
+        key: Operand,
+        value_type: ValueType = "int",
+        return_type: Return = Return.VALUE,
+        *,
+        inverted: bool = False,
+    ) -> Exp:
+        """Return the value at ``key`` (of ``value_type``)."""
+        rt = cdt.return_type(return_type, inverted, is_map=True)
+        vt = check_type(value_type)
+        return self._node(
+            "get_by_key", (rt, EXP_TYPE[vt], to_exp(key)), _result_type(Return(return_type), vt)
+        )
+
+    def get_by_value(
+        self, value: Operand, return_type: Return = Return.COUNT, *, inverted: bool = False
+    ) -> Exp:
+        """Entries whose value equals ``value`` (default: how many)."""
+        rt = cdt.return_type(return_type, inverted, is_map=True)
+        return self._node(
+            "get_by_value", (rt, to_exp(value)), _result_type(Return(return_type), None)
+        )
+
+    def get_by_key_list(
+        self, keys: list[Any], return_type: Return = Return.VALUE, *, inverted: bool = False
+    ) -> Exp:
+        """Entries whose key is in ``keys``."""
+        rt = cdt.return_type(return_type, inverted, is_map=True)
+        t = _result_type(Return(return_type), None) or "list"
+        return self._node("get_by_key_list", (rt, to_exp(keys)), t)
+
+    def get_by_key_range(
+        self,
+        begin: Operand,
+        end: Operand,
+        return_type: Return = Return.COUNT,
+        *,
+        inverted: bool = False,
+    ) -> Exp:
+        """Entries with keys in ``[begin, end)``; ``None`` leaves a side open."""
+        rt = cdt.return_type(return_type, inverted, is_map=True)
+        b = None if begin is None else to_exp(begin)
+        e = None if end is None else to_exp(end)
+        return self._node("get_by_key_range", (rt, b, e), _result_type(Return(return_type), None))

@@ -1,0 +1,548 @@
+"""Key builders: one key (``KeyRef``) or many keys (``KeysRef``).
+
+A ``KeyRef`` chain compiles to one single-record call, a ``KeysRef`` chain to one batch call.
+
+Terminal verbs return awaitables on an async client and values on a sync one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+from datetime import timedelta
+from typing import Any, ClassVar, Generic, overload
+
+from aerospike_fluent import _policy, _validate
+from aerospike_fluent._chain import OpChain
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent._native import Record
+from aerospike_fluent._types import Key
+from aerospike_fluent.errors import InvalidArgumentError
+from aerospike_fluent.results import BatchResult
+
+TTL = int | timedelta | None
+
+
+def _exists_of(verb: str) -> int:
+    return {"put": 0, "update": 1, "replace": 2, "replace_if_exists": 3, "insert": 4}[verb]
+
+
+class KeyRef(OpChain[M], Generic[M]):
+    """One record. Chain bin operations, then end with a verb.
+
+    Example:
+        >>> await users.key("u1").put({"name": "Ann", "age": 30}, ttl=3600)
+        >>> await users.key("u1").add("age", 1).append("log", "x").read("age").execute()
+
+    """
+
+    __slots__ = ("_key",)
+    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_ops", "_filter", "_limits", "_key")
+    _key: Key
+
+    def __init__(self, ex: Executor[M], key: Key) -> None:
+        self._init(ex, (), None, None, key)
+
+    def __repr__(self) -> str:
+        return f"KeyRef({self._key!r}, ops={len(self._ops)})"
+
+    @property
+    def key(self) -> Key:
+        """The key tuple ``(namespace, set, user_key, digest)``."""
+        return self._key
+
+    # ----------------------------------------------------------------- compiled plans
+    def _write_call(
+        self,
+        verb: str,
+        bins: object,
+        ttl: TTL,
+        generation: int | None,
+        send_key: bool,
+    ) -> Call:
+        checked = _validate.bins(bins)
+        policy = self._policy(
+            ttl=ttl, generation=generation, exists=_exists_of(verb), send_key=send_key
+        )
+        if not self._ops:
+            return Call("put", (self._key, checked, policy))
+        ops = [("write", k, v) for k, v in checked.items()]
+        ops.extend(self._ops)
+        return Call("operate", (self._key, ops, policy), finish=_none)
+
+    def _get_call(self, bins: tuple[str, ...], header: bool) -> Call:
+        names = _validate.bin_names(bins) if bins else None
+        policy = self._policy()
+        if not self._ops:
+            return Call("get", (self._key, names, header, policy))
+        ops: list[Any] = list(self._ops)
+        if header:
+            ops.append(("read_header", None))
+        elif names:
+            ops.extend(("read", b) for b in names)
+        else:
+            ops.append(("read_all", None))
+        return Call("operate", (self._key, ops, policy))
+
+    def _plain(self, verb: str) -> None:
+        if self._ops:
+            raise InvalidArgumentError(f"{verb}() cannot follow bin operations; use execute()")
+
+    # ----------------------------------------------------------------- writes
+    @overload
+    def put(
+        self: KeyRef[Async],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> Awaitable[None]: ...
+    @overload
+    def put(
+        self: KeyRef[Sync],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> None: ...
+    def put(
+        self,
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> Any:
+        """Create or update the record (upsert), with the chain's other operations.
+
+        Args:
+            bins: bin name → value (``None`` removes the bin).
+            ttl: seconds or timedelta; -1 never expires, -2 keeps the current TTL.
+            generation: fail with GenerationError unless the record is at this generation.
+            send_key: store the user key with the record.
+
+        """
+        return self._ex.call(self._write_call("put", bins, ttl, generation, send_key))
+
+    @overload
+    def insert(
+        self: KeyRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+    ) -> Awaitable[None]: ...
+    @overload
+    def insert(
+        self: KeyRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+    ) -> None: ...
+    def insert(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
+        """Create the record; RecordExistsError if it exists."""
+        return self._ex.call(self._write_call("insert", bins, ttl, None, send_key))
+
+    @overload
+    def update(
+        self: KeyRef[Async],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> Awaitable[None]: ...
+    @overload
+    def update(
+        self: KeyRef[Sync],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> None: ...
+    def update(
+        self,
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> Any:
+        """Update bins of an existing record; RecordNotFoundError if it does not exist."""
+        return self._ex.call(self._write_call("update", bins, ttl, generation, send_key))
+
+    @overload
+    def replace(
+        self: KeyRef[Async],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> Awaitable[None]: ...
+    @overload
+    def replace(
+        self: KeyRef[Sync],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> None: ...
+    def replace(
+        self,
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> Any:
+        """Replace every bin (creating the record when missing)."""
+        return self._ex.call(self._write_call("replace", bins, ttl, generation, send_key))
+
+    @overload
+    def replace_if_exists(
+        self: KeyRef[Async],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> Awaitable[None]: ...
+    @overload
+    def replace_if_exists(
+        self: KeyRef[Sync],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> None: ...
+    def replace_if_exists(
+        self,
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        send_key: bool = False,
+    ) -> Any:
+        """Replace every bin of an existing record; RecordNotFoundError if missing."""
+        call = self._write_call("replace_if_exists", bins, ttl, generation, send_key)
+        return self._ex.call(call)
+
+    # ----------------------------------------------------------------- reads
+    @overload
+    def get(self: KeyRef[Async], *bins: str) -> Awaitable[Record | None]: ...
+    @overload
+    def get(self: KeyRef[Sync], *bins: str) -> Record | None: ...
+    def get(self, *bins: str) -> Any:
+        """Read the record (only ``bins`` when given); ``None`` when it does not exist.
+
+        After bin operations, runs them and the read as one operate.
+        """
+        return self._ex.call(self._get_call(bins, False))
+
+    @overload
+    def get_header(self: KeyRef[Async]) -> Awaitable[Record | None]: ...
+    @overload
+    def get_header(self: KeyRef[Sync]) -> Record | None: ...
+    def get_header(self) -> Any:
+        """Read generation and TTL only; ``None`` when the record does not exist."""
+        return self._ex.call(self._get_call((), True))
+
+    @overload
+    def exists(self: KeyRef[Async]) -> Awaitable[bool]: ...
+    @overload
+    def exists(self: KeyRef[Sync]) -> bool: ...
+    def exists(self) -> Any:
+        """Whether the record exists."""
+        self._plain("exists")
+        return self._ex.call(Call("exists", (self._key, self._policy())))
+
+    @overload
+    def delete(self: KeyRef[Async], *, durable: bool = False) -> Awaitable[bool]: ...
+    @overload
+    def delete(self: KeyRef[Sync], *, durable: bool = False) -> bool: ...
+    def delete(self, *, durable: bool = False) -> Any:
+        """Delete the record; True if it existed. ``durable`` leaves a tombstone."""
+        self._plain("delete")
+        return self._ex.call(Call("delete", (self._key, self._policy(durable=durable))))
+
+    @overload
+    def touch(self: KeyRef[Async], *, ttl: TTL = None) -> Awaitable[None]: ...
+    @overload
+    def touch(self: KeyRef[Sync], *, ttl: TTL = None) -> None: ...
+    def touch(self, *, ttl: TTL = None) -> Any:
+        """Reset the record's TTL (to ``ttl`` or the namespace default)."""
+        self._plain("touch")
+        return self._ex.call(Call("touch", (self._key, self._policy(ttl=ttl))))
+
+    @overload
+    def execute(
+        self: KeyRef[Async],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        exists: _policy.Exists = "upsert",
+        send_key: bool = False,
+        durable: bool = False,
+    ) -> Awaitable[Record | None]: ...
+    @overload
+    def execute(
+        self: KeyRef[Sync],
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        exists: _policy.Exists = "upsert",
+        send_key: bool = False,
+        durable: bool = False,
+    ) -> Record | None: ...
+    def execute(
+        self,
+        *,
+        ttl: TTL = None,
+        generation: int | None = None,
+        exists: _policy.Exists = "upsert",
+        send_key: bool = False,
+        durable: bool = False,
+    ) -> Any:
+        """Run the chain's operations as one operate; returns the record of the reads.
+
+        Args:
+            ttl: TTL to set with the writes.
+            generation: expected generation.
+            exists: ``"upsert"``, ``"update"``, ``"replace"``, ``"replace_only"`` or ``"create"``.
+            send_key: store the user key.
+            durable: durable delete (for a chain that deletes).
+
+        """
+        if not self._ops:
+            raise InvalidArgumentError("execute() needs at least one operation in the chain")
+        policy = self._policy(
+            ttl=ttl,
+            generation=generation,
+            exists=_policy.exists(exists),
+            send_key=send_key,
+            durable=durable,
+        )
+        return self._ex.call(Call("operate", (self._key, list(self._ops), policy)))
+
+    @overload
+    def udf(self: KeyRef[Async], module: str, function: str, *args: Any) -> Awaitable[Any]: ...
+    @overload
+    def udf(self: KeyRef[Sync], module: str, function: str, *args: Any) -> Any: ...
+    def udf(self, module: str, function: str, *args: Any) -> Any:
+        """Apply the registered Lua function ``module.function(record, *args)``."""
+        self._plain("udf")
+        _check_udf(module, function, args)
+        call = Call("udf_apply", (self._key, module, function, list(args), self._policy()))
+        return self._ex.call(call)
+
+
+def _none(_: object) -> None:
+    return None
+
+
+def _check_udf(module: str, function: str, args: Sequence[Any]) -> None:
+    _validate.name("udf module", module, 127)
+    _validate.name("udf function", function, 127)
+    for a in args:
+        _validate.value("<udf argument>", a)
+
+
+def _batch_program(rows: list[tuple[Any, ...]], missing_ok: bool) -> Program[BatchResult]:
+    result = yield Call("batch", (rows, None))
+    return BatchResult(result, missing_ok)
+
+
+class KeysRef(OpChain[M], Generic[M]):
+    """Many records: the same operations on every key, compiled to one batch request.
+
+    Results are :class:`BatchResult` rows in key order, each with its own record or error.
+    """
+
+    __slots__ = ("_keys",)
+    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_ops", "_filter", "_limits", "_keys")
+    _keys: tuple[Key, ...]
+
+    def __init__(self, ex: Executor[M], keys: tuple[Key, ...]) -> None:
+        self._init(ex, (), None, None, keys)
+
+    def __repr__(self) -> str:
+        return f"KeysRef({len(self._keys)} keys, ops={len(self._ops)})"
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    @property
+    def keys(self) -> tuple[Key, ...]:
+        """The key tuples."""
+        return self._keys
+
+    def _rows_of_ops(self, ops: list[Any], policy: Any) -> list[tuple[Any, ...]]:
+        return [("write", k, ops, policy) for k in self._keys]
+
+    def _write_rows(
+        self, verb: str, bins: object, ttl: TTL, generation: int | None, send_key: bool
+    ) -> list[tuple[Any, ...]]:
+        checked = _validate.bins(bins)
+        policy = self._policy(
+            ttl=ttl, generation=generation, exists=_exists_of(verb), send_key=send_key
+        )
+        ops = [("write", k, v) for k, v in checked.items()]
+        ops.extend(self._ops)
+        return self._rows_of_ops(ops, policy)
+
+    @overload
+    def put(
+        self: KeysRef[Async],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        send_key: bool = False,
+    ) -> Awaitable[BatchResult]: ...
+    @overload
+    def put(
+        self: KeysRef[Sync],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        send_key: bool = False,
+    ) -> BatchResult: ...
+    def put(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
+        """Upsert the same bins into every record."""
+        rows = self._write_rows("put", bins, ttl, None, send_key)
+        return self._ex.run(_batch_program(rows, False))
+
+    @overload
+    def insert(
+        self: KeysRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+    ) -> Awaitable[BatchResult]: ...
+    @overload
+    def insert(
+        self: KeysRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+    ) -> BatchResult: ...
+    def insert(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
+        """Create every record; rows of existing records fail with RecordExistsError."""
+        rows = self._write_rows("insert", bins, ttl, None, send_key)
+        return self._ex.run(_batch_program(rows, False))
+
+    @overload
+    def update(
+        self: KeysRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+    ) -> Awaitable[BatchResult]: ...
+    @overload
+    def update(
+        self: KeysRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+    ) -> BatchResult: ...
+    def update(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
+        """Update existing records; rows of missing ones fail with RecordNotFoundError."""
+        rows = self._write_rows("update", bins, ttl, None, send_key)
+        return self._ex.run(_batch_program(rows, False))
+
+    @overload
+    def replace(
+        self: KeysRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+    ) -> Awaitable[BatchResult]: ...
+    @overload
+    def replace(
+        self: KeysRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+    ) -> BatchResult: ...
+    def replace(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
+        """Replace every bin of every record."""
+        rows = self._write_rows("replace", bins, ttl, None, send_key)
+        return self._ex.run(_batch_program(rows, False))
+
+    @overload
+    def get(self: KeysRef[Async], *bins: str) -> Awaitable[BatchResult]: ...
+    @overload
+    def get(self: KeysRef[Sync], *bins: str) -> BatchResult: ...
+    def get(self, *bins: str) -> Any:
+        """Read every record (only ``bins`` when given) in one batch; missing → ``None``."""
+        names = list(_validate.bin_names(bins)) if bins else None
+        policy = self._policy()
+        if self._ops:
+            ops: list[Any] = list(self._ops)
+            ops.extend([("read", b) for b in names] if names else [("read_all", None)])
+            return self._ex.run(_batch_program(self._rows_of_ops(ops, policy), True))
+        rows = [("read", k, names, False, policy) for k in self._keys]
+        return self._ex.run(_batch_program(rows, True))
+
+    @overload
+    def get_header(self: KeysRef[Async]) -> Awaitable[BatchResult]: ...
+    @overload
+    def get_header(self: KeysRef[Sync]) -> BatchResult: ...
+    def get_header(self) -> Any:
+        """Read generation and TTL of every record."""
+        policy = self._policy()
+        rows = [("read", k, None, True, policy) for k in self._keys]
+        return self._ex.run(_batch_program(rows, True))
+
+    @overload
+    def exists(self: KeysRef[Async]) -> Awaitable[list[bool]]: ...
+    @overload
+    def exists(self: KeysRef[Sync]) -> list[bool]: ...
+    def exists(self) -> Any:
+        """Whether each record exists (one header-only batch read)."""
+        policy = self._policy()
+        rows = [("read", k, None, True, policy) for k in self._keys]
+        return self._ex.run(_exists_program(rows))
+
+    @overload
+    def delete(self: KeysRef[Async], *, durable: bool = False) -> Awaitable[BatchResult]: ...
+    @overload
+    def delete(self: KeysRef[Sync], *, durable: bool = False) -> BatchResult: ...
+    def delete(self, *, durable: bool = False) -> Any:
+        """Delete every record; missing records are not errors."""
+        policy = self._policy(durable=durable)
+        rows = [("delete", k, policy) for k in self._keys]
+        return self._ex.run(_batch_program(rows, True))
+
+    @overload
+    def touch(self: KeysRef[Async], *, ttl: TTL = None) -> Awaitable[BatchResult]: ...
+    @overload
+    def touch(self: KeysRef[Sync], *, ttl: TTL = None) -> BatchResult: ...
+    def touch(self, *, ttl: TTL = None) -> Any:
+        """Reset every record's TTL."""
+        rows = self._rows_of_ops([("touch", None)], self._policy(ttl=ttl))
+        return self._ex.run(_batch_program(rows, False))
+
+    @overload
+    def execute(
+        self: KeysRef[Async],
+        *,
+        ttl: TTL = None,
+        exists: _policy.Exists = "upsert",
+        send_key: bool = False,
+    ) -> Awaitable[BatchResult]: ...
+    @overload
+    def execute(
+        self: KeysRef[Sync],
+        *,
+        ttl: TTL = None,
+        exists: _policy.Exists = "upsert",
+        send_key: bool = False,
+    ) -> BatchResult: ...
+    def execute(
+        self, *, ttl: TTL = None, exists: _policy.Exists = "upsert", send_key: bool = False
+    ) -> Any:
+        """Run the chain's operations on every key, as one batch request."""
+        if not self._ops:
+            raise InvalidArgumentError("execute() needs at least one operation in the chain")
+        policy = self._policy(ttl=ttl, exists=_policy.exists(exists), send_key=send_key)
+        return self._ex.run(_batch_program(self._rows_of_ops(list(self._ops), policy), False))
+
+    @overload
+    def udf(
+        self: KeysRef[Async], module: str, function: str, *args: Any
+    ) -> Awaitable[BatchResult]: ...
+    @overload
+    def udf(self: KeysRef[Sync], module: str, function: str, *args: Any) -> BatchResult: ...
+    def udf(self, module: str, function: str, *args: Any) -> Any:
+        """Apply a Lua function to every record in one batch."""
+        _check_udf(module, function, args)
+        policy = self._policy()
+        rows = [("udf", k, module, function, list(args), policy) for k in self._keys]
+        return self._ex.run(_batch_program(rows, False))
+
+
+def _exists_program(rows: list[tuple[Any, ...]]) -> Program[list[bool]]:
+    result = yield Call("batch", (rows, None))
+    batch = BatchResult(result, True)
+    batch.raise_on_error()
+    return [row.record is not None for row in batch]

@@ -1,0 +1,287 @@
+"""Queries and scans over a set or a whole namespace.
+
+Example:
+    >>> q = users.query().where(F.bin("age") > 25).select("name").limit(100)
+    >>> async for record in q.stream(): ...
+    >>> n = await users.query().where("$.age > 25 and $.country == 'US'").count()
+    >>> page = await users.query().page(50); more = await users.query().resume(page.token).page(50)
+
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, overload
+
+from aerospike_fluent import _policy, _validate
+from aerospike_fluent._chain import Frozen, filter_exp
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.exp import Exp
+from aerospike_fluent.results import Page
+from aerospike_fluent.streams import AsyncRecordStream, RecordStream
+
+if TYPE_CHECKING:
+    from aerospike_fluent._native import QueryStream, Record
+
+Collection = Literal["list", "mapkeys", "mapvalues"]
+PARTITIONS = 4096
+DEFAULT_CHUNK = 256
+
+
+class Query(Frozen, Generic[M]):
+    """An immutable query description; terminals start it."""
+
+    __slots__ = (
+        "_bins",
+        "_chunk",
+        "_ex",
+        "_filter",
+        "_index",
+        "_limit",
+        "_limits",
+        "_ns",
+        "_partitions",
+        "_set",
+    )
+    _fields: ClassVar[tuple[str, ...]] = (
+        "_ex",
+        "_ns",
+        "_set",
+        "_bins",
+        "_filter",
+        "_index",
+        "_limit",
+        "_partitions",
+        "_chunk",
+        "_limits",
+    )
+    _ex: Executor[M]
+    _ns: str
+    _set: str
+    _bins: tuple[str, ...] | None
+    _filter: tuple[Any, ...] | None
+    _index: tuple[Any, ...] | None
+    _limit: int
+    _partitions: tuple[int, int] | bytes | None
+    _chunk: int
+    _limits: _policy.Limits | None
+
+    def __init__(self, ex: Executor[M], namespace: str, set_name: str) -> None:
+        self._init(ex, namespace, set_name, None, None, None, 0, None, DEFAULT_CHUNK, None)
+
+    def __repr__(self) -> str:
+        return f"Query({self._ns!r}, {self._set!r})"
+
+    # ------------------------------------------------------------------ builders
+    def where(self, condition: Exp | str) -> Query[M]:
+        """Keep records matching ``condition`` (expression or AEL text), evaluated server-side."""
+        return self._evolve(_filter=filter_exp(condition))
+
+    def where_index(self, bin_name: str, *, collection: Collection | None = None) -> IndexFilter[M]:
+        """Use the secondary index on ``bin_name``: ``.between(lo, hi)``, ``.equals(v)``..."""
+        _validate.bin_name(bin_name)
+        if collection not in (None, "list", "mapkeys", "mapvalues"):
+            raise InvalidArgumentError(f"unknown index collection {collection!r}")
+        return IndexFilter(self, bin_name, collection)
+
+    def select(self, *bins: str) -> Query[M]:
+        """Return only these bins."""
+        if not bins:
+            raise InvalidArgumentError("select() needs at least one bin")
+        return self._evolve(_bins=_validate.bin_names(bins))
+
+    def limit(self, n: int) -> Query[M]:
+        """Stop after ``n`` records."""
+        return self._evolve(_limit=_validate.integer("limit", n, 1, 2**63 - 1))
+
+    def chunk_size(self, n: int) -> Query[M]:
+        """Return records per native chunk (the unit of backpressure)."""
+        return self._evolve(_chunk=_validate.integer("chunk size", n, 1, 1 << 20))
+
+    def partitions(self, begin: int, count: int = 1) -> Query[M]:
+        """Only partitions ``[begin, begin + count)`` of the 4096."""
+        _validate.integer("partition", begin, 0, PARTITIONS - 1)
+        _validate.integer("partition count", count, 1, PARTITIONS - begin)
+        return self._evolve(_partitions=(begin, count))
+
+    def resume(self, token: bytes) -> Query[M]:
+        """Continue after the records a previous page or stream delivered."""
+        if not isinstance(token, bytes) or not token:
+            raise InvalidTypeError("a resume token is the non-empty bytes of Page.token")
+        return self._evolve(_partitions=token)
+
+    def timeout(
+        self,
+        total: float | timedelta | None = None,
+        *,
+        socket: float | timedelta | None = None,
+        retries: int | None = None,
+    ) -> Query[M]:
+        """Limits: ``total`` / ``socket`` in seconds, ``retries`` attempts."""
+        return self._evolve(_limits=_policy.limits(total, socket, retries))
+
+    @property
+    def index_filter(self) -> tuple[Any, ...] | None:
+        """The compiled secondary-index filter (native plan format)."""
+        return self._index
+
+    @property
+    def filter(self) -> tuple[Any, ...] | None:
+        """The compiled filter expression."""
+        return self._filter
+
+    # ------------------------------------------------------------------ terminals
+    def _open(self, limit: int, chunk: int, bins: Any = "select") -> QueryStream:
+        policy = _policy.build(filter=self._filter, lim=self._limits)
+        return self._ex.native.query(
+            self._ns,
+            self._set,
+            list(self._bins) if bins == "select" and self._bins is not None else bins,
+            self._index,
+            policy,
+            limit,
+            self._partitions,
+            chunk,
+        )
+
+    @overload
+    def stream(self: Query[Async]) -> AsyncRecordStream: ...
+    @overload
+    def stream(self: Query[Sync]) -> RecordStream: ...
+    def stream(self) -> AsyncRecordStream | RecordStream:
+        """Start the query; iterate the records as they arrive (``async for`` / ``for``)."""
+        stream = self._open(self._limit, self._chunk)
+        if self._ex.is_async:
+            return AsyncRecordStream(stream, self._limit)
+        return RecordStream(stream, self._limit)
+
+    def __aiter__(self: Query[Async]) -> AsyncRecordStream:
+        return self.stream()
+
+    def __iter__(self: Query[Sync]) -> RecordStream:
+        return self.stream()
+
+    @overload
+    def collect(self: Query[Async]) -> Awaitable[list[Record]]: ...
+    @overload
+    def collect(self: Query[Sync]) -> list[Record]: ...
+    def collect(self) -> Any:
+        """All matching records in a list (bounded by ``limit`` when set)."""
+        return self._ex.run(self._gather(self._limit, self._chunk))
+
+    @overload
+    def first(self: Query[Async]) -> Awaitable[Record | None]: ...
+    @overload
+    def first(self: Query[Sync]) -> Record | None: ...
+    def first(self) -> Any:
+        """Return the first matching record, or ``None``."""
+        return self._ex.run(_first(self._gather(1, 1)))
+
+    @overload
+    def count(self: Query[Async]) -> Awaitable[int]: ...
+    @overload
+    def count(self: Query[Sync]) -> int: ...
+    def count(self) -> Any:
+        """How many records match (no bin data is transferred)."""
+        return self._ex.run(self._count())
+
+    @overload
+    def page(self: Query[Async], size: int) -> Awaitable[Page]: ...
+    @overload
+    def page(self: Query[Sync], size: int) -> Page: ...
+    def page(self, size: int) -> Any:
+        """Up to ``size`` records and the token to resume after them (``None`` at the end)."""
+        _validate.integer("page size", size, 1, 2**31 - 1)
+        return self._ex.run(self._page(size))
+
+    # ------------------------------------------------------------------ programs
+    def _gather(self, limit: int, chunk: int) -> Program[list[Record]]:
+        stream = self._open(limit, min(chunk, limit) if limit else chunk)
+        out: list[Record] = []
+        try:
+            while True:
+                records = yield Call("next_chunk", (), target=stream)
+                if records is None:
+                    break
+                out.extend(records)
+                if limit and len(out) >= limit:
+                    del out[limit:]
+                    break
+        finally:
+            stream.close()
+        return out
+
+    def _count(self) -> Program[int]:
+        stream = self._open(self._limit, max(self._chunk, 1024), bins=[])
+        n = 0
+        try:
+            while True:
+                records = yield Call("next_chunk", (), target=stream)
+                if records is None:
+                    break
+                n += len(records)
+        finally:
+            stream.close()
+        return min(n, self._limit) if self._limit else n
+
+    def _page(self, size: int) -> Program[Page]:
+        stream = self._open(size, min(self._chunk, size))
+        out: list[Record] = []
+        try:
+            while len(out) < size:
+                records = yield Call("next_chunk", (), target=stream)
+                if records is None:
+                    break
+                out.extend(records)
+            token = stream.resume_token() if len(out) >= size else None
+        finally:
+            stream.close()
+        return Page(out[:size], token)
+
+
+def _first(program: Program[list[Record]]) -> Program[Record | None]:
+    records = yield from program
+    return records[0] if records else None
+
+
+class IndexFilter(Generic[M]):
+    """Secondary-index condition on one bin; each method returns the query."""
+
+    __slots__ = ("_bin", "_collection", "_query")
+    _query: Query[M]
+    _bin: str
+    _collection: Collection | None
+
+    def __init__(self, query: Query[M], bin_name: str, collection: Collection | None) -> None:
+        self._query = query
+        self._bin = bin_name
+        self._collection = collection
+
+    def _done(self, node: tuple[Any, ...]) -> Query[M]:
+        if self._collection is not None:
+            node = (*node, self._collection)
+        query: Query[M] = self._query._evolve(_index=node)
+        return query
+
+    def equals(self, value: int | str | bytes) -> Query[M]:
+        """Return records whose bin equals ``value`` (an int, str or bytes index)."""
+        if isinstance(value, bool) or not isinstance(value, int | str | bytes):
+            raise InvalidTypeError("index equality needs an int, str or bytes value")
+        _validate.value(self._bin, value)
+        return self._done(("equal", self._bin, value))
+
+    def between(self, low: int, high: int) -> Query[M]:
+        """Return records whose integer bin is in ``[low, high]`` (inclusive)."""
+        for v in (low, high):
+            _validate.integer("index range bound", v, _validate.INT_MIN, _validate.INT_MAX)
+        if low > high:
+            raise InvalidArgumentError(f"empty index range [{low}, {high}]")
+        return self._done(("range", self._bin, low, high))
+
+    def contains(self, value: int | str | bytes) -> Query[M]:
+        """Return records whose list/map bin contains ``value`` (needs ``collection=``)."""
+        if self._collection is None:
+            raise InvalidArgumentError("contains() needs where_index(..., collection=...)")
+        return self.equals(value)

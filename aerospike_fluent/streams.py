@@ -1,0 +1,122 @@
+"""Record streams over a native query, pulled chunk by chunk.
+
+A slow consumer holds back the producer (the native buffer is bounded) instead of growing memory.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aerospike_fluent._native import QueryStream, Record
+
+
+class _Base:
+    __slots__ = ("_buf", "_done", "_left", "_pos", "_stream")
+
+    def __init__(self, stream: QueryStream, limit: int) -> None:
+        self._stream = stream
+        self._buf: list[Record] = []
+        self._pos = 0
+        self._done = False
+        self._left = limit if limit > 0 else -1
+
+    def _take(self) -> Record | None:
+        if self._pos < len(self._buf) and self._left != 0:
+            record = self._buf[self._pos]
+            self._pos += 1
+            if self._left > 0:
+                self._left -= 1
+                if self._left == 0:
+                    self.close()
+            return record
+        return None
+
+    def _refill(self, chunk: list[Record] | None) -> None:
+        if chunk is None:
+            self.close()
+        else:
+            self._buf = chunk
+            self._pos = 0
+
+    @property
+    def _exhausted(self) -> bool:
+        return self._done or self._left == 0
+
+    def resume_token(self) -> bytes:
+        """Token for ``query.resume(token)``: continues after the records already received."""
+        return self._stream.resume_token()
+
+    def close(self) -> None:
+        """Stop the query and release its buffer; idempotent."""
+        if not self._done:
+            self._done = True
+            self._stream.close()
+
+
+class AsyncRecordStream(_Base):
+    """``async for record in stream`` (also an async context manager that closes it)."""
+
+    __slots__ = ()
+
+    def __aiter__(self) -> AsyncRecordStream:
+        return self
+
+    async def __anext__(self) -> Record:
+        from aerospike_fluent import _bridge
+
+        while True:
+            record = self._take()
+            if record is not None:
+                return record
+            if self._exhausted:
+                raise StopAsyncIteration
+            self._refill(await _bridge.wait(self._stream.next_chunk))
+
+    async def aclose(self) -> None:
+        """Close the stream."""
+        self.close()
+
+    async def __aenter__(self) -> AsyncRecordStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class RecordStream(_Base):
+    """``for record in stream`` (also a context manager that closes it)."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> RecordStream:
+        return self
+
+    def __next__(self) -> Record:
+        while True:
+            record = self._take()
+            if record is not None:
+                return record
+            if self._exhausted:
+                raise StopIteration
+            self._refill(self._stream.next_chunk_blocking())
+
+    def __enter__(self) -> RecordStream:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+__all__ = ["AsyncRecordStream", "RecordStream"]
