@@ -1,0 +1,1 @@
+"""Benchmarks: this SDK against its peers and a raw Rust ceiling (``python -m benchmarks``)."""

@@ -1,0 +1,167 @@
+"""This SDK: sync (``aerospike_fluent.sync``), async through the fluent builder, and async through
+the shortest path we offer (the native client + ``aerospike_fluent._bridge.wait``)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from benchmarks.adapters.base import NAMESPACE, SET, AsyncClient, Skip, SyncClient
+
+
+def _import() -> Any:
+    try:
+        return importlib.import_module("aerospike_fluent")
+    except ImportError as e:
+        raise Skip(f"aerospike_fluent not importable: {e}") from e
+
+
+def _ael(low: int, high: int) -> str:
+    return f"$.g >= {low} and $.g <= {high}"
+
+
+class FluentSync(SyncClient):
+    name = "this SDK sync"
+    package = "aerospike_fluent"
+
+    def connect(self) -> None:
+        af = _import()
+        try:
+            self.db: Any = af.sync.connect(self.t.seed)
+        except AttributeError as e:
+            raise Skip(f"aerospike_fluent.sync.connect missing: {e}") from e
+        ns = self.db.namespace(NAMESPACE)
+        self.s: Any = ns.set(SET)
+        self.scan_s: Any = ns.set(self.t.scan_set)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def put(self, i: int) -> None:
+        self.s.key(self.t.user_key(i)).put(self.t.record(i))
+
+    def get(self, i: int) -> Any:
+        return self.s.key(self.t.user_key(i)).get().bins
+
+    def exists(self, i: int) -> bool:
+        return bool(self.s.key(self.t.user_key(i)).exists())
+
+    def operate(self, i: int) -> Any:
+        return self.s.key(self.t.user_key(i)).add("n", 1).add("t", 1).read("i").execute()
+
+    def batch(self, i: int, size: int) -> int:
+        recs = self.s.keys(self.t.window(i, size)).get()
+        return sum(1 for r in recs if r is not None)
+
+    def scan(self) -> int:
+        return sum(1 for _ in self.scan_s.query().stream())
+
+    def query(self, low: int, high: int) -> int:
+        return sum(1 for _ in self.scan_s.query().where(_ael(low, high)).stream())
+
+
+class FluentAsync(AsyncClient):
+    name = "this SDK async builder"
+    package = "aerospike_fluent"
+
+    async def connect(self) -> None:
+        af = _import()
+        self.db: Any = await af.connect(self.t.seed)
+        ns = self.db.namespace(NAMESPACE)
+        self.s: Any = ns.set(SET)
+        self.scan_s: Any = ns.set(self.t.scan_set)
+
+    async def close(self) -> None:
+        await self.db.close()
+
+    async def put(self, i: int) -> None:
+        await self.s.key(self.t.user_key(i)).put(self.t.record(i))
+
+    async def get(self, i: int) -> Any:
+        return (await self.s.key(self.t.user_key(i)).get()).bins
+
+    async def exists(self, i: int) -> bool:
+        return bool(await self.s.key(self.t.user_key(i)).exists())
+
+    async def operate(self, i: int) -> Any:
+        return await self.s.key(self.t.user_key(i)).add("n", 1).add("t", 1).read("i").execute()
+
+    async def batch(self, i: int, size: int) -> int:
+        recs = await self.s.keys(self.t.window(i, size)).get()
+        return sum(1 for r in recs if r is not None)
+
+    async def scan(self) -> int:
+        n = 0
+        async for _ in self.scan_s.query().stream():
+            n += 1
+        return n
+
+    async def query(self, low: int, high: int) -> int:
+        n = 0
+        async for _ in self.scan_s.query().where(_ael(low, high)).stream():
+            n += 1
+        return n
+
+
+class FluentNative(AsyncClient):
+    """The floor of our async stack: no builder, one native call + the completion bridge."""
+
+    name = "this SDK async native"
+    package = "aerospike_fluent"
+
+    async def connect(self) -> None:
+        _import()
+        try:
+            _native: Any = importlib.import_module("aerospike_fluent._native")
+            _bridge: Any = importlib.import_module("aerospike_fluent._bridge")
+        except ImportError as e:
+            raise Skip(f"native pieces missing: {e}") from e
+        self.n = _native
+        self.wait: Any = _bridge.wait
+        config = _native.ClientConfig(self.t.seed, min_conns_per_node=64)
+        self.c: Any = await self.wait(lambda done: _native.connect(done, config))
+        self.ops = [("add", "n", 1), ("add", "t", 1), ("read", "i")]
+
+    async def close(self) -> None:
+        self.c.close()
+
+    def _key(self, i: int) -> tuple[str, str, str, None]:
+        return (NAMESPACE, SET, self.t.user_key(i), None)
+
+    async def put(self, i: int) -> None:
+        key, bins = self._key(i), self.t.record(i)
+        await self.wait(lambda done: self.c.put(done, key, bins, None))
+
+    async def get(self, i: int) -> Any:
+        key = self._key(i)
+        return (await self.wait(lambda done: self.c.get(done, key, None, False, None))).bins
+
+    async def exists(self, i: int) -> bool:
+        key = self._key(i)
+        return bool(await self.wait(lambda done: self.c.exists(done, key, None)))
+
+    async def operate(self, i: int) -> Any:
+        key = self._key(i)
+        return await self.wait(lambda done: self.c.operate(done, key, self.ops, None))
+
+    async def batch(self, i: int, size: int) -> int:
+        rows = [
+            ("read", (NAMESPACE, SET, k, None), None, False, None) for k in self.t.window(i, size)
+        ]
+        result = await self.wait(lambda done: self.c.batch(done, rows, None))
+        return sum(1 for r in result if r.record is not None)
+
+    async def _drain(self, index_filter: tuple[Any, ...] | None) -> int:
+        stream = self.c.query(NAMESPACE, self.t.scan_set, None, index_filter, None, 0, None, 256)
+        n = 0
+        while True:
+            chunk = await self.wait(stream.next_chunk)
+            if chunk is None:
+                return n
+            n += len(chunk)
+
+    async def scan(self) -> int:
+        return await self._drain(None)
+
+    async def query(self, low: int, high: int) -> int:
+        return await self._drain(("range", "g", low, high))

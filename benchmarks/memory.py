@@ -1,0 +1,90 @@
+"""Memory check: stream a large scan through ``async for`` and report RSS growth.
+
+Runs in its own process (``python -m benchmarks.memory --host h:p --set S``) so the other
+clients' allocations do not count; prints one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import resource
+import time
+from typing import Any
+
+from benchmarks.adapters.base import NAMESPACE
+
+SAMPLE_EVERY = 20_000
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+async def stream_ours(seed: str, set_name: str) -> tuple[int, float, float]:
+    af: Any = importlib.import_module("aerospike_fluent")
+    db: Any = await af.connect(seed)
+    try:
+        before = rss_mb()
+        peak, n = before, 0
+        async for _ in db.namespace(NAMESPACE).set(set_name).query().stream():
+            n += 1
+            if n % SAMPLE_EVERY == 0:
+                peak = max(peak, rss_mb())
+        return n, before, max(peak, rss_mb())
+    finally:
+        await db.close()
+
+
+async def stream_sdk(seed: str, set_name: str) -> tuple[int, float, float]:
+    import aerospike_sdk as m
+
+    host, _, port = seed.rpartition(":")
+    cluster: Any = await m.ClusterDefinition(host, int(port)).connect()
+    try:
+        session = cluster.create_session(m.Behavior.DEFAULT)
+        before = rss_mb()
+        peak, n = before, 0
+        async for _ in await session.query(m.DataSet.of(NAMESPACE, set_name)).execute():
+            n += 1
+            if n % SAMPLE_EVERY == 0:
+                peak = max(peak, rss_mb())
+        return n, before, max(peak, rss_mb())
+    finally:
+        await cluster.close()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--host", required=True)
+    p.add_argument("--set", required=True)
+    p.add_argument("--client", choices=["ours", "sdk"], default="ours")
+    a = p.parse_args()
+    fn = stream_ours if a.client == "ours" else stream_sdk
+    start = time.perf_counter()
+    try:
+        n, before, peak = asyncio.run(fn(a.host, a.set))
+    except Exception as e:
+        print(json.dumps({"ok": False, "error": f"{type(e).__name__}: {e}"[:300]}))
+        return
+    hwm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out = {
+        "ok": True,
+        "client": a.client,
+        "records": n,
+        "seconds": round(time.perf_counter() - start, 2),
+        "rss_before_mb": round(before, 1),
+        "rss_peak_mb": round(max(peak, hwm), 1),
+        "growth_mb": round(max(peak, hwm) - before, 1),
+    }
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

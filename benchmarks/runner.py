@@ -1,0 +1,191 @@
+"""Timing loops: warmup, rounds interleaved across clients, GC off while timing."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from time import perf_counter_ns
+from typing import Any
+
+from benchmarks.adapters import AsyncClient, Client, RustCeiling, SyncClient
+from benchmarks.stats import Result, Round, median_of, summarize
+from benchmarks.workloads import Workload
+
+ROUND_TIMEOUT_S = 300.0
+
+
+def applies(client: Client, w: Workload) -> bool:
+    """Sequential workloads run everywhere; gather runs async clients; threads run sync ones.
+
+    The Rust ceiling runs all three (threads = that many commands in flight on Tokio).
+    """
+    if w.mode == "seq" or isinstance(client, RustCeiling):
+        return True
+    return (w.mode == "async") == isinstance(client, AsyncClient)
+
+
+def _counts(w: Workload) -> bool:
+    return w.op in ("batch", "scan", "query")
+
+
+def _sync_fn(c: SyncClient, w: Workload) -> Callable[[int], Any]:
+    if w.op == "batch":
+        return lambda i: c.batch(i, w.size)
+    if w.op == "scan":
+        return lambda _i: c.scan()
+    if w.op == "query":
+        return lambda _i: c.query(w.low, w.high)
+    fn: Callable[[int], Any] = getattr(c, w.op)
+    return fn
+
+
+def _async_fn(c: AsyncClient, w: Workload) -> Callable[[int], Awaitable[Any]]:
+    if w.op == "batch":
+        return lambda i: c.batch(i, w.size)
+    if w.op == "scan":
+        return lambda _i: c.scan()
+    if w.op == "query":
+        return lambda _i: c.query(w.low, w.high)
+    fn: Callable[[int], Awaitable[Any]] = getattr(c, w.op)
+    return fn
+
+
+def _seq_sync(fn: Callable[[int], Any], ops: int, counts: bool) -> Round:
+    lat = [0] * ops
+    records = 0
+    start = perf_counter_ns()
+    for i in range(ops):
+        t = perf_counter_ns()
+        r = fn(i)
+        lat[i] = perf_counter_ns() - t
+        if counts:
+            records += r
+    return summarize(lat, perf_counter_ns() - start, records)
+
+
+async def _seq_async(fn: Callable[[int], Awaitable[Any]], ops: int, counts: bool) -> Round:
+    lat = [0] * ops
+    records = 0
+    start = perf_counter_ns()
+    for i in range(ops):
+        t = perf_counter_ns()
+        r = await fn(i)
+        lat[i] = perf_counter_ns() - t
+        if counts:
+            records += r
+    return summarize(lat, perf_counter_ns() - start, records)
+
+
+async def _gather(fn: Callable[[int], Awaitable[Any]], ops: int, concurrency: int) -> Round:
+    sem = asyncio.Semaphore(concurrency)
+    lat = [0] * ops
+
+    async def one(i: int) -> None:
+        async with sem:
+            t = perf_counter_ns()
+            await fn(i)
+            lat[i] = perf_counter_ns() - t
+
+    start = perf_counter_ns()
+    await asyncio.gather(*(one(i) for i in range(ops)))
+    return summarize(lat, perf_counter_ns() - start, 0)
+
+
+@dataclass
+class Threads:
+    """A pre-started pool so thread start-up is not timed."""
+
+    n: int
+    pool: ThreadPoolExecutor = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.pool = ThreadPoolExecutor(self.n, thread_name_prefix="bench")
+        barrier = threading.Barrier(self.n)
+        for f in [self.pool.submit(barrier.wait) for _ in range(self.n)]:
+            f.result()
+
+    def run(self, fn: Callable[[int], Any], ops: int) -> Round:
+        lat = [0] * ops
+
+        def worker(k: int) -> None:
+            for i in range(k, ops, self.n):
+                t = perf_counter_ns()
+                fn(i)
+                lat[i] = perf_counter_ns() - t
+
+        start = perf_counter_ns()
+        for f in [self.pool.submit(worker, k) for k in range(self.n)]:
+            f.result()
+        return summarize(lat, perf_counter_ns() - start, 0)
+
+
+class Runner:
+    """Runs one workload across clients, round by round, on one asyncio loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, threads: Threads) -> None:
+        self.loop = loop
+        self.threads = threads
+
+    def one_round(self, c: Client, w: Workload, ops: int) -> Round:
+        counts = _counts(w)
+        if isinstance(c, RustCeiling):
+            r = c.run(w.op, ops, w.concurrency, w.size, w.low, w.high)
+            return Round(
+                r["ops"], r["records"], r["elapsed_ns"], r["mean_ns"], r["p50_ns"], r["p99_ns"]
+            )
+        if isinstance(c, SyncClient):
+            fn = _sync_fn(c, w)
+            if w.mode == "threads":
+                return self.threads.run(fn, ops)
+            return _seq_sync(fn, ops, counts)
+        afn = _async_fn(c, w)
+        coro = (
+            _gather(afn, ops, w.concurrency) if w.mode == "async" else _seq_async(afn, ops, counts)
+        )
+        return self.loop.run_until_complete(asyncio.wait_for(coro, ROUND_TIMEOUT_S))
+
+    def timed_round(self, c: Client, w: Workload, ops: int) -> Round:
+        gc.collect()
+        gc.disable()
+        try:
+            return self.one_round(c, w, ops)
+        finally:
+            gc.enable()
+
+    def run(
+        self,
+        clients: list[tuple[str, Client]],
+        w: Workload,
+        rounds: int,
+        warmup_fraction: float,
+        log: Callable[[str], None],
+    ) -> dict[str, Result | str]:
+        """Median results per client id, or the error text for clients that failed."""
+        live = [(cid, c) for cid, c in clients if applies(c, w)]
+        out: dict[str, Result | str] = {}
+        samples: dict[str, list[Round]] = {cid: [] for cid, _ in live}
+        warm_ops = max(1, int(w.ops * warmup_fraction))
+        for cid, c in live:
+            try:
+                self.timed_round(c, w, warm_ops)
+            except Exception as e:
+                out[cid] = f"{type(e).__name__}: {e}".strip()[:300]
+                log(f"    {cid}: {out[cid]}")
+        for r in range(rounds):
+            order = live[r % len(live) :] + live[: r % len(live)] if live else []
+            for cid, c in order:
+                if cid in out:
+                    continue
+                try:
+                    samples[cid].append(self.timed_round(c, w, w.ops))
+                except Exception as e:
+                    out[cid] = f"{type(e).__name__}: {e}".strip()[:300]
+                    log(f"    {cid}: {out[cid]}")
+        for cid, rs in samples.items():
+            if cid not in out and rs:
+                out[cid] = median_of(rs)
+        return out

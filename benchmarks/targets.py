@@ -1,0 +1,65 @@
+"""Ratios behind each figure, and the targets of issue 6 checked against one run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.stats import Result
+from benchmarks.workloads import Workload
+
+C, RUST = "c", "rust"
+
+
+def speed(w: Workload, r: Result) -> float:
+    """Higher is faster: records/s for scans, ops/s for concurrent runs, 1/latency otherwise."""
+    if w.op == "scan":
+        return r.records_per_s
+    if w.throughput:
+        return r.ops_per_s
+    return 1e6 / r.mean_us if r.mean_us else 0.0
+
+
+def ratio(w: Workload, results: dict[str, Result | str], cid: str, ref: str) -> float | None:
+    """How many times faster ``cid`` is than ``ref`` here (None if either is missing)."""
+    a, b = results.get(cid), results.get(ref)
+    if not isinstance(a, Result) or not isinstance(b, Result):
+        return None
+    sa, sb = speed(w, a), speed(w, b)
+    return sa / sb if sb else None
+
+
+def check(
+    workloads: list[Workload], table: dict[str, dict[str, Result | str]], memory: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Each target: what it asks, the measured ratio (time ratio where the target is a time)."""
+    by_name = {w.name: w for w in workloads}
+    out: list[dict[str, Any]] = []
+
+    def add(text: str, wname: str, cid: str, ref: str, limit: float, time_ratio: bool) -> None:
+        w = by_name.get(wname)
+        r = ratio(w, table.get(wname, {}), cid, ref) if w else None
+        measured = None if r is None else (1 / r if time_ratio else r)
+        ok = None if measured is None else (measured <= limit if time_ratio else measured >= limit)
+        out.append({"target": text, "measured": measured, "limit": limit, "ok": ok})
+
+    for wname in ("put", "get"):
+        add(f"sync {wname} latency <= 0.95x C client", wname, "ours-sync", C, 0.95, True)
+    for wname in ("c50_get", "c50_put"):
+        add(f"{wname}: native path >= 1.5x sdk fast", wname, "ours-native", "sdk-async", 1.5, False)
+        add(f"{wname}: builder path >= 1.3x sdk fast", wname, "ours-async", "sdk-async", 1.3, False)
+    add("batch1000 time <= 0.8x C client (sync)", "batch1000", "ours-sync", C, 0.8, True)
+    add("batch1000 time <= 0.8x C client (async)", "batch1000", "ours-async", C, 0.8, True)
+    for wname in ("put", "get", "exists", "operate"):
+        for cid in ("ours-async", "ours-sync"):
+            add(f"{wname}: {cid} time <= 1.25x raw Rust", wname, cid, RUST, 1.25, True)
+    if memory:
+        growth = memory.get("growth_mb")
+        out.append(
+            {
+                "target": f"{memory.get('records', '?')}-record async-for scan: RSS growth < 64 MB",
+                "measured": growth,
+                "limit": 64,
+                "ok": None if growth is None else growth < 64,
+            }
+        )
+    return out
