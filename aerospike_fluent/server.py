@@ -1,0 +1,153 @@
+"""The embedded in-memory Aerospike-compatible server, for tests, notebooks and examples.
+
+Run it in the foreground with ``python -m aerospike_fluent.server [--host H] [--port 3000]
+[--namespace test ...]``, or in-process::
+
+    with EmbeddedServer() as server:
+        async with af.connect(server.seeds) as db: ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Self
+
+from aerospike_fluent import _native
+
+DEFAULT_NAMESPACES = ("test", "bar")
+
+
+class EmbeddedServer:
+    """An in-process server (started on construction; ``port=0`` picks a free port).
+
+    Data lives in memory and is lost when the server stops. Usable as a sync or async context
+    manager; both stop it on exit.
+    """
+
+    __slots__ = ("_server",)
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        namespaces: Sequence[str] = DEFAULT_NAMESPACES,
+    ) -> None:
+        self._server = _native.EmbeddedServer(host, port, tuple(namespaces))
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else "stopped"
+        return f"<EmbeddedServer {self.seeds} {state}>"
+
+    @property
+    def host(self) -> str:
+        """The listening host."""
+        return self._server.host
+
+    @property
+    def port(self) -> int:
+        """The listening port."""
+        return self._server.port
+
+    @property
+    def seeds(self) -> str:
+        """``"host:port"``, ready for :func:`aerospike_fluent.connect`."""
+        return f"{self.host}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        """Whether it is accepting connections."""
+        return self._server.running
+
+    def stop(self) -> None:
+        """Stop and close every connection; idempotent."""
+        self._server.stop()
+
+    def restart(self) -> None:
+        """Stop and start again on the same port, keeping the data."""
+        self._server.restart()
+
+    def stats(self) -> dict[str, int]:
+        """Return request counters by kind (``read``, ``write``, ``operate``, ``batch``...)."""
+        return self._server.stats()
+
+    def reset_stats(self) -> None:
+        """Zero the counters."""
+        self._server.reset_stats()
+
+    def fault_delay(self, millis: int, count: int | None = None) -> None:
+        """Delay the next ``count`` replies (every reply while None) by ``millis``."""
+        self._server.fault_delay(millis, count)
+
+    def fault_drop(self, after: int) -> None:
+        """Drop the connection of a request once ``after`` more requests have been served."""
+        self._server.fault_drop(after)
+
+    def fault_fail(self, result_code: int, count: int) -> None:
+        """Answer the next ``count`` record requests with ``result_code``."""
+        self._server.fault_fail(result_code, count)
+
+    def fault_pause_accept(self, paused: bool) -> None:
+        """Stop (or resume) accepting new connections."""
+        self._server.fault_pause_accept(paused)
+
+    def clear_faults(self) -> None:
+        """Remove every injected fault."""
+        self._server.clear_faults()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the server in the foreground until Ctrl-C."""
+    parser = argparse.ArgumentParser(
+        prog="python -m aerospike_fluent.server",
+        description="In-memory Aerospike-compatible server (data is lost when it stops).",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=3000)
+    parser.add_argument(
+        "--namespace",
+        action="append",
+        dest="namespaces",
+        help="namespace to serve (repeatable; default: test, bar)",
+    )
+    args = parser.parse_args(argv)
+    server = EmbeddedServer(args.host, args.port, args.namespaces or DEFAULT_NAMESPACES)
+    print(f"aerospike_fluent embedded server listening on {server.seeds}", flush=True)
+    print(f"namespaces: {', '.join(args.namespaces or DEFAULT_NAMESPACES)}; Ctrl-C to stop")
+    try:
+        while server.running:
+            time.sleep(0.2)
+    except KeyboardInterrupt:
+        print("stopping", flush=True)
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
