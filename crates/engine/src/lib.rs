@@ -8,8 +8,10 @@ use bytes::Bytes;
 
 pub mod cdt;
 pub mod exp;
+pub mod pack;
 pub mod result;
 pub mod udf;
+pub mod value;
 
 /// Wire particle types (see the `aerospike` crate's `particle_type.rs`).
 pub mod particle_type {
