@@ -1,0 +1,66 @@
+"""List and map operations with nested contexts, in operate and batch."""
+
+from __future__ import annotations
+
+import pytest
+
+import aerospike_fluent as af
+from aerospike_fluent import F, MapOrder, Return
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_list_and_map_in_one_operate(db: af.AsyncClient, set_name: str) -> None:
+    k = db.namespace("test").set(set_name).key("u1")
+    await k.put({"tags": ["a", "b"], "prefs": {}})
+    rec = await (
+        k.bin("prefs")
+        .map.put("theme", "dark")
+        .bin("tags")
+        .list.append("x")
+        .bin("tags")
+        .list.size()
+        .execute()
+    )
+    assert rec is not None
+    got = await k.get()
+    assert got is not None
+    assert got["tags"] == ["a", "b", "x"] and got["prefs"] == {"theme": "dark"}
+
+
+async def test_nested_contexts(db: af.AsyncClient, set_name: str) -> None:
+    k = db.namespace("test").set(set_name).key("doc")
+    await k.put({"doc": {"a": [{"k": 1}], "b": {}}})
+    await (
+        k.bin("doc")
+        .map.at_key("a")
+        .list.at_index(0)
+        .map.put("k2", 2)
+        .bin("doc")
+        .map.at_key_create("c", MapOrder.KEY_ORDERED)
+        .map.put("z", 1)
+        .execute()
+    )
+    rec = await k.bin("doc").map.at_key("a").list.get(0).execute()
+    assert rec is not None and rec["doc"] == {"k": 1, "k2": 2}
+    full = await k.get()
+    assert full is not None and full["doc"]["c"] == {"z": 1}
+
+
+async def test_list_selectors_and_return_types(db: af.AsyncClient, set_name: str) -> None:
+    k = db.namespace("test").set(set_name).key("l")
+    await k.put({"l": [5, 1, 4, 1]})
+    rec = await k.bin("l").list.get_by_value(1, Return.COUNT).execute()
+    assert rec is not None and rec["l"] == 2
+    rec = await k.bin("l").list.remove_by_value(1).bin("l").list.sort().execute()
+    got = await k.get()
+    assert got is not None and got["l"] == [4, 5]
+
+
+async def test_cdt_in_batch_and_expressions(db: af.AsyncClient, set_name: str) -> None:
+    s = db.namespace("test").set(set_name)
+    await s.keys(["a", "b"]).put({"tags": ["x"]})
+    res = await s.keys(["a", "b"]).bin("tags").list.append("y").execute()
+    assert res.ok
+    n = await s.query().where(F.list_bin("tags").list.size() == 2).count()
+    assert n == 2

@@ -1,0 +1,60 @@
+"""A chain is one request: counted at the embedded server."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import aerospike_fluent as af
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(
+        bool(os.environ.get("AEROSPIKE_HOST")), reason="counts requests at the embedded server"
+    ),
+]
+
+
+def _delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    kinds = ("read", "write", "operate", "batch", "scan", "query", "udf")
+    return {
+        k: after.get(k, 0) - before.get(k, 0) for k in kinds if after.get(k, 0) != before.get(k, 0)
+    }
+
+
+async def test_five_op_chain_is_one_operate_and_1000_keys_one_batch() -> None:
+    async with af.connect("embedded://") as db:
+        server = db.embedded_server
+        assert server is not None
+        users = db.namespace("test").set("counted")
+        await users.key("u1").put({"age": 1, "log": "", "tags": []})
+
+        before = server.stats()
+        await (
+            users.key("u1")
+            .add("age", 1)
+            .append("log", "x")
+            .prepend("log", ">")
+            .bin("tags")
+            .list.append("t")
+            .read("age")
+            .execute()
+        )
+        assert _delta(before, server.stats()) == {"operate": 1}
+
+        before = server.stats()
+        result = await users.keys(range(1000)).add("n", 1).read("n").execute()
+        assert result.ok and len(result) == 1000
+        assert _delta(before, server.stats()) == {"batch": 1}
+
+        before = server.stats()
+        got = await users.keys(range(1000)).get()
+        assert len(got) == 1000
+        assert _delta(before, server.stats()) == {"batch": 1}
+
+
+async def test_info_and_embedded_connect(db: af.AsyncClient) -> None:
+    info = await db.info("build")
+    assert "build" in info
+    assert db.is_connected
