@@ -84,6 +84,17 @@ class AsyncExecutor(Executor[Async]):
         """Return a coroutine running ``program``."""
         return self._drive(program)
 
+    def call(self, call: Call) -> Any:
+        """Return a coroutine running one call (the common case, without a generator)."""
+        return self._call(call)
+
+    async def _call(self, call: Call) -> Any:
+        from aerospike_fluent import _bridge
+
+        target = self._native if call.target is None else call.target
+        result = await _bridge.wait(_starter(getattr(target, call.method), call.args))
+        return call.finish(result) if call.finish is not None else result
+
     async def _drive(self, program: Program[T]) -> T:
         from aerospike_fluent import _bridge
 
@@ -112,6 +123,12 @@ class SyncExecutor(Executor[Sync]):
     """Calls the blocking twin of each step on the calling thread."""
 
     __slots__ = ()
+
+    def call(self, call: Call) -> Any:
+        """Run one call on the calling thread."""
+        target = self._native if call.target is None else call.target
+        result = getattr(target, call.method + "_blocking")(*call.args)
+        return call.finish(result) if call.finish is not None else result
 
     def run(self, program: Program[T]) -> T:
         """Run ``program`` to completion and return its value."""

@@ -98,7 +98,7 @@ class Query(Frozen, Generic[M]):
 
     def chunk_size(self, n: int) -> Query[M]:
         """Return records per native chunk (the unit of backpressure)."""
-        return self._evolve(_chunk=_validate.integer("chunk size", n, 1, 1 << 20))
+        return self._evolve(_chunk=_validate.integer("chunk size", n, 1, 100_000))
 
     def partitions(self, begin: int, count: int = 1) -> Query[M]:
         """Only partitions ``[begin, begin + count)`` of the 4096."""
