@@ -87,7 +87,7 @@ def to_markdown(doc: dict[str, Any], names: dict[str, str]) -> str:
         for cid, r in w["results"].items():
             name = names.get(cid, cid)
             if "error" in r:
-                lines.append(f"| {name} | error: {r['error'][:120]} ||||||")
+                lines.append(f"| {name} | error: {r['error'][:120]} | | | | | |")
                 continue
             rv = r["records_per_s"] if w["op"] == "scan" else r["ops_per_s"]
             lines.append(

@@ -16,10 +16,6 @@ def _import() -> Any:
         raise Skip(f"aerospike_fluent not importable: {e}") from e
 
 
-def _ael(low: int, high: int) -> str:
-    return f"$.g >= {low} and $.g <= {high}"
-
-
 class FluentSync(SyncClient):
     name = "this SDK sync"
     package = "aerospike_fluent"
@@ -50,14 +46,14 @@ class FluentSync(SyncClient):
         return self.s.key(self.t.user_key(i)).add("n", 1).add("t", 1).read("i").execute()
 
     def batch(self, i: int, size: int) -> int:
-        recs = self.s.keys(self.t.window(i, size)).get()
-        return sum(1 for r in recs if r is not None)
+        rows = self.s.keys(self.t.window(i, size)).get()
+        return sum(1 for r in rows if r.record is not None)
 
     def scan(self) -> int:
         return sum(1 for _ in self.scan_s.query().stream())
 
     def query(self, low: int, high: int) -> int:
-        return sum(1 for _ in self.scan_s.query().where(_ael(low, high)).stream())
+        return sum(1 for _ in self.scan_s.query().where_index("g").between(low, high).stream())
 
 
 class FluentAsync(AsyncClient):
@@ -72,7 +68,7 @@ class FluentAsync(AsyncClient):
         self.scan_s: Any = ns.set(self.t.scan_set)
 
     async def close(self) -> None:
-        await self.db.close()
+        self.db.close()
 
     async def put(self, i: int) -> None:
         await self.s.key(self.t.user_key(i)).put(self.t.record(i))
@@ -87,8 +83,8 @@ class FluentAsync(AsyncClient):
         return await self.s.key(self.t.user_key(i)).add("n", 1).add("t", 1).read("i").execute()
 
     async def batch(self, i: int, size: int) -> int:
-        recs = await self.s.keys(self.t.window(i, size)).get()
-        return sum(1 for r in recs if r is not None)
+        rows = await self.s.keys(self.t.window(i, size)).get()
+        return sum(1 for r in rows if r.record is not None)
 
     async def scan(self) -> int:
         n = 0
@@ -98,7 +94,7 @@ class FluentAsync(AsyncClient):
 
     async def query(self, low: int, high: int) -> int:
         n = 0
-        async for _ in self.scan_s.query().where(_ael(low, high)).stream():
+        async for _ in self.scan_s.query().where_index("g").between(low, high).stream():
             n += 1
         return n
 

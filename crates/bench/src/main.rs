@@ -103,8 +103,10 @@ async fn command(ctx: &Ctx, line: &str) -> Result<String, String> {
 }
 
 async fn serve(args: Args) -> Result<(), String> {
-    let mut policy = ClientPolicy::default();
-    policy.min_conns_per_node = args.conns;
+    let policy = ClientPolicy {
+        min_conns_per_node: args.conns,
+        ..ClientPolicy::default()
+    };
     let client = Client::new(&policy, &args.host)
         .await
         .map_err(|e| format!("connect {}: {e}", args.host))?;
