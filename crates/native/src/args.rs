@@ -55,16 +55,6 @@ impl<'a, 'py> Args<'a, 'py> {
         }
     }
 
-    /// Require between `lo` and `hi` arguments after the name.
-    pub fn arity_range(&self, lo: usize, hi: usize) -> PyResult<()> {
-        let n = self.t.len().saturating_sub(1);
-        if (lo..=hi).contains(&n) {
-            Ok(())
-        } else {
-            Err(self.err(format!("expected {lo}..{hi} arguments, got {n}")))
-        }
-    }
-
     /// Item `i` (1 = first argument).
     pub fn item(&self, i: usize) -> PyResult<Bound<'py, PyAny>> {
         self.t

@@ -1,0 +1,83 @@
+"""Await a native operation under asyncio or trio.
+
+The native side starts the operation on its Tokio runtime and later calls ``done(result, error)``
+from a native thread while holding the GIL. ``done`` hops back onto the caller's event loop:
+``loop.call_soon_threadsafe`` for asyncio, ``TrioToken.run_sync_soon`` for trio. Cancelling the
+awaiting task calls :meth:`Pending.cancel`, which aborts the native task. No event-loop policy is
+installed or changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import sniffio
+
+from aerospike_fluent._native import Pending
+
+Done = Callable[[Any, BaseException | None], None]
+Start = Callable[[Done], Pending]
+
+_get_running_loop = asyncio._get_running_loop
+_sniffio_local = sniffio.thread_local
+_sniffio_cvar = sniffio.current_async_library_cvar
+
+
+def _settle(fut: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    """Runs on the loop thread: complete the future unless its awaiter was cancelled."""
+    if fut.done():
+        return
+    if error is None:
+        fut.set_result(result)
+    else:
+        fut.set_exception(error)
+
+
+async def _wait_asyncio(loop: asyncio.AbstractEventLoop, start: Start) -> Any:
+    fut = loop.create_future()
+    # partial of C callables: no Python frame runs on the native thread.
+    pending = start(partial(loop.call_soon_threadsafe, _settle, fut))
+    try:
+        return await fut
+    except asyncio.CancelledError:
+        pending.cancel()
+        raise
+
+
+async def _wait_trio(start: Start) -> Any:
+    import outcome
+    import trio
+
+    task = trio.lowlevel.current_task()
+    token = trio.lowlevel.current_trio_token()
+
+    def wake(result: Any, error: BaseException | None) -> None:
+        value = outcome.Value(result) if error is None else outcome.Error(error)
+        trio.lowlevel.reschedule(task, value)
+
+    pending = start(partial(token.run_sync_soon, wake))
+
+    def abort(_: Any) -> trio.lowlevel.Abort:
+        # Succeeded: ``done`` will never run. Failed: it is already on its way and will
+        # reschedule the task with the operation's outcome.
+        return trio.lowlevel.Abort.SUCCEEDED if pending.cancel() else trio.lowlevel.Abort.FAILED
+
+    return await trio.lowlevel.wait_task_rescheduled(abort)
+
+
+async def wait(start: Start) -> Any:
+    """Start a native operation with a ``done`` callback and await its result."""
+    library = _sniffio_local.name or _sniffio_cvar.get()
+    if library is None:
+        loop = _get_running_loop()
+        if loop is not None:
+            return await _wait_asyncio(loop, start)
+        library = sniffio.current_async_library()
+    if library == "trio":
+        return await _wait_trio(start)
+    if library == "asyncio":
+        return await _wait_asyncio(asyncio.get_running_loop(), start)
+    raise RuntimeError(f"unsupported async library {library!r} (use asyncio or trio)")

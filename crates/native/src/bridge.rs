@@ -1,0 +1,237 @@
+//! Completion bridge: run one future either on the runtime with a `done(result, error)`
+//! callback (returning a cancellable `Pending`), or blocking on the calling thread.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::thread::ThreadId;
+use std::time::Duration;
+
+use aerospike::Key;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use tokio::runtime::Handle;
+use tokio::task::AbortHandle;
+
+use crate::errors::{self, ClientClosedError, ClientError};
+use crate::values::from_key;
+
+/// Why an operation failed (converted to a Python exception under the GIL).
+pub enum Failure {
+    /// An error from the aerospike crate, with the key involved when there is one.
+    Native(aerospike::Error, Option<Box<Key>>),
+    /// A ready Python exception.
+    Py(PyErr),
+}
+
+impl Failure {
+    /// Wrap a crate error about `key`.
+    pub fn keyed(key: &Key) -> impl FnOnce(aerospike::Error) -> Failure + '_ {
+        move |e| Failure::Native(e, Some(Box::new(key.clone())))
+    }
+
+    fn into_pyerr(self, py: Python<'_>) -> PyErr {
+        match self {
+            Failure::Native(e, key) => {
+                let k = key
+                    .and_then(|k| from_key(py, &k).ok())
+                    .map(|t| t.into_any());
+                errors::to_py(py, &e, k)
+            }
+            Failure::Py(e) => e,
+        }
+    }
+}
+
+impl From<aerospike::Error> for Failure {
+    fn from(e: aerospike::Error) -> Self {
+        Failure::Native(e, None)
+    }
+}
+
+impl From<PyErr> for Failure {
+    fn from(e: PyErr) -> Self {
+        Failure::Py(e)
+    }
+}
+
+/// Result of a native operation.
+pub type OpResult<T> = Result<T, Failure>;
+
+/// A native result that becomes a Python object under the GIL.
+pub trait IntoPy: Send + 'static {
+    /// Convert.
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
+}
+
+impl IntoPy for () {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(py.None())
+    }
+}
+
+impl IntoPy for bool {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(pyo3::types::PyBool::new(py, self)
+            .to_owned()
+            .into_any()
+            .unbind())
+    }
+}
+
+const RUNNING: u8 = 0;
+const CANCELLED: u8 = 1;
+const COMPLETED: u8 = 2;
+
+/// Handle of an operation started with a `done` callback.
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+pub struct Pending {
+    state: Arc<AtomicU8>,
+    abort: AbortHandle,
+}
+
+#[pymethods]
+impl Pending {
+    /// Abort the native task; `done` is then never called. True if it was still running.
+    fn cancel(&self) -> bool {
+        let won = self
+            .state
+            .compare_exchange(RUNNING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if won {
+            self.abort.abort();
+        }
+        won
+    }
+
+    fn __repr__(&self) -> &'static str {
+        match self.state.load(Ordering::Acquire) {
+            RUNNING => "<Pending running>",
+            CANCELLED => "<Pending cancelled>",
+            _ => "<Pending done>",
+        }
+    }
+}
+
+/// Spawn `fut` on the runtime; call `done(result, error)` under the GIL when it finishes.
+pub fn start<F, T>(handle: &Handle, done: Py<PyAny>, fut: F) -> Pending
+where
+    F: Future<Output = OpResult<T>> + Send + 'static,
+    T: IntoPy,
+{
+    let state = Arc::new(AtomicU8::new(RUNNING));
+    let st = state.clone();
+    let task = handle.spawn(async move {
+        let out = fut.await;
+        if st
+            .compare_exchange(RUNNING, COMPLETED, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return; // cancelled: done is never called
+        }
+        Python::attach(|py| deliver(py, &done, out));
+    });
+    Pending {
+        state,
+        abort: task.abort_handle(),
+    }
+}
+
+fn deliver<T: IntoPy>(py: Python<'_>, done: &Py<PyAny>, out: OpResult<T>) {
+    let args = match out
+        .map_err(|f| f.into_pyerr(py))
+        .and_then(|v| v.into_py(py))
+    {
+        Ok(v) => (v, py.None()),
+        Err(e) => (py.None(), e.into_value(py).into_any()),
+    };
+    if let Err(e) = done.call1(py, args) {
+        e.write_unraisable(py, Some(done.bind(py)));
+    }
+}
+
+struct Probes {
+    running_loop: Py<PyAny>,
+    sniffio_local: Option<Py<PyAny>>,
+    main_thread: Option<ThreadId>,
+}
+
+static PROBES: PyOnceLock<Probes> = PyOnceLock::new();
+
+fn probes(py: Python<'_>) -> PyResult<&Probes> {
+    PROBES.get_or_try_init(py, || {
+        let threading = py.import("threading")?;
+        let is_main = threading
+            .call_method0("current_thread")?
+            .is(&threading.call_method0("main_thread")?);
+        Ok(Probes {
+            running_loop: py.import("asyncio")?.getattr("_get_running_loop")?.unbind(),
+            sniffio_local: py
+                .import("sniffio")
+                .and_then(|m| m.getattr("thread_local"))
+                .ok()
+                .map(Bound::unbind),
+            main_thread: is_main.then(|| std::thread::current().id()),
+        })
+    })
+}
+
+/// Record the main thread (call at import, which normally runs on it).
+pub fn init(py: Python<'_>) -> PyResult<()> {
+    probes(py).map(|_| ())
+}
+
+fn refuse_in_event_loop(py: Python<'_>, p: &Probes) -> PyResult<()> {
+    if Handle::try_current().is_ok() {
+        return Err(ClientError::new_err(
+            "blocking call on a Tokio runtime thread; use the async API",
+        ));
+    }
+    let asyncio = !p.running_loop.call0(py)?.is_none(py);
+    let other = match &p.sniffio_local {
+        Some(l) => !l.bind(py).getattr("name")?.is_none(),
+        None => false,
+    };
+    if asyncio || other {
+        return Err(ClientError::new_err(
+            "blocking call from inside a running event loop; await the async API instead",
+        ));
+    }
+    Ok(())
+}
+
+/// Run `fut` on the calling thread with the GIL released; Ctrl-C is honoured every 100 ms
+/// on the main thread.
+pub fn block<F, T>(py: Python<'_>, handle: &Handle, fut: F) -> PyResult<Py<PyAny>>
+where
+    F: Future<Output = OpResult<T>> + Send,
+    T: IntoPy,
+{
+    let p = probes(py)?;
+    refuse_in_event_loop(py, p)?;
+    let on_main = p.main_thread == Some(std::thread::current().id());
+    let out = if on_main {
+        py.detach(|| {
+            handle.block_on(async {
+                tokio::pin!(fut);
+                loop {
+                    tokio::select! {
+                        biased;
+                        r = &mut fut => return r,
+                        () = tokio::time::sleep(Duration::from_millis(100)) => {
+                            Python::attach(|py| py.check_signals())?;
+                        }
+                    }
+                }
+            })
+        })
+    } else {
+        py.detach(|| handle.block_on(fut))
+    };
+    out.map_err(|f| f.into_pyerr(py))?.into_py(py)
+}
+
+/// Error for a client used after `close()` (or created before `fork()`).
+pub fn closed(msg: &str) -> PyErr {
+    ClientClosedError::new_err(msg.to_owned())
+}

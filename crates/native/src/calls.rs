@@ -1,0 +1,270 @@
+//! One `async fn` per operation; `client.rs` exposes each twice (async and blocking).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use aerospike::{
+    BatchOperation, Bin, Bins, CollectionIndexType, IndexType, Key, Record as AsRecord, ResultCode,
+    Task, UdfLang, Value,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::batch::Row;
+use crate::bridge::{Failure, IntoPy, OpResult};
+use crate::client::Inner;
+use crate::errors::invalid_argument;
+use crate::ops::Ops;
+use crate::policy::Natives;
+use crate::record::{BatchRow, Record};
+use crate::values::from_value;
+
+/// How long index / UDF tasks may take to complete.
+const TASK_WAIT: Duration = Duration::from_secs(30);
+
+/// A record (or none) with the key it was read by.
+pub struct RecordOut(Option<AsRecord>, Key);
+
+impl IntoPy for RecordOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.0 {
+            Some(r) => Ok(Py::new(py, Record::from_native(py, &r, Some(&self.1))?)?.into_any()),
+            None => Ok(py.None()),
+        }
+    }
+}
+
+fn not_found(e: &aerospike::Error) -> bool {
+    e.server_result_code() == Some(ResultCode::KeyNotFoundError)
+}
+
+/// Read a record; `None` when it does not exist.
+pub async fn get(i: Arc<Inner>, p: Arc<Natives>, key: Key, bins: Bins) -> OpResult<RecordOut> {
+    match i.client.get(&p.read, &key, bins).await {
+        Ok(r) => Ok(RecordOut(Some(r), key)),
+        Err(e) if not_found(&e) => Ok(RecordOut(None, key)),
+        Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
+    }
+}
+
+/// Write bins.
+pub async fn put(i: Arc<Inner>, p: Arc<Natives>, key: Key, bins: Vec<Bin>) -> OpResult<()> {
+    i.client
+        .put(&p.write, &key, &bins)
+        .await
+        .map_err(Failure::keyed(&key))
+}
+
+/// Delete; true if the record existed.
+pub async fn delete(i: Arc<Inner>, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    i.client
+        .delete(&p.write, &key)
+        .await
+        .map_err(Failure::keyed(&key))
+}
+
+/// Whether the record exists.
+pub async fn exists(i: Arc<Inner>, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    i.client
+        .exists(&p.read, &key)
+        .await
+        .map_err(Failure::keyed(&key))
+}
+
+/// Reset the record's TTL.
+pub async fn touch(i: Arc<Inner>, p: Arc<Natives>, key: Key) -> OpResult<()> {
+    i.client
+        .touch(&p.write, &key)
+        .await
+        .map_err(Failure::keyed(&key))
+}
+
+/// Several ops on one record; `None` when a read-only op list finds no record.
+pub async fn operate(i: Arc<Inner>, p: Arc<Natives>, key: Key, ops: Ops) -> OpResult<RecordOut> {
+    match i.client.operate(&p.write, &key, &ops.ops).await {
+        Ok(r) => Ok(RecordOut(Some(r), key)),
+        Err(e) if ops.read_only && not_found(&e) => Ok(RecordOut(None, key)),
+        Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
+    }
+}
+
+/// Finished batch rows.
+pub struct BatchOut(Vec<BatchOperation>);
+
+impl IntoPy for BatchOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let out = PyList::empty(py);
+        for op in &self.0 {
+            out.append(Py::new(py, BatchRow::from_native(py, op)?)?)?;
+        }
+        Ok(out.into_any().unbind())
+    }
+}
+
+/// Reads, writes, deletes and UDF calls in one round trip; per-row outcomes.
+pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+    let has_write = rows.iter().any(|r| r.writes);
+    let mut ops: Vec<BatchOperation> = rows.into_iter().map(|r| r.op).collect();
+    let policy = if has_write { &p.batch_write } else { &p.batch };
+    match i.client.batch(policy, &mut ops).await {
+        Ok(()) => Ok(BatchOut(ops)),
+        // node-level failures leave their rows with their own result codes
+        Err(e) if ops.iter().any(|o| o.result_code().is_some()) => {
+            let _ = e;
+            Ok(BatchOut(ops))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Info reply as a dict.
+pub struct InfoOut(Vec<(String, String)>);
+
+impl IntoPy for InfoOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let d = PyDict::new(py);
+        for (k, v) in self.0 {
+            d.set_item(k, v)?;
+        }
+        Ok(d.into_any().unbind())
+    }
+}
+
+/// Send an info command to one node (or any node).
+pub async fn info(i: Arc<Inner>, command: String, node: Option<String>) -> OpResult<InfoOut> {
+    let cmds: Vec<&str> = command.split('\n').filter(|c| !c.is_empty()).collect();
+    let map = match node {
+        Some(n) => i.client.get_node(&n)?.info(&i.admin, &cmds).await?,
+        None => i.client.info(&i.admin, &cmds).await?,
+    };
+    Ok(InfoOut(map.into_iter().collect()))
+}
+
+/// Remove a set's (or namespace's) records.
+pub async fn truncate(i: Arc<Inner>, ns: String, set: String, before_ns: i64) -> OpResult<()> {
+    Ok(i.client.truncate(&i.admin, &ns, &set, before_ns).await?)
+}
+
+/// A validated secondary-index definition.
+pub struct IndexSpec {
+    ns: String,
+    set: String,
+    bin: String,
+    name: String,
+    kind: IndexType,
+    collection: CollectionIndexType,
+}
+
+impl IndexSpec {
+    /// Validate names and types before anything is sent.
+    pub fn parse(
+        ns: String,
+        set: String,
+        bin: String,
+        name: String,
+        kind: &str,
+        collection: Option<&str>,
+    ) -> PyResult<Self> {
+        let kind = match kind.to_ascii_lowercase().as_str() {
+            "numeric" | "integer" | "int" => IndexType::Numeric,
+            "string" | "str" => IndexType::String,
+            "geo2dsphere" | "geo" => IndexType::Geo2DSphere,
+            "blob" | "bytes" => IndexType::Blob,
+            other => {
+                return Err(invalid_argument(format!(
+                    "index type {other:?}: use numeric, string, geo2dsphere or blob"
+                )))
+            }
+        };
+        let collection = match collection.map(str::to_ascii_lowercase).as_deref() {
+            None | Some("default") => CollectionIndexType::Default,
+            Some("list") => CollectionIndexType::List,
+            Some("mapkeys") => CollectionIndexType::MapKeys,
+            Some("mapvalues") => CollectionIndexType::MapValues,
+            Some(other) => {
+                return Err(invalid_argument(format!(
+                    "collection {other:?}: use list, mapkeys or mapvalues"
+                )))
+            }
+        };
+        Ok(IndexSpec {
+            ns,
+            set,
+            bin,
+            name,
+            kind,
+            collection,
+        })
+    }
+}
+
+/// Create a secondary index and wait until it is ready.
+pub async fn create_index(i: Arc<Inner>, s: IndexSpec) -> OpResult<()> {
+    let task = i
+        .client
+        .create_index_on_bin(
+            &i.admin,
+            &s.ns,
+            &s.set,
+            &s.bin,
+            &s.name,
+            s.kind,
+            s.collection,
+            None,
+        )
+        .await?;
+    task.wait_till_complete(Some(TASK_WAIT)).await?;
+    Ok(())
+}
+
+/// Drop a secondary index.
+pub async fn drop_index(i: Arc<Inner>, ns: String, set: String, name: String) -> OpResult<()> {
+    let task = i.client.drop_index(&i.admin, &ns, &set, &name).await?;
+    task.wait_till_complete(Some(TASK_WAIT)).await?;
+    Ok(())
+}
+
+/// Register a Lua module.
+pub async fn udf_register(i: Arc<Inner>, code: Vec<u8>, path: String) -> OpResult<()> {
+    let task = i
+        .client
+        .register_udf(&i.admin, &code, &path, UdfLang::Lua)
+        .await?;
+    task.wait_till_complete(Some(TASK_WAIT)).await?;
+    Ok(())
+}
+
+/// Remove a Lua module.
+pub async fn udf_remove(i: Arc<Inner>, path: String) -> OpResult<()> {
+    let task = i.client.remove_udf(&i.admin, &path).await?;
+    task.wait_till_complete(Some(TASK_WAIT)).await?;
+    Ok(())
+}
+
+/// A UDF's return value.
+pub struct ValueOut(Option<Value>);
+
+impl IntoPy for ValueOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.0 {
+            Some(v) => from_value(py, &v),
+            None => Ok(py.None()),
+        }
+    }
+}
+
+/// Call a record UDF.
+pub async fn udf_apply(
+    i: Arc<Inner>,
+    p: Arc<Natives>,
+    key: Key,
+    module: String,
+    function: String,
+    args: Vec<Value>,
+) -> OpResult<ValueOut> {
+    i.client
+        .execute_udf(&p.write, &key, &module, &function, &args)
+        .await
+        .map(ValueOut)
+        .map_err(Failure::keyed(&key))
+}

@@ -1,0 +1,680 @@
+//! `Client`: connection, and each operation exposed twice (async with `done`, `_blocking`).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use aerospike::policy::{AdminPolicy, AuthMode, ClientPolicy};
+use aerospike::{Bin, Bins, Host, Value};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyMapping, PyString};
+use tokio::runtime::Handle;
+
+use crate::bridge::{self, IntoPy, OpResult, Pending};
+use crate::calls;
+use crate::errors::invalid_argument;
+use crate::ops::to_ops;
+use crate::policy::{ClientConfig, Defaults, Natives, Policy};
+use crate::query::{self, QueryStream};
+use crate::runtime;
+use crate::tls;
+use crate::values::{to_key, to_value, Ctx};
+
+/// Shared state of a connected client.
+pub struct Inner {
+    /// The crate client (an Arc inside).
+    pub client: aerospike::Client,
+    handle: Handle,
+    defaults: Defaults,
+    natives: Arc<Natives>,
+    /// Admin (info/index/UDF) policy.
+    pub admin: AdminPolicy,
+    closed: AtomicBool,
+    generation: u64,
+}
+
+/// A connected cluster client.
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+fn parse_hosts(seeds: &str, tls_name: Option<&str>) -> PyResult<Vec<Host>> {
+    let mut hosts = Vec::new();
+    for part in seeds.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (host, port) = match part.rsplit_once(':') {
+            Some((h, p)) => (
+                h.trim_start_matches('[').trim_end_matches(']'),
+                p.parse::<u16>()
+                    .map_err(|_| invalid_argument(format!("bad port in seed {part:?}")))?,
+            ),
+            None => (part, 3000),
+        };
+        // "host:tls_name:port" is also accepted
+        let (host, inline_tls) = match host.split_once(':') {
+            Some((h, t)) if !h.contains(':') || !t.contains(':') => (h, Some(t)),
+            _ => (host, None),
+        };
+        hosts.push(match inline_tls.or(tls_name) {
+            Some(t) => Host::new_tls(host, t, port),
+            None => Host::new(host, port),
+        });
+    }
+    if hosts.is_empty() {
+        return Err(invalid_argument("seeds must name at least one host:port"));
+    }
+    Ok(hosts)
+}
+
+fn client_policy(cfg: &ClientConfig) -> PyResult<ClientPolicy> {
+    let mut p = ClientPolicy {
+        cluster_name: cfg.cluster_name.clone(),
+        connect_timeout: cfg.connect_timeout_ms,
+        timeout: cfg.connect_timeout_ms.max(1000),
+        max_conns_per_node: cfg.max_conns_per_node,
+        min_conns_per_node: cfg.min_conns_per_node,
+        tend_interval: cfg
+            .tend_interval_ms
+            .max(aerospike::policy::TEND_INTERVAL_MIN_MS),
+        ..ClientPolicy::default()
+    };
+    if let (Some(u), Some(pw)) = (&cfg.user, &cfg.password) {
+        p.set_auth_mode(AuthMode::Internal(u.clone(), pw.clone()));
+    }
+    if cfg.tls_ca_file.is_some() || cfg.tls_cert_file.is_some() || cfg.tls_name.is_some() {
+        p.tls_policy = Some(tls::policy(
+            cfg.tls_ca_file.as_deref(),
+            cfg.tls_cert_file.as_deref(),
+            cfg.tls_key_file.as_deref(),
+        )?);
+    }
+    Ok(p)
+}
+
+/// Connect (the one async fn behind `connect` and `connect_blocking`).
+async fn do_connect(
+    policy: ClientPolicy,
+    hosts: Vec<Host>,
+    defaults: Defaults,
+    handle: Handle,
+) -> OpResult<Client> {
+    let client = aerospike::Client::new(&policy, &hosts).await?;
+    let admin = AdminPolicy {
+        timeout: defaults.total_timeout.max(1000),
+    };
+    Ok(Client {
+        inner: Arc::new(Inner {
+            client,
+            handle,
+            natives: Arc::new(Natives::defaults(&defaults)),
+            defaults,
+            admin,
+            closed: AtomicBool::new(false),
+            generation: runtime::generation(),
+        }),
+    })
+}
+
+impl IntoPy for Client {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(Py::new(py, self)?.into_any())
+    }
+}
+
+fn prepare_connect(config: &ClientConfig) -> PyResult<(ClientPolicy, Vec<Host>, Defaults, Handle)> {
+    let policy = client_policy(config)?;
+    let hosts = parse_hosts(&config.seeds, config.tls_name.as_deref())?;
+    Ok((policy, hosts, config.defaults, runtime::handle()?))
+}
+
+/// Connect (async); `done` receives the `Client`.
+#[pyfunction]
+pub fn connect(done: Py<PyAny>, config: &Bound<'_, ClientConfig>) -> PyResult<Pending> {
+    let (policy, hosts, defaults, handle) = prepare_connect(config.get())?;
+    let h = handle.clone();
+    Ok(bridge::start(
+        &handle,
+        done,
+        do_connect(policy, hosts, defaults, h),
+    ))
+}
+
+/// Connect, blocking.
+#[pyfunction]
+pub fn connect_blocking(py: Python<'_>, config: &Bound<'_, ClientConfig>) -> PyResult<Py<PyAny>> {
+    let (policy, hosts, defaults, handle) = prepare_connect(config.get())?;
+    bridge::block(
+        py,
+        &handle,
+        do_connect(policy, hosts, defaults, handle.clone()),
+    )
+}
+
+/// Convert a bins mapping to `Bin`s (values converted before anything is sent).
+fn to_bins(bins: &Bound<'_, PyAny>) -> PyResult<Vec<Bin>> {
+    let mut out = Vec::new();
+    let mut push = |k: Bound<'_, PyAny>, v: Bound<'_, PyAny>| -> PyResult<()> {
+        let name = k.cast::<PyString>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "bin names must be str, not {}",
+                k.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ))
+        })?;
+        let name = name.to_str()?;
+        let value = to_value(&v, Ctx::bin(name))?;
+        out.push(Bin::new(name.to_owned(), value));
+        Ok(())
+    };
+    if let Ok(d) = bins.cast::<PyDict>() {
+        for (k, v) in d.iter() {
+            push(k, v)?;
+        }
+    } else {
+        let m = bins
+            .cast::<PyMapping>()
+            .map_err(|_| PyTypeError::new_err("bins must be a mapping of str to values"))?;
+        for item in m.items()?.iter() {
+            let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+            push(k, v)?;
+        }
+    }
+    Ok(out)
+}
+
+fn bins_selector(bins: Option<Vec<String>>, header_only: bool) -> Bins {
+    match (header_only, bins) {
+        (true, _) => Bins::None,
+        (false, None) => Bins::All,
+        (false, Some(b)) => Bins::Some(b),
+    }
+}
+
+fn udf_args(args: &Bound<'_, PyAny>) -> PyResult<Vec<Value>> {
+    match to_value(args, Ctx::bin("<udf args>"))? {
+        Value::List(l) => Ok(l),
+        _ => {
+            let mut out = Vec::new();
+            for a in args.try_iter()? {
+                out.push(to_value(&a?, Ctx::bin("<udf args>"))?);
+            }
+            Ok(out)
+        }
+    }
+}
+
+impl Client {
+    fn live(&self) -> PyResult<&Arc<Inner>> {
+        let i = &self.inner;
+        if i.closed.load(Ordering::Acquire) {
+            return Err(bridge::closed("the client is closed"));
+        }
+        if i.generation != runtime::generation() {
+            return Err(bridge::closed(
+                "this client was created before fork(); connect again in the child",
+            ));
+        }
+        Ok(i)
+    }
+
+    fn natives(&self, policy: Option<&Bound<'_, Policy>>) -> Arc<Natives> {
+        match policy {
+            Some(p) => p.get().natives(&self.inner.defaults),
+            None => self.inner.natives.clone(),
+        }
+    }
+
+    fn go<F, T>(&self, done: Py<PyAny>, fut: F) -> Pending
+    where
+        F: std::future::Future<Output = OpResult<T>> + Send + 'static,
+        T: IntoPy,
+    {
+        bridge::start(&self.inner.handle, done, fut)
+    }
+
+    fn wait<F, T>(&self, py: Python<'_>, fut: F) -> PyResult<Py<PyAny>>
+    where
+        F: std::future::Future<Output = OpResult<T>> + Send,
+        T: IntoPy,
+    {
+        bridge::block(py, &self.inner.handle, fut)
+    }
+}
+
+/// Expose `$name` (async, with `done`) and `$blocking` over one future-building closure.
+macro_rules! twin {
+    ($self:ident, $done:expr, $fut:expr) => {{
+        let fut = $fut;
+        Ok($self.go($done, fut))
+    }};
+    (blocking $self:ident, $py:ident, $fut:expr) => {{
+        let fut = $fut;
+        $self.wait($py, fut)
+    }};
+}
+
+#[pymethods]
+impl Client {
+    /// Whether the cluster is connected (and not closed).
+    #[getter]
+    fn is_connected(&self) -> bool {
+        !self.inner.closed.load(Ordering::Acquire)
+            && self.inner.generation == runtime::generation()
+            && self.inner.client.is_connected()
+    }
+
+    /// Close the cluster; in-flight operations fail with ClientClosedError.
+    fn close(&self) {
+        if self.inner.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        if self.inner.generation != runtime::generation() {
+            return; // its runtime is gone in this (forked) process
+        }
+        let c = self.inner.client.clone();
+        self.inner.handle.spawn(async move {
+            let _ = c.close().await;
+        });
+    }
+
+    /// Names of the cluster's nodes.
+    fn node_names(&self) -> PyResult<Vec<String>> {
+        Ok(self.live()?.client.node_names())
+    }
+
+    #[pyo3(signature = (done, key, bins, header_only, policy))]
+    fn get(
+        &self,
+        done: Py<PyAny>,
+        key: &Bound<'_, PyAny>,
+        bins: Option<Vec<String>>,
+        header_only: bool,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let (k, sel, p) = (
+            to_key(key)?,
+            bins_selector(bins, header_only),
+            self.natives(policy),
+        );
+        twin!(self, done, calls::get(i, p, k, sel))
+    }
+
+    #[pyo3(signature = (key, bins, header_only, policy))]
+    fn get_blocking(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        bins: Option<Vec<String>>,
+        header_only: bool,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let (k, sel, p) = (
+            to_key(key)?,
+            bins_selector(bins, header_only),
+            self.natives(policy),
+        );
+        twin!(blocking self, py, calls::get(i, p, k, sel))
+    }
+
+    #[pyo3(signature = (done, key, bins, policy))]
+    fn put(
+        &self,
+        done: Py<PyAny>,
+        key: &Bound<'_, PyAny>,
+        bins: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let (k, b, p) = (to_key(key)?, to_bins(bins)?, self.natives(policy));
+        twin!(self, done, calls::put(i, p, k, b))
+    }
+
+    #[pyo3(signature = (key, bins, policy))]
+    fn put_blocking(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        bins: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let (k, b, p) = (to_key(key)?, to_bins(bins)?, self.natives(policy));
+        twin!(blocking self, py, calls::put(i, p, k, b))
+    }
+
+    #[pyo3(signature = (done, key, policy))]
+    fn delete(
+        &self,
+        done: Py<PyAny>,
+        key: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let (k, p) = (to_key(key)?, self.natives(policy));
+        twin!(self, done, calls::delete(i, p, k))
+    }
+
+    #[pyo3(signature = (key, policy))]
+    fn delete_blocking(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let (k, p) = (to_key(key)?, self.natives(policy));
+        twin!(blocking self, py, calls::delete(i, p, k))
+    }
+
+    #[pyo3(signature = (done, key, policy))]
+    fn exists(
+        &self,
+        done: Py<PyAny>,
+        key: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let (k, p) = (to_key(key)?, self.natives(policy));
+        twin!(self, done, calls::exists(i, p, k))
+    }
+
+    #[pyo3(signature = (key, policy))]
+    fn exists_blocking(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let (k, p) = (to_key(key)?, self.natives(policy));
+        twin!(blocking self, py, calls::exists(i, p, k))
+    }
+
+    #[pyo3(signature = (done, key, policy))]
+    fn touch(
+        &self,
+        done: Py<PyAny>,
+        key: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let (k, p) = (to_key(key)?, self.natives(policy));
+        twin!(self, done, calls::touch(i, p, k))
+    }
+
+    #[pyo3(signature = (key, policy))]
+    fn touch_blocking(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let (k, p) = (to_key(key)?, self.natives(policy));
+        twin!(blocking self, py, calls::touch(i, p, k))
+    }
+
+    #[pyo3(signature = (done, key, ops, policy))]
+    fn operate(
+        &self,
+        done: Py<PyAny>,
+        key: &Bound<'_, PyAny>,
+        ops: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let (k, o, p) = (to_key(key)?, to_ops(ops)?, self.natives(policy));
+        twin!(self, done, calls::operate(i, p, k, o))
+    }
+
+    #[pyo3(signature = (key, ops, policy))]
+    fn operate_blocking(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        ops: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let (k, o, p) = (to_key(key)?, to_ops(ops)?, self.natives(policy));
+        twin!(blocking self, py, calls::operate(i, p, k, o))
+    }
+
+    #[pyo3(signature = (done, rows, policy))]
+    fn batch(
+        &self,
+        done: Py<PyAny>,
+        rows: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let p = self.natives(policy);
+        let b = crate::batch::to_rows(rows, &p, &self.inner.defaults)?;
+        twin!(self, done, calls::batch(i, p, b))
+    }
+
+    #[pyo3(signature = (rows, policy))]
+    fn batch_blocking(
+        &self,
+        py: Python<'_>,
+        rows: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let p = self.natives(policy);
+        let b = crate::batch::to_rows(rows, &p, &self.inner.defaults)?;
+        twin!(blocking self, py, calls::batch(i, p, b))
+    }
+
+    /// Start a scan (no `index_filter`) or secondary-index query.
+    #[pyo3(signature = (namespace, set_name, bins, index_filter, policy, max_records, partitions, chunk_size))]
+    #[allow(clippy::too_many_arguments)]
+    fn query(
+        &self,
+        namespace: String,
+        set_name: String,
+        bins: Option<Vec<String>>,
+        index_filter: Option<&Bound<'_, PyAny>>,
+        policy: Option<&Bound<'_, Policy>>,
+        max_records: u64,
+        partitions: Option<&Bound<'_, PyAny>>,
+        chunk_size: usize,
+    ) -> PyResult<QueryStream> {
+        let i = self.live()?.clone();
+        let p = self.natives(policy);
+        query::start(
+            i,
+            &self.inner.handle,
+            p,
+            query::Spec::parse(
+                namespace,
+                set_name,
+                bins,
+                index_filter,
+                max_records,
+                partitions,
+                chunk_size,
+            )?,
+        )
+    }
+
+    #[pyo3(signature = (done, command, node))]
+    fn info(&self, done: Py<PyAny>, command: String, node: Option<String>) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        twin!(self, done, calls::info(i, command, node))
+    }
+
+    #[pyo3(signature = (command, node))]
+    fn info_blocking(
+        &self,
+        py: Python<'_>,
+        command: String,
+        node: Option<String>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        twin!(blocking self, py, calls::info(i, command, node))
+    }
+
+    fn truncate(
+        &self,
+        done: Py<PyAny>,
+        namespace: String,
+        set_name: String,
+        before_ns: i64,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        twin!(
+            self,
+            done,
+            calls::truncate(i, namespace, set_name, before_ns)
+        )
+    }
+
+    fn truncate_blocking(
+        &self,
+        py: Python<'_>,
+        namespace: String,
+        set_name: String,
+        before_ns: i64,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        twin!(blocking self, py, calls::truncate(i, namespace, set_name, before_ns))
+    }
+
+    #[pyo3(signature = (done, namespace, set_name, bin_name, index_name, index_type, collection))]
+    #[allow(clippy::too_many_arguments)]
+    fn create_index(
+        &self,
+        done: Py<PyAny>,
+        namespace: String,
+        set_name: String,
+        bin_name: String,
+        index_name: String,
+        index_type: &str,
+        collection: Option<&str>,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let spec = calls::IndexSpec::parse(
+            namespace, set_name, bin_name, index_name, index_type, collection,
+        )?;
+        twin!(self, done, calls::create_index(i, spec))
+    }
+
+    #[pyo3(signature = (namespace, set_name, bin_name, index_name, index_type, collection))]
+    #[allow(clippy::too_many_arguments)]
+    fn create_index_blocking(
+        &self,
+        py: Python<'_>,
+        namespace: String,
+        set_name: String,
+        bin_name: String,
+        index_name: String,
+        index_type: &str,
+        collection: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let spec = calls::IndexSpec::parse(
+            namespace, set_name, bin_name, index_name, index_type, collection,
+        )?;
+        twin!(blocking self, py, calls::create_index(i, spec))
+    }
+
+    fn drop_index(
+        &self,
+        done: Py<PyAny>,
+        namespace: String,
+        set_name: String,
+        index_name: String,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        twin!(
+            self,
+            done,
+            calls::drop_index(i, namespace, set_name, index_name)
+        )
+    }
+
+    fn drop_index_blocking(
+        &self,
+        py: Python<'_>,
+        namespace: String,
+        set_name: String,
+        index_name: String,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        twin!(blocking self, py, calls::drop_index(i, namespace, set_name, index_name))
+    }
+
+    fn udf_register(
+        &self,
+        done: Py<PyAny>,
+        code: Vec<u8>,
+        server_path: String,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        twin!(self, done, calls::udf_register(i, code, server_path))
+    }
+
+    fn udf_register_blocking(
+        &self,
+        py: Python<'_>,
+        code: Vec<u8>,
+        server_path: String,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        twin!(blocking self, py, calls::udf_register(i, code, server_path))
+    }
+
+    fn udf_remove(&self, done: Py<PyAny>, server_path: String) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        twin!(self, done, calls::udf_remove(i, server_path))
+    }
+
+    fn udf_remove_blocking(&self, py: Python<'_>, server_path: String) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        twin!(blocking self, py, calls::udf_remove(i, server_path))
+    }
+
+    #[pyo3(signature = (done, key, module, function, args, policy))]
+    #[allow(clippy::too_many_arguments)]
+    fn udf_apply(
+        &self,
+        done: Py<PyAny>,
+        key: &Bound<'_, PyAny>,
+        module: String,
+        function: String,
+        args: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let (k, a, p) = (to_key(key)?, udf_args(args)?, self.natives(policy));
+        twin!(self, done, calls::udf_apply(i, p, k, module, function, a))
+    }
+
+    #[pyo3(signature = (key, module, function, args, policy))]
+    fn udf_apply_blocking(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        module: String,
+        function: String,
+        args: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let (k, a, p) = (to_key(key)?, udf_args(args)?, self.natives(policy));
+        twin!(blocking self, py, calls::udf_apply(i, p, k, module, function, a))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<Client nodes={:?} closed={}>",
+            self.inner.client.node_names(),
+            self.inner.closed.load(Ordering::Acquire)
+        )
+    }
+}

@@ -1,0 +1,110 @@
+//! `EmbeddedServer`: the in-memory Aerospike-compatible server from the `server` crate.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use server::{Server, ServerConfig};
+
+use crate::errors::ClientError;
+
+/// An in-memory Aerospike-compatible server on its own threads.
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+pub struct EmbeddedServer {
+    server: Server,
+    host: String,
+}
+
+#[pymethods]
+impl EmbeddedServer {
+    /// Start it (port 0 = a free port).
+    #[new]
+    #[pyo3(signature = (host = "127.0.0.1".to_owned(), port = 0, namespaces = vec!["test".to_owned(), "bar".to_owned()]))]
+    fn new(py: Python<'_>, host: String, port: u16, namespaces: Vec<String>) -> PyResult<Self> {
+        let cfg = ServerConfig {
+            host: host.clone(),
+            port,
+            namespaces,
+        };
+        let server = py
+            .detach(|| Server::start(cfg))
+            .map_err(|e| ClientError::new_err(format!("cannot start the embedded server: {e}")))?;
+        Ok(EmbeddedServer { server, host })
+    }
+
+    /// Listening host.
+    #[getter]
+    fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// Listening port.
+    #[getter]
+    fn port(&self) -> u16 {
+        self.server.addr().port()
+    }
+
+    /// Whether it accepts connections.
+    #[getter]
+    fn running(&self) -> bool {
+        self.server.is_running()
+    }
+
+    /// Stop listening and close every connection; idempotent.
+    fn stop(&self, py: Python<'_>) {
+        py.detach(|| self.server.stop());
+    }
+
+    /// Stop and start again on the same port, keeping the data.
+    fn restart(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.server.restart())
+            .map_err(|e| ClientError::new_err(format!("cannot restart the embedded server: {e}")))
+    }
+
+    /// Request and connection counters.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in self.server.stats() {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
+    /// Zero the request counters.
+    fn reset_stats(&self) {
+        self.server.reset_stats();
+    }
+
+    /// Delay the next `count` replies (all while None) by `millis`.
+    #[pyo3(signature = (millis, count = None))]
+    fn fault_delay(&self, millis: u64, count: Option<u64>) {
+        self.server.faults().delay(millis, count);
+    }
+
+    /// Drop the connection of the next request once `after` more requests have been served.
+    fn fault_drop(&self, after: u64) {
+        self.server.faults().drop_after(after);
+    }
+
+    /// Answer the next `count` record requests with `result_code`.
+    fn fault_fail(&self, result_code: u8, count: u64) {
+        self.server.faults().fail(result_code, count);
+    }
+
+    /// Stop or resume accepting connections.
+    fn fault_pause_accept(&self, paused: bool) {
+        self.server.faults().pause_accept(paused);
+    }
+
+    /// Remove every fault.
+    fn clear_faults(&self) {
+        self.server.faults().clear();
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<EmbeddedServer {}:{} running={}>",
+            self.host,
+            self.port(),
+            self.running()
+        )
+    }
+}

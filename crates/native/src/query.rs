@@ -1,0 +1,334 @@
+//! Scans and secondary-index queries as a `QueryStream`: a producer task fills a bounded
+//! channel with chunks; `next_chunk` pulls one; the resume token records, per partition, the
+//! last digest handed to Python.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use aerospike::query::{PartitionStatus, Statement};
+use aerospike::{Bins, CollectionIndexType, PartitionFilter, Record as AsRecord};
+use futures::StreamExt;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+use tokio::runtime::Handle;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use crate::args::{to_ctx, Args};
+use crate::bridge::{self, Failure, IntoPy, OpResult, Pending};
+use crate::client::Inner;
+use crate::errors::{invalid_argument, ClientError};
+use crate::policy::Natives;
+use crate::record::Record;
+
+const PARTITIONS: usize = 4096;
+const TOKEN_MAGIC: &[u8; 4] = b"AFQ1";
+
+/// What to run, validated before anything is sent.
+pub struct Spec {
+    statement: Statement,
+    max_records: u64,
+    begin: usize,
+    count: usize,
+    resume: BTreeMap<u16, [u8; 20]>,
+    chunk_size: usize,
+}
+
+fn index_filter(f: &Bound<'_, PyAny>) -> PyResult<aerospike::query::Filter> {
+    use aerospike::query::Filter;
+    let t = f
+        .cast::<PyTuple>()
+        .map_err(|_| invalid_argument("index_filter must be a tuple"))?;
+    let (kind, a) = Args::new(t, "index filter")?;
+    let (mut filter, next) = match kind.as_str() {
+        "equal" => (Filter::equal(a.str(1)?, a.value(2)?), 3),
+        "range" => (Filter::range(a.str(1)?, a.value(2)?, a.value(3)?), 4),
+        _ => return Err(a.err("use \"equal\" or \"range\"")),
+    };
+    if a.len() > next + 2 {
+        return Err(a.err("too many arguments"));
+    }
+    for i in next..a.len() {
+        let v = a.item(i)?;
+        if v.is_none() {
+            continue;
+        }
+        if let Ok(s) = v.extract::<String>() {
+            let cit = match s.to_ascii_lowercase().as_str() {
+                "list" => CollectionIndexType::List,
+                "mapkeys" => CollectionIndexType::MapKeys,
+                "mapvalues" => CollectionIndexType::MapValues,
+                "default" => CollectionIndexType::Default,
+                _ => return Err(a.err(format!("unknown collection {s:?}"))),
+            };
+            filter = filter.collection_type(cit);
+        } else {
+            filter = filter.context(to_ctx(&v)?);
+        }
+    }
+    Ok(filter)
+}
+
+fn parse_token(b: &[u8]) -> PyResult<(usize, usize, BTreeMap<u16, [u8; 20]>)> {
+    let bad = || invalid_argument("malformed resume token");
+    if b.len() < 10 || &b[..4] != TOKEN_MAGIC {
+        return Err(bad());
+    }
+    let rd = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+    let (begin, count, n) = (rd(4) as usize, rd(6) as usize, rd(8) as usize);
+    if begin + count > PARTITIONS || b.len() != 10 + n * 22 {
+        return Err(bad());
+    }
+    let mut m = BTreeMap::new();
+    for e in b[10..].chunks_exact(22) {
+        let pid = u16::from_le_bytes([e[0], e[1]]);
+        let mut d = [0u8; 20];
+        d.copy_from_slice(&e[2..]);
+        m.insert(pid, d);
+    }
+    Ok((begin, count, m))
+}
+
+impl Spec {
+    /// Validate the query arguments.
+    #[allow(clippy::too_many_arguments)]
+    pub fn parse(
+        namespace: String,
+        set_name: String,
+        bins: Option<Vec<String>>,
+        filter: Option<&Bound<'_, PyAny>>,
+        max_records: u64,
+        partitions: Option<&Bound<'_, PyAny>>,
+        chunk_size: usize,
+    ) -> PyResult<Self> {
+        if chunk_size == 0 || chunk_size > 100_000 {
+            return Err(invalid_argument("chunk_size must be 1..=100000"));
+        }
+        let bins = match bins {
+            None => Bins::All,
+            Some(b) => Bins::Some(b),
+        };
+        let mut statement = Statement::new(namespace, set_name, bins);
+        if let Some(f) = filter.filter(|f| !f.is_none()) {
+            statement.set_filter(index_filter(f)?);
+        }
+        let (begin, count, resume) = match partitions.filter(|p| !p.is_none()) {
+            None => (0, PARTITIONS, BTreeMap::new()),
+            Some(p) => {
+                if let Ok(b) = p.cast::<PyBytes>() {
+                    parse_token(b.as_bytes())?
+                } else {
+                    let (begin, count): (usize, usize) = p.extract().map_err(|_| {
+                        invalid_argument("partitions must be (begin, count) or a resume token")
+                    })?;
+                    if count == 0 || begin + count > PARTITIONS {
+                        return Err(invalid_argument(format!(
+                            "partition range ({begin}, {count}) outside 0..4096"
+                        )));
+                    }
+                    (begin, count, BTreeMap::new())
+                }
+            }
+        };
+        Ok(Spec {
+            statement,
+            max_records,
+            begin,
+            count,
+            resume,
+            chunk_size,
+        })
+    }
+
+    fn partition_filter(&self) -> PartitionFilter {
+        let mut pf = PartitionFilter::by_range(self.begin, self.count);
+        if !self.resume.is_empty() {
+            let parts = (self.begin..self.begin + self.count)
+                .map(|id| {
+                    let mut ps = PartitionStatus::new(id);
+                    ps.digest = u16::try_from(id)
+                        .ok()
+                        .and_then(|i| self.resume.get(&i).copied());
+                    parking_lot::Mutex::new(ps)
+                })
+                .collect();
+            pf.partitions = Some(Arc::new(parts));
+        }
+        pf
+    }
+}
+
+type Chunk = Result<Vec<AsRecord>, aerospike::Error>;
+
+struct Shared {
+    rx: tokio::sync::Mutex<mpsc::Receiver<Chunk>>,
+    progress: Mutex<Progress>,
+}
+
+struct Progress {
+    begin: usize,
+    count: usize,
+    last: BTreeMap<u16, [u8; 20]>,
+    finished: bool,
+}
+
+/// Records of a scan/query, pulled in chunks through a bounded buffer.
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+pub struct QueryStream {
+    shared: Arc<Shared>,
+    producer: AbortHandle,
+    handle: Handle,
+}
+
+/// Start the producer task.
+pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyResult<QueryStream> {
+    let (tx, rx) = mpsc::channel::<Chunk>(2);
+    let pf = spec.partition_filter();
+    let mut policy = p.query.clone();
+    policy.max_records = spec.max_records;
+    policy.record_queue_size = spec.chunk_size.clamp(16, 4096);
+    let chunk = spec.chunk_size;
+    let shared = Arc::new(Shared {
+        rx: tokio::sync::Mutex::new(rx),
+        progress: Mutex::new(Progress {
+            begin: spec.begin,
+            count: spec.count,
+            last: spec.resume.clone(),
+            finished: false,
+        }),
+    });
+    let statement = spec.statement;
+    let empty = spec.count == 0; // a token from a finished stream
+    let task = handle.spawn(async move {
+        if empty {
+            return;
+        }
+        let rs = match i.client.query(&policy, pf, statement).await {
+            Ok(rs) => rs,
+            Err(e) => {
+                let _ = tx.send(Err(e)).await;
+                return;
+            }
+        };
+        let mut stream = rs.clone().into_stream();
+        let mut buf = Vec::with_capacity(chunk);
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(r) => {
+                    buf.push(r);
+                    if buf.len() >= chunk
+                        && tx
+                            .send(Ok(std::mem::replace(&mut buf, Vec::with_capacity(chunk))))
+                            .await
+                            .is_err()
+                    {
+                        rs.close();
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e)).await;
+                    rs.close();
+                    return;
+                }
+            }
+        }
+        if !buf.is_empty() {
+            let _ = tx.send(Ok(buf)).await;
+        }
+    });
+    Ok(QueryStream {
+        shared,
+        producer: task.abort_handle(),
+        handle: handle.clone(),
+    })
+}
+
+/// One delivered chunk (or `None` at the end).
+struct ChunkOut(Option<Vec<AsRecord>>);
+
+impl IntoPy for ChunkOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let Some(recs) = self.0 else {
+            return Ok(py.None());
+        };
+        let out = PyList::empty(py);
+        for r in &recs {
+            out.append(Py::new(py, Record::from_native(py, r, None)?)?)?;
+        }
+        Ok(out.into_any().unbind())
+    }
+}
+
+async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
+    let item = shared.rx.lock().await.recv().await;
+    let mut prog = shared
+        .progress
+        .lock()
+        .map_err(|_| Failure::Py(ClientError::new_err("query state poisoned")))?;
+    match item {
+        None => {
+            prog.finished = true;
+            Ok(ChunkOut(None))
+        }
+        Some(Err(e)) => Err(e.into()),
+        Some(Ok(recs)) => {
+            for r in &recs {
+                if let Some(k) = &r.key {
+                    if let Ok(pid) = u16::try_from(k.partition_id()) {
+                        prog.last.insert(pid, k.digest());
+                    }
+                }
+            }
+            Ok(ChunkOut(Some(recs)))
+        }
+    }
+}
+
+#[pymethods]
+impl QueryStream {
+    /// `done` receives a list of up to `chunk_size` records, or `None` at the end.
+    fn next_chunk(&self, done: Py<PyAny>) -> Pending {
+        bridge::start(&self.handle, done, next(self.shared.clone()))
+    }
+
+    /// The next chunk, blocking; `None` at the end.
+    fn next_chunk_blocking(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        bridge::block(py, &self.handle, next(self.shared.clone()))
+    }
+
+    /// Opaque token: pass it as `partitions` to continue after the records already delivered.
+    fn resume_token<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let prog = self
+            .shared
+            .progress
+            .lock()
+            .map_err(|_| ClientError::new_err("query state poisoned"))?;
+        let (begin, count, last) = if prog.finished {
+            (0u16, 0u16, BTreeMap::new())
+        } else {
+            (prog.begin as u16, prog.count as u16, prog.last.clone())
+        };
+        let mut b = Vec::with_capacity(10 + last.len() * 22);
+        b.extend_from_slice(TOKEN_MAGIC);
+        b.extend_from_slice(&begin.to_le_bytes());
+        b.extend_from_slice(&count.to_le_bytes());
+        b.extend_from_slice(&(last.len() as u16).to_le_bytes());
+        for (pid, d) in &last {
+            b.extend_from_slice(&pid.to_le_bytes());
+            b.extend_from_slice(d);
+        }
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// Stop the query and drop buffered records.
+    fn close(&self) {
+        self.producer.abort();
+    }
+}
+
+impl Drop for QueryStream {
+    fn drop(&mut self) {
+        self.producer.abort();
+    }
+}
