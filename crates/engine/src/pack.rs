@@ -37,7 +37,11 @@ pub fn from_mp(mp: Mp) -> Result<Value, ResultCode> {
     Ok(match mp {
         Mp::Nil => Value::Nil,
         Mp::Boolean(b) => Value::Bool(b),
-        Mp::Integer(i) => Value::Int(i.as_i64().or_else(|| i.as_u64().map(|u| u as i64)).unwrap_or(0)),
+        Mp::Integer(i) => Value::Int(
+            i.as_i64()
+                .or_else(|| i.as_u64().map(|u| u as i64))
+                .unwrap_or(0),
+        ),
         Mp::F32(f) => Value::Float(f64::from(f)),
         Mp::F64(f) => Value::Float(f),
         Mp::String(s) => typed_bytes(s.into_bytes()),
@@ -78,7 +82,11 @@ pub fn from_mp(mp: Mp) -> Result<Value, ResultCode> {
 fn write_typed(out: &mut Vec<u8>, t: u8, data: &[u8], as_str: bool) {
     let len = data.len() as u32 + 1;
     // Writes to a Vec cannot fail.
-    let _ = if as_str { rmp::encode::write_str_len(out, len) } else { rmp::encode::write_bin_len(out, len) };
+    let _ = if as_str {
+        rmp::encode::write_str_len(out, len)
+    } else {
+        rmp::encode::write_bin_len(out, len)
+    };
     out.push(t);
     out.extend_from_slice(data);
 }
@@ -192,7 +200,10 @@ pub fn to_particle(v: &Value) -> Option<Particle> {
         Value::List(_) => (pt::LIST, encode(v)),
         Value::Map(_) => (pt::MAP, encode(v)),
     };
-    Some(Particle { ptype, data: Bytes::from(data) })
+    Some(Particle {
+        ptype,
+        data: Bytes::from(data),
+    })
 }
 
 #[cfg(test)]
@@ -201,7 +212,13 @@ mod tests {
 
     #[test]
     fn roundtrip_ordered_containers() {
-        let m = Value::Map(Map::new(1, vec![(Value::Str("b".into()), Value::Int(2)), (Value::Str("a".into()), Value::Int(1))]));
+        let m = Value::Map(Map::new(
+            1,
+            vec![
+                (Value::Str("b".into()), Value::Int(2)),
+                (Value::Str("a".into()), Value::Int(1)),
+            ],
+        ));
         let bytes = encode(&m);
         assert_eq!(&bytes[..5], &[0x83, 0xc7, 0x00, 0x01, 0xc0]);
         assert_eq!(&bytes[5..8], &[0xa2, 0x03, b'a']);
@@ -216,9 +233,15 @@ mod tests {
 
     #[test]
     fn particles() {
-        let p = Particle { ptype: pt::INTEGER, data: Bytes::from_static(&[0xff, 0xfe]) };
+        let p = Particle {
+            ptype: pt::INTEGER,
+            data: Bytes::from_static(&[0xff, 0xfe]),
+        };
         assert_eq!(from_particle(&p).unwrap(), Value::Int(-2));
-        let g = Particle { ptype: pt::GEOJSON, data: Bytes::from_static(b"\0\0\0{}") };
+        let g = Particle {
+            ptype: pt::GEOJSON,
+            data: Bytes::from_static(b"\0\0\0{}"),
+        };
         assert!(matches!(from_particle(&g).unwrap(), Value::GeoJson(s) if s == "{}"));
         assert!(decode(&[0xd4, 0xff, 0x01]).unwrap() == Value::Inf);
         assert!(decode(&[0x92, 0x01]).is_err());

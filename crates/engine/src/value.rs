@@ -67,12 +67,18 @@ impl Map {
         // Later duplicates win, like repeated puts.
         let mut seen: Vec<(Value, Value)> = Vec::with_capacity(entries.len());
         for (k, v) in entries.drain(..) {
-            match seen.iter_mut().find(|(sk, _)| sk.cmp(&k) == Ordering::Equal && sk.same_type(&k)) {
+            match seen
+                .iter_mut()
+                .find(|(sk, _)| sk.cmp(&k) == Ordering::Equal && sk.same_type(&k))
+            {
                 Some(e) => e.1 = v,
                 None => seen.push((k, v)),
             }
         }
-        let mut m = Map { flags, entries: seen };
+        let mut m = Map {
+            flags,
+            entries: seen,
+        };
         if m.ordered() {
             m.entries.sort_by(|a, b| a.0.cmp(&b.0));
         }
@@ -218,7 +224,12 @@ mod tests {
         assert!(l(vec![]) < l(vec![0, 9]));
         assert!(l(vec![0, 9]) < l(vec![1]));
         assert!(l(vec![1]) < l(vec![1, 2]));
-        let m = |v: Vec<(i64, i64)>| Map(super::Map::new(0, v.into_iter().map(|(a, b)| (Int(a), Int(b))).collect()));
+        let m = |v: Vec<(i64, i64)>| {
+            Map(super::Map::new(
+                0,
+                v.into_iter().map(|(a, b)| (Int(a), Int(b))).collect(),
+            ))
+        };
         assert!(m(vec![(5, 5)]) < m(vec![(1, 1), (2, 2)]));
         assert!(m(vec![(2, 0), (1, 1)]) == m(vec![(1, 1), (2, 0)]));
         assert!(l(vec![1, 2]) == List(super::List::new(0, vec![Int(1), Wildcard])));

@@ -1,0 +1,223 @@
+//! CDT map ops and nested contexts.
+
+mod common;
+use common::*;
+use engine::cdt::{apply, BinChange};
+
+fn set_of(r: engine::cdt::CdtResult) -> engine::value::Value {
+    let BinChange::Set(p) = r.bin else {
+        panic!("bin not set")
+    };
+    dec(&p)
+}
+
+#[test]
+fn put_creates_k_ordered_map() {
+    // put(key, value, attr=K-ordered)
+    let r = apply(4, None, &op(67, vec![s("b"), i(2), i(1)])).unwrap();
+    assert_eq!(r.value, Some(int_p(1)));
+    let BinChange::Set(p) = &r.bin else { panic!() };
+    assert_eq!(&p.data[..4], &[0x82, 0xc7, 0x00, 0x01]);
+    let r = apply(4, Some(p), &op(67, vec![s("a"), i(1), i(1)])).unwrap();
+    let BinChange::Set(p2) = &r.bin else { panic!() };
+    // keys sorted: "a" first
+    assert_eq!(&p2.data[5..8], &[0xa2, 0x03, b'a']);
+}
+
+#[test]
+fn write_flags() {
+    let bin = map_p(m(vec![(s("a"), i(1))]));
+    assert_eq!(
+        apply(4, Some(&bin), &op(67, vec![s("a"), i(9), i(0), i(1)])),
+        Err(24)
+    );
+    assert_eq!(
+        apply(4, Some(&bin), &op(67, vec![s("z"), i(9), i(0), i(2)])),
+        Err(23)
+    );
+    let r = apply(4, Some(&bin), &op(67, vec![s("a"), i(9), i(0), i(1 | 4)])).unwrap();
+    assert_eq!(set_of(r), m(vec![(s("a"), i(1))]));
+    let items = m(vec![(s("a"), i(5)), (s("b"), i(6))]);
+    let r = apply(
+        4,
+        Some(&bin),
+        &op(68, vec![items.clone(), i(0), i(1 | 4 | 8)]),
+    )
+    .unwrap();
+    assert_eq!(set_of(r), m(vec![(s("a"), i(1)), (s("b"), i(6))]));
+    let r = apply(4, Some(&bin), &op(68, vec![items, i(0)])).unwrap();
+    assert_eq!(r.value, Some(int_p(2)));
+}
+
+#[test]
+fn increment_decrement() {
+    let bin = map_p(m(vec![(s("a"), i(1))]));
+    let r = apply(4, Some(&bin), &op(73, vec![s("a"), i(5), i(0)])).unwrap();
+    assert_eq!(r.value, Some(int_p(6)));
+    let r = apply(4, Some(&bin), &op(74, vec![s("n"), i(2), i(0)])).unwrap();
+    assert_eq!(r.value, Some(int_p(-2)));
+}
+
+#[test]
+fn reads_with_return_types() {
+    let bin = map_p(m(vec![(s("c"), i(1)), (s("a"), i(3)), (s("b"), i(2))]));
+    let get = |code: i64, args: Vec<engine::value::Value>| {
+        apply(3, Some(&bin), &op(code, args))
+            .unwrap()
+            .value
+            .map(|p| dec(&p))
+    };
+    assert_eq!(get(97, vec![i(7), s("a")]), Some(i(3)));
+    assert_eq!(get(97, vec![i(1), s("a")]), Some(i(0))); // index in key order
+    assert_eq!(get(97, vec![i(3), s("a")]), Some(i(2))); // rank by value
+    assert_eq!(get(98, vec![i(6), i(-1)]), Some(s("c")));
+    assert_eq!(get(100, vec![i(6), i(0)]), Some(s("c")));
+    assert_eq!(
+        get(104, vec![i(8), i(0), i(2)]),
+        Some(m(vec![(s("a"), i(3)), (s("b"), i(2))]))
+    );
+    assert_eq!(get(103, vec![i(6), s("b")]), Some(l(vec![s("b"), s("c")])));
+    assert_eq!(get(105, vec![i(7), i(2), i(4)]), Some(l(vec![i(2), i(3)])));
+    assert_eq!(get(106, vec![i(6), i(-2)]), Some(l(vec![s("b"), s("a")])));
+    assert_eq!(get(107, vec![i(5), l(vec![s("a"), s("x")])]), Some(i(1)));
+    assert_eq!(
+        get(108, vec![i(6), l(vec![i(1), i(2)])]),
+        Some(l(vec![s("b"), s("c")]))
+    );
+    assert_eq!(get(109, vec![i(6), s("b"), i(1)]), Some(l(vec![s("c")])));
+    assert_eq!(
+        get(110, vec![i(6), i(2), i(0), i(1)]),
+        Some(l(vec![s("b")]))
+    );
+    assert_eq!(get(97, vec![i(6), s("a")]), Some(s("a")));
+    assert_eq!(get(97, vec![i(13), s("zz")]), Some(b(false)));
+    assert_eq!(
+        get(97, vec![i(6 | 0x10000), s("a")]),
+        Some(l(vec![s("b"), s("c")]))
+    );
+    assert_eq!(get(96, vec![]), Some(i(3)));
+    assert_eq!(get(97, vec![i(17), s("a")]), Some(km(vec![(s("a"), i(3))])));
+}
+
+#[test]
+fn removes() {
+    let bin = map_p(m(vec![(s("a"), i(1)), (s("b"), i(2)), (s("c"), i(3))]));
+    let r = apply(4, Some(&bin), &op(87, vec![i(7), i(0), i(2)])).unwrap();
+    assert_eq!(r.value.clone().map(|p| dec(&p)), Some(l(vec![i(1), i(2)])));
+    assert_eq!(set_of(r), m(vec![(s("c"), i(3))]));
+    let r = apply(4, Some(&bin), &op(76, vec![i(0), s("b")])).unwrap();
+    assert_eq!(r.value, None);
+    assert_eq!(set_of(r), m(vec![(s("a"), i(1)), (s("c"), i(3))]));
+    let r = apply(
+        4,
+        Some(&bin),
+        &op(84, vec![i(5), s("b"), engine::value::Value::Inf]),
+    )
+    .unwrap();
+    assert_eq!(r.value, Some(int_p(2)));
+}
+
+#[test]
+fn client_encoded_nested_create() {
+    // bytes from the client's own unit test: map create K-ordered at mapKey("k")
+    let payload = [
+        0x93, 0xcc, 0xff, 0x92, 0xcc, 0xa2, 0xa2, 0x03, 0x6b, 0x92, 0x40, 0x01,
+    ];
+    let r = apply(4, None, &payload).unwrap();
+    let v = set_of(r);
+    assert_eq!(v, m(vec![(s("k"), km(vec![]))]));
+    // list create ordered at list index 3 of an existing list, persist bit stripped
+    let payload = [0x93, 0xcc, 0xff, 0x92, 0xcc, 0xd0, 0x00, 0x92, 0x00, 0x01];
+    let r = apply(4, Some(&list_p(vec![])), &payload).unwrap();
+    assert_eq!(set_of(r), l(vec![l(vec![])]));
+}
+
+#[test]
+fn nested_contexts() {
+    let doc = m(vec![
+        (s("u"), m(vec![(s("tags"), l(vec![s("x"), s("y")]))])),
+        (s("n"), i(1)),
+    ]);
+    let bin = map_p(doc);
+    // append to u.tags
+    let r = apply(
+        4,
+        Some(&bin),
+        &op_ctx(vec![(0x22, s("u")), (0x22, s("tags"))], 1, vec![s("z")]),
+    )
+    .unwrap();
+    assert_eq!(r.value, Some(int_p(3)));
+    let v = set_of(r);
+    let r2 = apply(
+        3,
+        Some(&map_p(v)),
+        &op_ctx(vec![(0x22, s("u")), (0x22, s("tags"))], 17, vec![i(-1)]),
+    )
+    .unwrap();
+    assert_eq!(r2.value.map(|p| dec(&p)), Some(s("z")));
+    // missing key without create flag
+    assert_eq!(
+        apply(
+            4,
+            Some(&bin),
+            &op_ctx(vec![(0x22, s("nope"))], 1, vec![s("z")])
+        ),
+        Err(26)
+    );
+    // with create flag (0x40: unordered list at the new key)
+    let r = apply(
+        4,
+        Some(&bin),
+        &op_ctx(vec![(0x22 | 0x40, s("nope"))], 1, vec![s("z")]),
+    )
+    .unwrap();
+    let v = set_of(r);
+    let r3 = apply(
+        3,
+        Some(&map_p(v)),
+        &op_ctx(vec![(0x22, s("nope"))], 16, vec![]),
+    )
+    .unwrap();
+    assert_eq!(r3.value, Some(int_p(1)));
+    // ctx into a scalar
+    assert_eq!(
+        apply(
+            3,
+            Some(&bin),
+            &op_ctx(vec![(0x22, s("n")), (0x10, i(0))], 16, vec![])
+        ),
+        Err(26)
+    );
+    // map rank / list value / list index pad
+    let r = apply(
+        3,
+        Some(&bin),
+        &op_ctx(vec![(0x21, i(-1)), (0x22, s("tags"))], 16, vec![]),
+    )
+    .unwrap();
+    assert_eq!(r.value, Some(int_p(2)));
+    let lb = list_p(vec![l(vec![i(1)]), l(vec![i(2), i(3)])]);
+    let r = apply(
+        3,
+        Some(&lb),
+        &op_ctx(vec![(0x13, l(vec![i(2), i(3)]))], 17, vec![i(0)]),
+    )
+    .unwrap();
+    assert_eq!(r.value, Some(int_p(2)));
+    let r = apply(
+        4,
+        Some(&lb),
+        &op_ctx(vec![(0x10 | 0x80, i(4))], 1, vec![i(9)]),
+    )
+    .unwrap();
+    assert_eq!(
+        set_of(r),
+        l(vec![
+            l(vec![i(1)]),
+            l(vec![i(2), i(3)]),
+            nil(),
+            nil(),
+            l(vec![i(9)])
+        ])
+    );
+}
