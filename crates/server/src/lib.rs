@@ -4,11 +4,24 @@
 //! [`ServerConfig`], [`Server::start`], [`Server::addr`], [`Server::stop`], [`Server::restart`],
 //! [`Server::faults`], [`Server::stats`].
 
+mod batch;
+mod clock;
 mod conn;
+mod dispatch;
+mod engine_ops;
 mod faults;
+mod info;
+mod query;
+mod record;
+mod sindex;
 mod stats;
+mod store;
+mod udf;
+pub mod wire;
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -37,11 +50,61 @@ impl Default for ServerConfig {
     }
 }
 
+/// Background jobs remembered for `query-show`.
+const JOBS_KEPT: usize = 1024;
+
 /// State shared by the listener and every connection; survives restarts.
 pub(crate) struct Shared {
     pub stats: Stats,
     pub faults: Faults,
-    pub namespaces: Vec<String>,
+    pub store: store::Store,
+    pub sindexes: sindex::Registry,
+    pub udfs: engine::udf::Registry,
+    pub started: std::time::Instant,
+    host: String,
+    port: AtomicU16,
+    jobs: Mutex<VecDeque<u64>>,
+}
+
+impl Shared {
+    fn new(config: &ServerConfig) -> Shared {
+        Shared {
+            stats: Stats::default(),
+            faults: Faults::default(),
+            store: store::Store::new(&config.namespaces),
+            sindexes: sindex::Registry::default(),
+            udfs: engine::udf::Registry::new(),
+            started: std::time::Instant::now(),
+            host: config.host.clone(),
+            port: AtomicU16::new(config.port),
+            jobs: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// The port actually listened on.
+    pub fn port(&self) -> u16 {
+        self.port.load(Ordering::Relaxed)
+    }
+
+    /// The host the server was configured with.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// Remembers a finished background job id.
+    pub fn job_done(&self, id: u64) {
+        let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        if jobs.len() >= JOBS_KEPT {
+            jobs.pop_front();
+        }
+        jobs.push_back(id);
+    }
+
+    /// Whether `id` is a finished background job.
+    pub fn job_known(&self, id: u64) -> bool {
+        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        jobs.contains(&id)
+    }
 }
 
 /// A running listener: its thread and the switch that stops it.
@@ -60,13 +123,10 @@ pub struct Server {
 impl Server {
     /// Binds and starts serving; returns once the socket listens.
     pub fn start(config: ServerConfig) -> std::io::Result<Server> {
-        let shared = Arc::new(Shared {
-            stats: Stats::default(),
-            faults: Faults::default(),
-            namespaces: config.namespaces.clone(),
-        });
+        let shared = Arc::new(Shared::new(&config));
         let wanted: SocketAddr = resolve(&config.host, config.port)?;
         let (addr, running) = spawn_listener(shared.clone(), wanted)?;
+        shared.port.store(addr.port(), Ordering::Relaxed);
         Ok(Server {
             shared,
             addr,
@@ -109,7 +169,7 @@ impl Server {
 
     /// Request counters by kind, connection gauges and the record count.
     pub fn stats(&self) -> Vec<(&'static str, u64)> {
-        self.shared.stats.snapshot(0)
+        self.shared.stats.snapshot(self.shared.store.record_count())
     }
 
     /// Zeroes the request counters.
@@ -173,6 +233,7 @@ fn spawn_listener(shared: Arc<Shared>, addr: SocketAddr) -> std::io::Result<(Soc
                     }
                 };
                 let _ = ready_tx.send(listener.local_addr());
+                tokio::spawn(reclaim_loop(shared.clone()));
                 conn::accept_loop(listener, shared, stop_rx).await;
             });
             // Dropping the runtime cancels every connection task, closing their sockets.
@@ -200,4 +261,16 @@ fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
     socket.set_reuseaddr(true)?;
     socket.bind(addr)?;
     socket.listen(1024)
+}
+
+/// Removes expired records in the background (they are already invisible to every request).
+async fn reclaim_loop(shared: Arc<Shared>) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let now = clock::cl_secs(clock::now_ms());
+        for ns in &shared.store.namespaces {
+            ns.reclaim_expired(now);
+        }
+    }
 }

@@ -1,0 +1,120 @@
+//! Batch index protocol (field 41): many single-record requests in one message.
+
+use crate::record::{self, rc, RecReq};
+use crate::store::{Digest, Namespace};
+use crate::wire::*;
+use crate::{udf, Shared};
+
+const BATCH_MSG_REPEAT: u8 = 0x1;
+const BATCH_MSG_INFO: u8 = 0x2;
+const BATCH_MSG_GEN: u8 = 0x4;
+const BATCH_MSG_TTL: u8 = 0x8;
+const BATCH_MSG_INFO4: u8 = 0x10;
+
+/// One decoded row: everything but the index and digest, reused by REPEAT rows.
+#[derive(Clone, Copy)]
+struct Row<'a> {
+    req: RecReq<'a>,
+    ns: Option<&'a [u8]>,
+    fields: Fields<'a>,
+}
+
+/// Runs every row of the batch in `msg` and appends one reply message per row, then the LAST
+/// marker. A malformed row list ends the batch with PARAMETER_ERROR.
+pub fn handle(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
+    let result = match msg.fields.get(field::BATCH_INDEX) {
+        Some(data) => run(data, msg, shared, out),
+        None => Err(Malformed),
+    };
+    let code = if result.is_ok() {
+        rc::OK
+    } else {
+        rc::PARAMETER
+    };
+    header_only(out, INFO3_LAST, code, 0);
+}
+
+fn run(data: &[u8], msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) -> Result<(), Malformed> {
+    let mut r = Reader::new(data);
+    let count = r.u32()?;
+    let _flags = r.u8()?;
+    let parent_filter = msg.fields.get(field::FILTER_EXP);
+    let mut prev: Option<Row<'_>> = None;
+    for _ in 0..count {
+        let index = r.u32()?;
+        let digest: &Digest = r.take(20)?.try_into().map_err(|_| Malformed)?;
+        let kind = r.u8()?;
+        let row = if kind & BATCH_MSG_REPEAT != 0 {
+            prev.ok_or(Malformed)?
+        } else {
+            parse_row(&mut r, kind, parent_filter)?
+        };
+        prev = Some(row);
+        let ns = row.ns.and_then(|n| shared.store.namespace(n));
+        execute_row(shared, ns, digest, &row, out, index);
+    }
+    Ok(())
+}
+
+fn parse_row<'a>(
+    r: &mut Reader<'a>,
+    kind: u8,
+    parent_filter: Option<&'a [u8]>,
+) -> Result<Row<'a>, Malformed> {
+    let (info1, info2, info3) = if kind & BATCH_MSG_INFO != 0 {
+        (r.u8()?, r.u8()?, r.u8()?)
+    } else {
+        (r.u8()?, 0, 0)
+    };
+    if kind & BATCH_MSG_INFO4 != 0 {
+        r.u8()?;
+    }
+    let generation = if kind & BATCH_MSG_GEN != 0 {
+        u32::from(r.u16()?)
+    } else {
+        0
+    };
+    let ttl = if kind & BATCH_MSG_TTL != 0 {
+        r.u32()?
+    } else {
+        0
+    };
+    let n_fields = r.u16()?;
+    let n_ops = r.u16()?;
+    let fields = Fields::parse(r, n_fields)?;
+    let ops = Ops::parse(r, n_ops)?;
+    Ok(Row {
+        req: RecReq {
+            info1,
+            info2,
+            info3,
+            generation,
+            ttl,
+            set: fields.get(field::SET).unwrap_or_default(),
+            key: fields.get(field::KEY),
+            filter: fields.get(field::FILTER_EXP).or(parent_filter),
+            ops,
+        },
+        ns: fields.get(field::NAMESPACE),
+        fields,
+    })
+}
+
+fn execute_row(
+    shared: &Shared,
+    ns: Option<&Namespace>,
+    digest: &Digest,
+    row: &Row<'_>,
+    out: &mut Vec<u8>,
+    index: u32,
+) {
+    let Some(ns) = ns else {
+        header_only(out, 0, rc::NAMESPACE_NOT_FOUND, index);
+        return;
+    };
+    if row.fields.get(field::UDF_PACKAGE).is_some() {
+        udf::execute(shared, ns, digest, &row.req, &row.fields, out, index);
+    } else {
+        record::execute(ns, digest, &row.req, out, index);
+    }
+}

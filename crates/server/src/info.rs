@@ -1,0 +1,396 @@
+//! Info protocol: `name\n...` requests answered with `name\tvalue\n` lines.
+
+use std::fmt::Write as _;
+
+use base64::Engine as _;
+
+use crate::sindex::{Collection, IndexError, IndexType, SIndex};
+use crate::store::N_PARTITIONS;
+use crate::wire::{begin_frame, end_frame, PROTO_INFO};
+use crate::Shared;
+
+/// Version reported by `build` (the clients gate features on it).
+pub const BUILD: &str = "8.1.0.0";
+const FEATURES: &str = "batch-any;batch-index;blob-bits;cdt-list;cdt-map;cluster-stable;float;geo;\
+lut-now;partition-query;peers;pipelining;pquery;pscans;query-show;relaxed-sc;replicas;replicas-max;\
+sindex-exists;truncate-namespace;udf";
+
+/// Answers one info request body into `out` as a complete proto frame.
+pub fn handle(body: &[u8], shared: &Shared, out: &mut Vec<u8>) {
+    let at = begin_frame(out);
+    let text = String::from_utf8_lossy(body);
+    let names: Vec<&str> = text
+        .split('\n')
+        .map(str::trim_end)
+        .filter(|n| !n.is_empty())
+        .collect();
+    let mut reply = String::new();
+    if names.is_empty() {
+        for name in [
+            "node",
+            "build",
+            "edition",
+            "version",
+            "features",
+            "partition-generation",
+            "namespaces",
+        ] {
+            let _ = writeln!(reply, "{name}\t{}", answer(name, shared));
+        }
+    }
+    for name in names {
+        let _ = writeln!(reply, "{name}\t{}", answer(name, shared));
+    }
+    out.extend_from_slice(reply.as_bytes());
+    end_frame(out, at, PROTO_INFO);
+}
+
+/// `k=v;k=v` parameters of a command.
+fn params(args: &str) -> Vec<(&str, &str)> {
+    args.split(';')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+        .collect()
+}
+
+fn param<'a>(ps: &[(&str, &'a str)], names: &[&str]) -> Option<&'a str> {
+    ps.iter().find(|(k, _)| names.contains(k)).map(|(_, v)| *v)
+}
+
+/// The value for one info name.
+fn answer(name: &str, shared: &Shared) -> String {
+    let (cmd, args) = name.split_once(':').unwrap_or((name, ""));
+    let port = shared.port();
+    match cmd {
+        "node" => node_name(port),
+        "cluster-name" => "null".into(),
+        "build" => BUILD.into(),
+        "edition" => "Aerospike Community Edition".into(),
+        "version" => format!("Aerospike Community Edition build {BUILD}"),
+        "build_os" => "linux".into(),
+        "features" => FEATURES.into(),
+        "partition-generation" | "peers-generation" | "rebalance-generation" => "1".into(),
+        "cluster-generation" | "cluster-size" => "1".into(),
+        "partitions" => N_PARTITIONS.to_string(),
+        "cluster-stable" | "cluster-key" => "1A2B3C4D5E6F".into(),
+        "peers-clear-std" | "peers-clear-alt" | "peers-tls-std" | "peers-tls-alt"
+        | "alumni-clear-std" | "alumni-tls-std" => format!("1,{port},[]"),
+        "service" | "service-clear-std" | "services" => format!("{}:{port}", shared.host()),
+        "service-clear-alt" | "service-tls-std" | "service-tls-alt" | "services-alumni"
+        | "services-alternate" => String::new(),
+        "replicas" => replicas(shared, true),
+        "replicas-master" | "replicas-all" | "replicas-prole" => replicas(shared, false),
+        "racks" => String::new(),
+        "namespaces" => shared
+            .store
+            .namespaces
+            .iter()
+            .map(|n| n.name.as_str())
+            .collect::<Vec<_>>()
+            .join(";"),
+        "user-agent-set" | "log-message" | "truncate-undo" => "ok".into(),
+        "statistics" => statistics(shared),
+        "get-config" => "migrate-threads=1;proto-fd-max=15000;service-threads=2".into(),
+        "truncate" | "truncate-namespace" => truncate(shared, args),
+        "sindex-create" => sindex_create(shared, args),
+        "sindex-delete" => sindex_delete(shared, args),
+        "sindex-list" | "sindex" => sindex_list(shared, args),
+        "sindex-exists" => sindex_exists(shared, args),
+        "sindex-stat" => sindex_stat(shared, args),
+        "udf-list" => udf_list(shared),
+        "udf-put" => udf_put(shared, args),
+        "udf-get" => udf_get(shared, args),
+        "udf-remove" => udf_remove(shared, args),
+        "query-show" | "scan-show" | "jobs" => job_show(shared, args),
+        _ => slash_command(name, shared).unwrap_or_else(|| "ERROR::unrecognized command".into()),
+    }
+}
+
+/// Commands of the form `namespace/<ns>`, `sets/<ns>/<set>`, `sindex/<ns>/<name>`, `bins/<ns>`.
+fn slash_command(name: &str, shared: &Shared) -> Option<String> {
+    let mut parts = name.split('/');
+    let head = parts.next()?;
+    let ns = parts.next();
+    let rest = parts.next();
+    match (head, ns) {
+        ("namespace", Some(ns)) => Some(match shared.store.namespace(ns.as_bytes()) {
+            Some(n) => namespace_stats(n.record_count()),
+            None => "ERROR::namespace not found".into(),
+        }),
+        ("sets", ns) => Some(sets(shared, ns, rest)),
+        ("sindex", Some(ns)) => Some(match rest {
+            Some(idx) => sindex_stat(shared, &format!("namespace={ns};indexname={idx}")),
+            None => sindex_list(shared, &format!("ns={ns}")),
+        }),
+        ("bins", _) => Some("bin_names=0,bin_names_quota=65535".into()),
+        _ => None,
+    }
+}
+
+/// A stable node name derived from the port.
+fn node_name(port: u16) -> String {
+    format!("BB9{port:013X}")
+}
+
+fn replicas(shared: &Shared, with_regime: bool) -> String {
+    let bitmap = base64::engine::general_purpose::STANDARD.encode([0xFFu8; N_PARTITIONS / 8]);
+    shared
+        .store
+        .namespaces
+        .iter()
+        .map(|n| {
+            if with_regime {
+                format!("{}:0,1,{bitmap}", n.name)
+            } else {
+                format!("{}:{bitmap}", n.name)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+fn namespace_stats(objects: u64) -> String {
+    format!(
+        "objects={objects};tombstones=0;master_objects={objects};prole_objects=0;ns_cluster_size=1;\
+effective_replication_factor=1;replication-factor=1;default-ttl=0;max-ttl=315360000;nsup-period=1;\
+allow-ttl-without-nsup=true;strong-consistency=false;storage-engine=memory;stop_writes=false;\
+hwm_breached=false;evict-tenths-pct=5;data_used_bytes=0;index_used_bytes={}",
+        objects * 64
+    )
+}
+
+fn statistics(shared: &Shared) -> String {
+    let s = shared.stats.snapshot(shared.store.record_count());
+    let get = |k: &str| s.iter().find(|(n, _)| *n == k).map_or(0, |(_, v)| *v);
+    format!(
+        "cluster_size=1;cluster_key=1A2B3C4D5E6F;cluster_integrity=true;objects={};client_connections={};\
+client_connections_opened={};uptime={}",
+        get("records"),
+        get("connections_open"),
+        get("connections_total"),
+        shared.started.elapsed().as_secs()
+    )
+}
+
+fn sets(shared: &Shared, ns: Option<&str>, only: Option<&str>) -> String {
+    let mut out = String::new();
+    for n in &shared.store.namespaces {
+        if ns.is_some_and(|ns| ns != n.name) {
+            continue;
+        }
+        let mut counts = std::collections::HashMap::<u16, u64>::new();
+        n.for_each_record(|r| *counts.entry(r.set_id).or_default() += 1);
+        for (id, set) in n.sets() {
+            if only.is_some_and(|o| o != set) {
+                continue;
+            }
+            let objects = counts.get(&id).copied().unwrap_or(0);
+            let _ = write!(
+                out,
+                "ns={}:set={set}:objects={objects}:tombstones=0:data_used_bytes=0:truncate_lut=0:sindexes=0:index_populating=false;",
+                n.name
+            );
+        }
+    }
+    out
+}
+
+/// `truncate:namespace=..;set=..;lut=..` and `truncate-namespace:namespace=..;lut=..`.
+fn truncate(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    let Some(ns) =
+        param(&ps, &["namespace", "ns"]).and_then(|n| shared.store.namespace(n.as_bytes()))
+    else {
+        return "ERROR:20:namespace not found".into();
+    };
+    let before_ms = match param(&ps, &["lut"]) {
+        Some(v) => match v.parse::<u64>() {
+            Ok(nanos) => nanos / 1_000_000,
+            Err(_) => return "ERROR:4:bad lut".into(),
+        },
+        None => u64::MAX,
+    };
+    let set = match param(&ps, &["set"]) {
+        Some(s) => match ns.find_set(s.as_bytes()) {
+            Some(id) => Some(id),
+            None => return "ok".into(),
+        },
+        None => None,
+    };
+    ns.remove_where(|r| set.is_none_or(|id| r.set_id == id) && r.last_update_ms <= before_ms);
+    "ok".into()
+}
+
+fn sindex_create(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
+    if shared.store.namespace(ns.as_bytes()).is_none() {
+        return "FAIL:20:namespace not found".into();
+    }
+    let (bin, itype) = match (
+        param(&ps, &["bin"]),
+        param(&ps, &["type"]),
+        param(&ps, &["indexdata"]),
+    ) {
+        (Some(b), Some(t), _) => (b, t),
+        (_, _, Some(data)) => data.split_once(',').unwrap_or((data, "")),
+        _ => return "FAIL:4:missing bin or type".into(),
+    };
+    let Some(itype) = IndexType::parse(itype) else {
+        return "FAIL:4:bad index type".into();
+    };
+    let Some(collection) = Collection::parse(param(&ps, &["indextype"]).unwrap_or("default"))
+    else {
+        return "FAIL:4:bad indextype".into();
+    };
+    if param(&ps, &["context", "exp"]).is_some() {
+        return "FAIL:16:index on context or expression not supported by the embedded server"
+            .into();
+    }
+    let Some(name) = param(&ps, &["indexname"]).filter(|n| !n.is_empty()) else {
+        return "FAIL:4:missing indexname".into();
+    };
+    let idx = SIndex {
+        ns: ns.into(),
+        set: param(&ps, &["set"]).unwrap_or("").into(),
+        name: name.into(),
+        bin: bin.into(),
+        itype,
+        collection,
+    };
+    match shared.sindexes.create(idx) {
+        Ok(()) => "ok".into(),
+        Err(_) => {
+            "FAIL:200:Index with the same name already exists or this bin has already been indexed."
+                .into()
+        }
+    }
+}
+
+fn sindex_delete(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
+    let name = param(&ps, &["indexname"]).unwrap_or("");
+    match shared.sindexes.drop_index(ns, name) {
+        Ok(()) => "ok".into(),
+        Err(IndexError::NotFound) => "FAIL:201:Index does not exist on the system.".into(),
+        Err(IndexError::Exists) => "FAIL:200:index exists".into(),
+    }
+}
+
+fn sindex_list(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    let ns = param(&ps, &["namespace", "ns"]);
+    let mut out = String::new();
+    for i in shared.sindexes.list() {
+        if ns.is_some_and(|n| n != i.ns) {
+            continue;
+        }
+        let set = if i.set.is_empty() { "NULL" } else { &i.set };
+        let _ = write!(
+            out,
+            "ns={}:indexname={}:set={set}:bin={}:type={}:indextype={}:context=NULL:exp=NULL:state=RW;",
+            i.ns,
+            i.name,
+            i.bin,
+            i.itype.name(),
+            i.collection.name()
+        );
+    }
+    out
+}
+
+fn sindex_exists(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
+    let name = param(&ps, &["indexname"]).unwrap_or("");
+    shared.sindexes.find(ns, name).is_some().to_string()
+}
+
+fn sindex_stat(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
+    let name = param(&ps, &["indexname"]).unwrap_or("");
+    match shared.sindexes.find(ns, name) {
+        Some(_) => "entries=0;used_bytes=0;load_pct=100;load_time=0;stat_gc_recs=0".into(),
+        None => "FAIL:201:Index does not exist on the system.".into(),
+    }
+}
+
+fn udf_list(shared: &Shared) -> String {
+    shared
+        .udfs
+        .list()
+        .into_iter()
+        .map(|(name, hash)| format!("filename={name},hash={hash},type=LUA;"))
+        .collect()
+}
+
+fn udf_put(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    let (Some(file), Some(content)) = (param(&ps, &["filename"]), param(&ps, &["content"])) else {
+        return "error=invalid_filename_or_content".into();
+    };
+    let Ok(code) = base64::engine::general_purpose::STANDARD.decode(content) else {
+        return "error=invalid_base64_content".into();
+    };
+    match shared.udfs.register(file, &code) {
+        Ok(()) => "ok".into(),
+        Err(msg) => {
+            let msg = base64::engine::general_purpose::STANDARD.encode(msg.as_bytes());
+            format!("error=compile_error;file={file};line=0;message={msg}")
+        }
+    }
+}
+
+fn udf_get(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    match param(&ps, &["filename"]).and_then(|f| shared.udfs.get(f)) {
+        Some(code) => format!(
+            "gen=1;type=LUA;content={}",
+            base64::engine::general_purpose::STANDARD.encode(code)
+        ),
+        None => "error=not_found".into(),
+    }
+}
+
+fn udf_remove(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    let file = param(&ps, &["filename"]).unwrap_or("");
+    if shared.udfs.remove(file) {
+        "ok".into()
+    } else {
+        "error=file_not_found".into()
+    }
+}
+
+/// `query-show:id=N` (or `trid=`): background jobs run to completion before their reply.
+fn job_show(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    let id = param(&ps, &["id", "trid"]).and_then(|v| v.parse::<u64>().ok());
+    match id {
+        Some(id) if shared.job_known(id) => {
+            format!("trid={id}:job-status=done:status=done(ok):recs-succeeded=0:recs-failed=0")
+        }
+        _ => "ERROR:2:job not found".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_split() {
+        let ps = params("namespace=test;set=a;lut=5");
+        assert_eq!(param(&ps, &["ns", "namespace"]), Some("test"));
+        assert_eq!(param(&ps, &["lut"]), Some("5"));
+        assert_eq!(param(&ps, &["x"]), None);
+    }
+
+    #[test]
+    fn replicas_bitmap_is_684_chars() {
+        let b = base64::engine::general_purpose::STANDARD.encode([0xFFu8; N_PARTITIONS / 8]);
+        assert_eq!(b.len(), 684);
+    }
+}

@@ -1,0 +1,288 @@
+//! Scans and queries: partition filters with digest resume, max records, bin projection,
+//! secondary-index filters, filter expressions, background writes; replies streamed in chunks.
+
+use std::ops::Bound;
+
+use crate::clock::{cl_secs, now_ms};
+use crate::conn::FrameSink;
+use crate::engine_ops::{self, View};
+use crate::record::{self, rc, RecReq};
+use crate::sindex::{Collection, Filter, SIndex};
+use crate::store::{Digest, Namespace, Record, N_PARTITIONS};
+use crate::wire::*;
+use crate::{udf, Shared};
+
+/// Flush streamed frames once they exceed this many bytes.
+const CHUNK: usize = 128 * 1024;
+const INDEX_NOT_FOUND: u8 = 201;
+
+/// What a scan/query selects.
+struct Plan<'a> {
+    ns: &'a Namespace,
+    /// Set id to match (None = whole namespace; Some(None) = a set never written).
+    set: Option<Option<u16>>,
+    index: Option<(SIndex, Filter)>,
+    filter_exp: Option<&'a [u8]>,
+    max_records: u64,
+    /// (partition, resume after digest).
+    partitions: Vec<(usize, Option<Digest>)>,
+    send_done: bool,
+}
+
+/// Runs the scan/query in `msg`, streaming results to `sink`. False when the peer is gone.
+pub async fn handle(
+    msg: &Msg<'_>,
+    shared: &Shared,
+    out: &mut Vec<u8>,
+    sink: &mut FrameSink<'_>,
+) -> bool {
+    out.clear();
+    let at = begin_frame(out);
+    match plan(msg, shared) {
+        Err(code) => header_only(out, INFO3_LAST, code, 0),
+        Ok(p) if msg.header.info2 & INFO2_WRITE != 0 => {
+            background(msg, shared, &p);
+            if let Some(id) = msg
+                .fields
+                .get(field::QUERY_ID)
+                .and_then(|b| b.try_into().ok())
+            {
+                shared.job_done(u64::from_be_bytes(id));
+            }
+            header_only(out, INFO3_LAST, rc::OK, 0);
+        }
+        Ok(p) => {
+            let mut frame = at;
+            let mut sent = 0u64;
+            for &(pid, resume) in &p.partitions {
+                let done = scan_partition(&p, msg, pid, resume, &mut sent, out);
+                if done && p.send_done {
+                    ReplyMsg::begin(out).finish(
+                        out,
+                        INFO3_PARTITION_DONE,
+                        rc::OK,
+                        pid as u32,
+                        0,
+                        0,
+                    );
+                }
+                if out.len() > CHUNK {
+                    end_frame(out, frame, PROTO_MSG);
+                    if !sink.send(out).await {
+                        return false;
+                    }
+                    frame = begin_frame(out);
+                }
+                if !done {
+                    break;
+                }
+            }
+            header_only(out, INFO3_LAST, rc::OK, 0);
+            end_frame(out, frame, PROTO_MSG);
+            return sink.send(out).await;
+        }
+    }
+    end_frame(out, at, PROTO_MSG);
+    sink.send(out).await
+}
+
+fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
+    let f = &msg.fields;
+    let ns = f
+        .get(field::NAMESPACE)
+        .and_then(|n| shared.store.namespace(n))
+        .ok_or(rc::NAMESPACE_NOT_FOUND)?;
+    let set_name = f.get(field::SET).filter(|s| !s.is_empty());
+    let set = set_name.map(|s| ns.find_set(s));
+    let index = match f.get(field::INDEX_RANGE) {
+        None => None,
+        Some(range) => {
+            let filter = Filter::parse(range).ok_or(rc::PARAMETER)?;
+            let collection = match f.get(field::INDEX_TYPE) {
+                Some(t) => {
+                    Collection::from_wire(*t.first().ok_or(rc::PARAMETER)?).ok_or(rc::PARAMETER)?
+                }
+                None => Collection::Default,
+            };
+            let name = f
+                .get(field::INDEX_NAME)
+                .and_then(|n| std::str::from_utf8(n).ok());
+            let set_str = set_name
+                .and_then(|s| std::str::from_utf8(s).ok())
+                .unwrap_or("");
+            let idx = shared
+                .sindexes
+                .lookup(
+                    &ns.name,
+                    set_str,
+                    &filter.bin,
+                    filter.ptype,
+                    collection,
+                    name,
+                )
+                .ok_or(INDEX_NOT_FOUND)?;
+            Some((idx, filter))
+        }
+    };
+    let mut partitions = Vec::new();
+    if let Some(pids) = f.get(field::PID_ARRAY) {
+        for c in pids.chunks_exact(2) {
+            partitions.push((
+                usize::from(u16::from_le_bytes([c[0], c[1]])) % N_PARTITIONS,
+                None,
+            ));
+        }
+    }
+    if let Some(digests) = f.get(field::DIGEST_ARRAY) {
+        for c in digests.chunks_exact(20) {
+            let d: Digest = c.try_into().map_err(|_| rc::PARAMETER)?;
+            partitions.push((crate::store::partition_of(&d), Some(d)));
+        }
+    }
+    let explicit = !partitions.is_empty();
+    if !explicit {
+        partitions = (0..N_PARTITIONS).map(|p| (p, None)).collect();
+    }
+    let max_records = match f.get(field::MAX_RECORDS) {
+        Some(b) => u64::from_be_bytes(b.try_into().map_err(|_| rc::PARAMETER)?),
+        None => 0,
+    };
+    Ok(Plan {
+        ns,
+        set,
+        index,
+        filter_exp: f.get(field::FILTER_EXP),
+        max_records,
+        partitions,
+        send_done: explicit || msg.header.info3 & INFO3_PARTITION_DONE != 0,
+    })
+}
+
+/// Whether `rec` is selected by the plan.
+fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> bool {
+    if rec.expired(now_cl) {
+        return false;
+    }
+    match p.set {
+        Some(Some(id)) if rec.set_id != id => return false,
+        Some(None) => return false,
+        _ => {}
+    }
+    if let Some((idx, filter)) = &p.index {
+        match rec.bin(idx.bin.as_bytes()) {
+            Some(v) if filter.matches(v, idx.collection) => {}
+            _ => return false,
+        }
+    }
+    if let Some(exp) = p.filter_exp {
+        let set = p.ns.set_name(rec.set_id);
+        let view = View {
+            bins: &rec.bins,
+            key: rec.key.as_ref(),
+            set: &set,
+            digest,
+            generation: u32::from(rec.generation),
+            void_time: rec.void_time,
+            last_update_ms: rec.last_update_ms,
+            exists: true,
+        };
+        return engine_ops::filter_matches(exp, &view).unwrap_or(false);
+    }
+    true
+}
+
+/// Appends the selected records of one partition; false when max records stopped it early.
+fn scan_partition(
+    p: &Plan<'_>,
+    msg: &Msg<'_>,
+    pid: usize,
+    resume: Option<Digest>,
+    sent: &mut u64,
+    out: &mut Vec<u8>,
+) -> bool {
+    let now_cl = cl_secs(now_ms());
+    let part = p.ns.read(pid);
+    let lower = match &resume {
+        Some(d) => Bound::Excluded(d),
+        None => Bound::Unbounded,
+    };
+    for (digest, rec) in part.range::<Digest, _>((lower, Bound::Unbounded)) {
+        if p.max_records > 0 && *sent >= p.max_records {
+            return false;
+        }
+        if !selected(p, digest, rec, now_cl) {
+            continue;
+        }
+        write_record(p.ns, msg, digest, rec, out);
+        *sent += 1;
+    }
+    true
+}
+
+fn write_record(ns: &Namespace, msg: &Msg<'_>, digest: &Digest, rec: &Record, out: &mut Vec<u8>) {
+    let mut reply = ReplyMsg::begin(out);
+    reply.field(out, field::DIGEST, digest);
+    reply.field(out, field::NAMESPACE, ns.name.as_bytes());
+    if rec.set_id != 0 {
+        reply.field(out, field::SET, ns.set_name(rec.set_id).as_bytes());
+    }
+    if let Some(k) = &rec.key {
+        let mut key = Vec::with_capacity(1 + k.data.len());
+        key.push(k.ptype);
+        key.extend_from_slice(&k.data);
+        reply.field(out, field::KEY, &key);
+    }
+    if msg.header.info1 & INFO1_NOBINDATA == 0 {
+        if msg.ops.is_empty() {
+            for b in &rec.bins {
+                reply.op(out, b.name.as_bytes(), b.value.ptype, &b.value.data);
+            }
+        } else {
+            for op in msg.ops.iter() {
+                if op.op == op::READ {
+                    if let Some(v) = rec.bin(op.name) {
+                        reply.op(out, op.name, v.ptype, &v.data);
+                    }
+                } else if let Ok((_, Some(v))) = engine_ops::cdt(op.op, rec.bin(op.name), op.data) {
+                    reply.op(out, op.name, v.ptype, &v.data);
+                }
+            }
+        }
+    }
+    reply.finish(out, 0, rc::OK, u32::from(rec.generation), rec.void_time, 0);
+}
+
+/// Background scan/query: applies the message's write ops (or UDF) to every selected record.
+fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) {
+    let now_cl = cl_secs(now_ms());
+    let mut digests = Vec::new();
+    for &(pid, _) in &p.partitions {
+        let part = p.ns.read(pid);
+        digests.extend(
+            part.iter()
+                .filter(|(d, r)| selected(p, d, r, now_cl))
+                .map(|(d, _)| *d),
+        );
+    }
+    let req = RecReq {
+        info1: 0,
+        info2: INFO2_WRITE | (msg.header.info2 & INFO2_DURABLE_DELETE),
+        info3: INFO3_UPDATE_ONLY,
+        generation: 0,
+        ttl: msg.header.ttl,
+        set: &[],
+        key: None,
+        filter: None,
+        ops: msg.ops,
+    };
+    let is_udf = msg.fields.get(field::UDF_PACKAGE).is_some();
+    let mut scratch = Vec::new();
+    for d in &digests {
+        scratch.clear();
+        if is_udf {
+            udf::execute(shared, p.ns, d, &req, &msg.fields, &mut scratch, 0);
+        } else {
+            record::execute(p.ns, d, &req, &mut scratch, 0);
+        }
+    }
+}

@@ -1,0 +1,542 @@
+//! Single-record execution: read, write, delete, touch and operate against one digest.
+
+use bytes::Bytes;
+use engine::cdt::BinChange;
+use engine::particle_type as pt;
+use engine::Particle;
+
+use crate::clock::{cl_secs, now_ms};
+use crate::engine_ops::{self, exp_flags, View};
+use crate::store::{
+    partition_of, void_time_for, Bin, BinName, Digest, Namespace, Partition, Record,
+};
+use crate::wire::*;
+
+/// Result codes the server produces here.
+pub mod rc {
+    pub const OK: u8 = 0;
+    pub const KEY_NOT_FOUND: u8 = 2;
+    pub const GENERATION: u8 = 3;
+    pub const PARAMETER: u8 = 4;
+    pub const KEY_EXISTS: u8 = 5;
+    pub const BIN_EXISTS: u8 = 6;
+    pub const BIN_TYPE: u8 = 12;
+    pub const RECORD_TOO_BIG: u8 = 13;
+    pub const BIN_NOT_FOUND: u8 = 17;
+    pub const NAMESPACE_NOT_FOUND: u8 = 20;
+    pub const BIN_NAME: u8 = 21;
+    pub const OP_NOT_APPLICABLE: u8 = 26;
+    pub const FILTERED_OUT: u8 = 27;
+}
+
+/// Largest record accepted (bytes, approximate stored size).
+const MAX_RECORD_SIZE: usize = 8 * 1024 * 1024;
+
+/// What a single-record request asks for (from a message or a batch row).
+#[derive(Clone, Copy)]
+pub struct RecReq<'a> {
+    pub info1: u8,
+    pub info2: u8,
+    pub info3: u8,
+    pub generation: u32,
+    pub ttl: u32,
+    pub set: &'a [u8],
+    /// KEY field: particle type byte then the value.
+    pub key: Option<&'a [u8]>,
+    pub filter: Option<&'a [u8]>,
+    pub ops: Ops<'a>,
+}
+
+impl RecReq<'_> {
+    pub fn is_write(&self) -> bool {
+        self.info2 & (INFO2_WRITE | INFO2_DELETE) != 0
+    }
+}
+
+/// Header values of a reply.
+struct Outcome {
+    rc: u8,
+    generation: u32,
+    void_time: u32,
+}
+
+impl Outcome {
+    fn err(rc: u8) -> Outcome {
+        Outcome {
+            rc,
+            generation: 0,
+            void_time: 0,
+        }
+    }
+
+    fn of(rc: u8, r: &Record) -> Outcome {
+        Outcome {
+            rc,
+            generation: u32::from(r.generation),
+            void_time: r.void_time,
+        }
+    }
+}
+
+/// Executes `req` on `digest` and appends one reply message to `out` (`slot` goes in the
+/// header's timeout field: the batch index in batch replies). Returns the result code.
+pub fn execute(
+    ns: &Namespace,
+    digest: &Digest,
+    req: &RecReq<'_>,
+    out: &mut Vec<u8>,
+    slot: u32,
+) -> u8 {
+    let now = now_ms();
+    let mut reply = ReplyMsg::begin(out);
+    let pid = partition_of(digest);
+    let outcome = if req.is_write() {
+        let mut part = ns.write(pid);
+        write(ns, &mut part, digest, req, now, &mut reply, out)
+    } else {
+        let part = ns.read(pid);
+        let rec = part.get(digest).filter(|r| !r.expired(cl_secs(now)));
+        read(ns, digest, rec, req, &mut reply, out)
+    };
+    if outcome.rc != rc::OK {
+        reply.discard_body(out);
+    }
+    reply.finish(
+        out,
+        0,
+        outcome.rc,
+        outcome.generation,
+        outcome.void_time,
+        slot,
+    );
+    outcome.rc
+}
+
+fn view<'a>(
+    ns_set: &'a str,
+    digest: &'a Digest,
+    bins: &'a [Bin],
+    rec: Option<&'a Record>,
+) -> View<'a> {
+    View {
+        bins,
+        key: rec.and_then(|r| r.key.as_ref()),
+        set: ns_set,
+        digest,
+        generation: rec.map_or(0, |r| u32::from(r.generation)),
+        void_time: rec.map_or(0, |r| r.void_time),
+        last_update_ms: rec.map_or(0, |r| r.last_update_ms),
+        exists: rec.is_some(),
+    }
+}
+
+fn check_filter(
+    ns: &Namespace,
+    digest: &Digest,
+    rec: &Record,
+    filter: Option<&[u8]>,
+) -> Result<(), u8> {
+    let Some(exp) = filter else { return Ok(()) };
+    let set = ns.set_name(rec.set_id);
+    match engine_ops::filter_matches(exp, &view(&set, digest, &rec.bins, Some(rec))) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(rc::FILTERED_OUT),
+        Err(e) => Err(e),
+    }
+}
+
+/// Appends every bin of `bins` as a reply op.
+fn all_bins(bins: &[Bin], reply: &mut ReplyMsg, out: &mut Vec<u8>) {
+    for b in bins {
+        reply.op(out, b.name.as_bytes(), b.value.ptype, &b.value.data);
+    }
+}
+
+fn read(
+    ns: &Namespace,
+    digest: &Digest,
+    rec: Option<&Record>,
+    req: &RecReq<'_>,
+    reply: &mut ReplyMsg,
+    out: &mut Vec<u8>,
+) -> Outcome {
+    let Some(rec) = rec else {
+        return Outcome::err(rc::KEY_NOT_FOUND);
+    };
+    if let Err(e) = check_filter(ns, digest, rec, req.filter) {
+        return Outcome::err(e);
+    }
+    if req.info1 & INFO1_NOBINDATA != 0 {
+        return Outcome::of(rc::OK, rec);
+    }
+    if req.ops.is_empty() {
+        all_bins(&rec.bins, reply, out);
+        return Outcome::of(rc::OK, rec);
+    }
+    let respond_all = req.info2 & INFO2_RESPOND_ALL_OPS != 0;
+    let set = ns.set_name(rec.set_id);
+    for op in req.ops.iter() {
+        let value = match op.op {
+            op::READ if op.name.is_empty() => {
+                all_bins(&rec.bins, reply, out);
+                continue;
+            }
+            op::READ => rec.bin(op.name).cloned(),
+            op::CDT_READ | op::BIT_READ | op::HLL_READ => {
+                match engine_ops::cdt(op.op, rec.bin(op.name), op.data) {
+                    Ok((_, v)) => v,
+                    Err(e) => return Outcome::err(e),
+                }
+            }
+            op::EXP_READ => {
+                match engine_ops::exp_eval(op.data, &view(&set, digest, &rec.bins, Some(rec))) {
+                    Ok((v, _)) => v,
+                    Err(e) => return Outcome::err(e),
+                }
+            }
+            _ => return Outcome::err(rc::PARAMETER),
+        };
+        emit(reply, out, op.name, value.as_ref(), respond_all);
+    }
+    Outcome::of(rc::OK, rec)
+}
+
+/// Appends an op result: the value, or a nil entry when every op must answer.
+fn emit(
+    reply: &mut ReplyMsg,
+    out: &mut Vec<u8>,
+    name: &[u8],
+    value: Option<&Particle>,
+    respond_all: bool,
+) {
+    match value {
+        Some(v) => reply.op(out, name, v.ptype, &v.data),
+        None if respond_all => reply.op(out, name, pt::NULL, &[]),
+        None => {}
+    }
+}
+
+fn write(
+    ns: &Namespace,
+    part: &mut Partition,
+    digest: &Digest,
+    req: &RecReq<'_>,
+    now: u64,
+    reply: &mut ReplyMsg,
+    out: &mut Vec<u8>,
+) -> Outcome {
+    let now_cl = cl_secs(now);
+    if part.get(digest).is_some_and(|r| r.expired(now_cl)) {
+        part.remove(digest);
+        ns.count_change(-1);
+    }
+    let existing = part.get(digest);
+    let old_gen = existing.map_or(0, |r| u32::from(r.generation));
+    if req.info2 & INFO2_GENERATION != 0 && req.generation != old_gen {
+        return Outcome::err(rc::GENERATION);
+    }
+    if req.info2 & INFO2_GENERATION_GT != 0 && req.generation <= old_gen {
+        return Outcome::err(rc::GENERATION);
+    }
+    if req.info2 & INFO2_DELETE != 0 {
+        let Some(rec) = existing else {
+            return Outcome::err(rc::KEY_NOT_FOUND);
+        };
+        if let Err(e) = check_filter(ns, digest, rec, req.filter) {
+            return Outcome::err(e);
+        }
+        part.remove(digest);
+        ns.count_change(-1);
+        return Outcome::err(rc::OK);
+    }
+    if req.info2 & INFO2_CREATE_ONLY != 0 && existing.is_some() {
+        return Outcome::err(rc::KEY_EXISTS);
+    }
+    if req.info3 & (INFO3_UPDATE_ONLY | INFO3_REPLACE_ONLY) != 0 && existing.is_none() {
+        return Outcome::err(rc::KEY_NOT_FOUND);
+    }
+    if let Some(rec) = existing {
+        if let Err(e) = check_filter(ns, digest, rec, req.filter) {
+            return Outcome::err(e);
+        }
+    }
+    let replace = req.info3 & (INFO3_CREATE_OR_REPLACE | INFO3_REPLACE_ONLY) != 0;
+    let mut work = Work {
+        bins: match existing {
+            Some(r) if !replace => r.bins.clone(),
+            _ => Vec::new(),
+        },
+        dirty: replace,
+        existed: existing.is_some(),
+    };
+    let set_name = match existing {
+        Some(r) => ns.set_name(r.set_id),
+        None => String::from_utf8_lossy(req.set).into_owned(),
+    };
+    let respond_all = req.info2 & INFO2_RESPOND_ALL_OPS != 0;
+    for op in req.ops.iter() {
+        let ctx = Ctx {
+            set: &set_name,
+            digest,
+            existing,
+        };
+        let value = match work.apply(op, &ctx) {
+            Ok(StepOut::Value(v)) => v,
+            Ok(StepOut::AllBins) if respond_all => return Outcome::err(rc::PARAMETER),
+            Ok(StepOut::AllBins) => {
+                all_bins(&work.bins, reply, out);
+                continue;
+            }
+            Ok(StepOut::Nothing) => {
+                if respond_all {
+                    reply.op(out, op.name, pt::NULL, &[]);
+                }
+                continue;
+            }
+            Err(e) => return Outcome::err(e),
+        };
+        emit(reply, out, op.name, value.as_ref(), respond_all);
+    }
+    if !work.dirty {
+        return match existing {
+            Some(r) => Outcome::of(rc::OK, r),
+            None => Outcome::err(rc::KEY_NOT_FOUND),
+        };
+    }
+    if work.bins.is_empty() {
+        if existing.is_some() {
+            part.remove(digest);
+            ns.count_change(-1);
+        }
+        return Outcome::err(rc::OK);
+    }
+    let key = match req.key.and_then(parse_key) {
+        Some(k) => Some(k),
+        None => existing.and_then(|r| r.key.clone()),
+    };
+    let set_id = match existing {
+        Some(r) => r.set_id,
+        None => match ns.set_id(req.set) {
+            Some(id) => id,
+            None => return Outcome::err(rc::PARAMETER),
+        },
+    };
+    let mut generation = existing.map_or(0, |r| r.generation).wrapping_add(1);
+    if generation == 0 {
+        generation = 1;
+    }
+    let record = Record {
+        bins: work.bins,
+        key,
+        set_id,
+        generation,
+        void_time: void_time_for(req.ttl, existing.map(|r| r.void_time), now),
+        last_update_ms: now,
+    };
+    if record.size() > MAX_RECORD_SIZE {
+        return Outcome::err(rc::RECORD_TOO_BIG);
+    }
+    let outcome = Outcome::of(rc::OK, &record);
+    if part.insert(*digest, record).is_none() {
+        ns.count_change(1);
+    }
+    outcome
+}
+
+/// KEY field bytes (particle type + value) as a particle.
+fn parse_key(field: &[u8]) -> Option<Particle> {
+    let (ptype, data) = field.split_first()?;
+    Some(Particle {
+        ptype: *ptype,
+        data: Bytes::copy_from_slice(data),
+    })
+}
+
+/// What one op produced for the reply.
+enum StepOut {
+    Value(Option<Particle>),
+    AllBins,
+    Nothing,
+}
+
+/// What expression ops need to see besides the bins.
+struct Ctx<'a> {
+    set: &'a str,
+    digest: &'a Digest,
+    existing: Option<&'a Record>,
+}
+
+/// Working copy of a record's bins during a write.
+struct Work {
+    bins: Vec<Bin>,
+    dirty: bool,
+    existed: bool,
+}
+
+impl Work {
+    fn get(&self, name: &[u8]) -> Option<&Particle> {
+        self.bins
+            .iter()
+            .find(|b| b.name.as_bytes() == name)
+            .map(|b| &b.value)
+    }
+
+    fn set(&mut self, name: BinName, value: Particle) {
+        self.dirty = true;
+        match self.bins.iter_mut().find(|b| b.name == name) {
+            Some(b) => b.value = value,
+            None => self.bins.push(Bin { name, value }),
+        }
+    }
+
+    fn remove(&mut self, name: &[u8]) {
+        self.dirty = true;
+        self.bins.retain(|b| b.name.as_bytes() != name);
+    }
+
+    fn change(&mut self, name: BinName, change: BinChange) {
+        match change {
+            BinChange::Unchanged => {}
+            BinChange::Set(p) => self.set(name, p),
+            BinChange::Remove => self.remove(name.as_bytes()),
+        }
+    }
+
+    fn eval(&self, op: Op<'_>, ctx: &Ctx<'_>) -> Result<(Option<Particle>, u64), u8> {
+        engine_ops::exp_eval(
+            op.data,
+            &view(ctx.set, ctx.digest, &self.bins, ctx.existing),
+        )
+    }
+
+    fn apply(&mut self, op: Op<'_>, ctx: &Ctx<'_>) -> Result<StepOut, u8> {
+        match op.op {
+            op::READ if op.name.is_empty() => return Ok(StepOut::AllBins),
+            op::READ => return Ok(StepOut::Value(self.get(op.name).cloned())),
+            op::TOUCH => {
+                if !self.existed {
+                    return Err(rc::KEY_NOT_FOUND);
+                }
+                self.dirty = true;
+                return Ok(StepOut::Nothing);
+            }
+            op::DELETE => {
+                self.bins.clear();
+                self.dirty = true;
+                return Ok(StepOut::Nothing);
+            }
+            op::CDT_READ | op::BIT_READ | op::HLL_READ => {
+                let (_, value) = engine_ops::cdt(op.op, self.get(op.name), op.data)?;
+                return Ok(StepOut::Value(value));
+            }
+            op::EXP_READ => return Ok(StepOut::Value(self.eval(op, ctx)?.0)),
+            _ => {}
+        }
+        let name = BinName::new(op.name).ok_or(rc::BIN_NAME)?;
+        match op.op {
+            op::WRITE if op.ptype == pt::NULL => self.remove(op.name),
+            op::WRITE => self.set(name, particle(op)?),
+            op::ADD => {
+                let operand = particle(op)?;
+                let sum = match self.get(op.name) {
+                    None => operand,
+                    Some(cur) => add(cur, &operand)?,
+                };
+                self.set(name, sum);
+            }
+            op::APPEND | op::PREPEND => {
+                let operand = particle(op)?;
+                let joined = match self.get(op.name) {
+                    None => operand,
+                    Some(cur)
+                        if cur.ptype == operand.ptype
+                            && matches!(cur.ptype, pt::STRING | pt::BLOB) =>
+                    {
+                        let (a, b) = if op.op == op::APPEND {
+                            (&cur.data, &operand.data)
+                        } else {
+                            (&operand.data, &cur.data)
+                        };
+                        let mut v = Vec::with_capacity(a.len() + b.len());
+                        v.extend_from_slice(a);
+                        v.extend_from_slice(b);
+                        Particle {
+                            ptype: cur.ptype,
+                            data: Bytes::from(v),
+                        }
+                    }
+                    Some(_) => return Err(rc::BIN_TYPE),
+                };
+                self.set(name, joined);
+            }
+            op::CDT_MODIFY | op::BIT_MODIFY | op::HLL_MODIFY => {
+                let (change, value) = engine_ops::cdt(op.op, self.get(op.name), op.data)?;
+                self.change(name, change);
+                return Ok(StepOut::Value(value));
+            }
+            op::EXP_MODIFY => {
+                let (value, flags) = self.eval(op, ctx)?;
+                let no_fail = flags & exp_flags::POLICY_NO_FAIL != 0;
+                let exists = self.get(op.name).is_some();
+                let refused = if flags & exp_flags::CREATE_ONLY != 0 && exists {
+                    Some(rc::BIN_EXISTS)
+                } else if flags & exp_flags::UPDATE_ONLY != 0 && !exists {
+                    Some(rc::BIN_NOT_FOUND)
+                } else if value.is_none() && flags & exp_flags::ALLOW_DELETE == 0 {
+                    Some(rc::OP_NOT_APPLICABLE)
+                } else {
+                    None
+                };
+                match (refused, value) {
+                    (Some(_), _) if no_fail => {}
+                    (Some(e), _) => return Err(e),
+                    (None, Some(p)) => self.set(name, p),
+                    (None, None) => self.remove(op.name),
+                }
+            }
+            _ => return Err(rc::PARAMETER),
+        }
+        Ok(StepOut::Nothing)
+    }
+}
+
+/// The op's value as a particle, checking fixed-size types.
+fn particle(op: Op<'_>) -> Result<Particle, u8> {
+    let ok = match op.ptype {
+        pt::INTEGER | pt::FLOAT => op.data.len() == 8,
+        pt::BOOL => op.data.len() == 1,
+        pt::NULL => false,
+        _ => true,
+    };
+    if !ok {
+        return Err(rc::PARAMETER);
+    }
+    Ok(Particle {
+        ptype: op.ptype,
+        data: Bytes::copy_from_slice(op.data),
+    })
+}
+
+fn be8(data: &[u8]) -> Result<[u8; 8], u8> {
+    data.try_into().map_err(|_| rc::PARAMETER)
+}
+
+/// Integer or float addition with the server's type rules (integers wrap).
+fn add(cur: &Particle, operand: &Particle) -> Result<Particle, u8> {
+    if cur.ptype != operand.ptype {
+        return Err(rc::BIN_TYPE);
+    }
+    let bytes = match cur.ptype {
+        pt::INTEGER => i64::from_be_bytes(be8(&cur.data)?)
+            .wrapping_add(i64::from_be_bytes(be8(&operand.data)?))
+            .to_be_bytes(),
+        pt::FLOAT => (f64::from_be_bytes(be8(&cur.data)?)
+            + f64::from_be_bytes(be8(&operand.data)?))
+        .to_be_bytes(),
+        _ => return Err(rc::BIN_TYPE),
+    };
+    Ok(Particle {
+        ptype: cur.ptype,
+        data: Bytes::copy_from_slice(&bytes),
+    })
+}

@@ -1,0 +1,215 @@
+//! Record UDF execution (fields 30-32) against a working copy of the record.
+
+use bytes::Bytes;
+use engine::particle_type as pt;
+use engine::udf::RecordMut;
+use engine::{Particle, RecordView, ResultCode};
+
+use crate::clock::{cl_secs, now_ms};
+use crate::engine_ops::View;
+use crate::record::{rc, RecReq};
+use crate::store::{partition_of, void_time_for, Bin, BinName, Digest, Namespace, Record};
+use crate::wire::*;
+use crate::Shared;
+
+/// The record a UDF sees and changes.
+struct UdfRec<'a> {
+    bins: Vec<Bin>,
+    key: Option<Particle>,
+    set: String,
+    digest: &'a Digest,
+    generation: u32,
+    void_time: u32,
+    last_update_ms: u64,
+    exists: bool,
+    commit: bool,
+    ttl: Option<i64>,
+}
+
+impl UdfRec<'_> {
+    fn view(&self) -> View<'_> {
+        View {
+            bins: &self.bins,
+            key: self.key.as_ref(),
+            set: &self.set,
+            digest: self.digest,
+            generation: self.generation,
+            void_time: self.void_time,
+            last_update_ms: self.last_update_ms,
+            exists: self.exists,
+        }
+    }
+}
+
+impl RecordView for UdfRec<'_> {
+    fn bin(&self, name: &str) -> Option<&Particle> {
+        self.bins
+            .iter()
+            .find(|b| b.name.as_str() == name)
+            .map(|b| &b.value)
+    }
+    fn bin_names(&self) -> Vec<&str> {
+        self.bins.iter().map(|b| b.name.as_str()).collect()
+    }
+    fn exists(&self) -> bool {
+        self.exists
+    }
+    fn set_name(&self) -> &str {
+        &self.set
+    }
+    fn user_key(&self) -> Option<&Particle> {
+        self.key.as_ref()
+    }
+    fn digest(&self) -> &[u8; 20] {
+        self.digest
+    }
+    fn generation(&self) -> u32 {
+        self.generation
+    }
+    fn void_time_ns(&self) -> u64 {
+        self.view().void_time_ns()
+    }
+    fn last_update_ns(&self) -> u64 {
+        self.view().last_update_ns()
+    }
+    fn size_bytes(&self) -> u64 {
+        self.view().size_bytes()
+    }
+}
+
+impl RecordMut for UdfRec<'_> {
+    fn set_bin(&mut self, name: &str, value: Particle) -> Result<(), ResultCode> {
+        let name = BinName::new(name.as_bytes()).ok_or(rc::BIN_NAME)?;
+        match self.bins.iter_mut().find(|b| b.name == name) {
+            Some(b) => b.value = value,
+            None => self.bins.push(Bin { name, value }),
+        }
+        Ok(())
+    }
+    fn remove_bin(&mut self, name: &str) -> Result<(), ResultCode> {
+        self.bins.retain(|b| b.name.as_str() != name);
+        Ok(())
+    }
+    fn create(&mut self) -> Result<(), ResultCode> {
+        if self.exists {
+            return Err(rc::KEY_EXISTS);
+        }
+        self.exists = true;
+        self.commit = true;
+        Ok(())
+    }
+    fn update(&mut self) -> Result<(), ResultCode> {
+        self.exists = true;
+        self.commit = true;
+        Ok(())
+    }
+    fn remove(&mut self) -> Result<(), ResultCode> {
+        self.exists = false;
+        self.commit = true;
+        Ok(())
+    }
+    fn set_ttl(&mut self, ttl: i64) {
+        self.ttl = Some(ttl);
+        self.commit = true;
+    }
+}
+
+/// Runs the UDF named by `fields` on `digest`; appends the reply (bin SUCCESS or FAILURE).
+pub fn execute(
+    shared: &Shared,
+    ns: &Namespace,
+    digest: &Digest,
+    req: &RecReq<'_>,
+    fields: &Fields<'_>,
+    out: &mut Vec<u8>,
+    slot: u32,
+) -> u8 {
+    let text = |t| fields.get(t).and_then(|b| std::str::from_utf8(b).ok());
+    let (Some(module), Some(function)) = (text(field::UDF_PACKAGE), text(field::UDF_FUNCTION))
+    else {
+        header_only(out, 0, rc::PARAMETER, slot);
+        return rc::PARAMETER;
+    };
+    let args = fields.get(field::UDF_ARGLIST).unwrap_or(&[0x90]);
+    let now = now_ms();
+    let mut part = ns.write(partition_of(digest));
+    if part.get(digest).is_some_and(|r| r.expired(cl_secs(now))) {
+        part.remove(digest);
+        ns.count_change(-1);
+    }
+    let existing = part.get(digest);
+    let mut rec = UdfRec {
+        bins: existing.map(|r| r.bins.clone()).unwrap_or_default(),
+        key: existing.and_then(|r| r.key.clone()),
+        set: match existing {
+            Some(r) => ns.set_name(r.set_id),
+            None => String::from_utf8_lossy(req.set).into_owned(),
+        },
+        digest,
+        generation: existing.map_or(0, |r| u32::from(r.generation)),
+        void_time: existing.map_or(0, |r| r.void_time),
+        last_update_ms: existing.map_or(0, |r| r.last_update_ms),
+        exists: existing.is_some(),
+        commit: false,
+        ttl: None,
+    };
+    let existed = existing.is_some();
+    let old = existing.map(|r| (r.generation, r.void_time, r.set_id));
+    let mut reply = ReplyMsg::begin(out);
+    match shared.udfs.apply(module, function, args, &mut rec) {
+        Ok(outcome) => {
+            let (mut generation, mut void_time) = (rec.generation, rec.void_time);
+            if rec.commit {
+                if !rec.exists || rec.bins.is_empty() {
+                    if existed {
+                        part.remove(digest);
+                        ns.count_change(-1);
+                    }
+                } else {
+                    let gen = old.map_or(0, |o| o.0).wrapping_add(1).max(1);
+                    let ttl = match rec.ttl {
+                        Some(t) if t < 0 => u32::MAX,
+                        Some(t) => u32::try_from(t).unwrap_or(u32::MAX - 2),
+                        None => req.ttl,
+                    };
+                    let set_id = match old {
+                        Some(o) => o.2,
+                        None => ns.set_id(req.set).unwrap_or(0),
+                    };
+                    let record = Record {
+                        bins: std::mem::take(&mut rec.bins),
+                        key: rec.key.take().or_else(|| req.key.and_then(key_particle)),
+                        set_id,
+                        generation: gen,
+                        void_time: void_time_for(ttl, old.map(|o| o.1), now),
+                        last_update_ms: now,
+                    };
+                    generation = u32::from(gen);
+                    void_time = record.void_time;
+                    if part.insert(*digest, record).is_none() {
+                        ns.count_change(1);
+                    }
+                }
+            }
+            match &outcome.value {
+                Some(v) => reply.op(out, b"SUCCESS", v.ptype, &v.data),
+                None => reply.op(out, b"SUCCESS", pt::NULL, &[]),
+            }
+            reply.finish(out, 0, rc::OK, generation, void_time, slot);
+            rc::OK
+        }
+        Err(failure) => {
+            reply.op(out, b"FAILURE", pt::STRING, failure.message.as_bytes());
+            reply.finish(out, 0, failure.code, 0, 0, slot);
+            failure.code
+        }
+    }
+}
+
+fn key_particle(field: &[u8]) -> Option<Particle> {
+    let (t, d) = field.split_first()?;
+    Some(Particle {
+        ptype: *t,
+        data: Bytes::copy_from_slice(d),
+    })
+}
