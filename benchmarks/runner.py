@@ -171,7 +171,9 @@ class Runner:
         warm_ops = max(1, int(w.ops * warmup_fraction))
         for cid, c in live:
             try:
-                self.timed_round(c, w, warm_ops)
+                warm = self.timed_round(c, w, warm_ops)
+                if w.op in ("scan", "query") and warm.records == 0:
+                    raise RuntimeError("returned no records")
             except Exception as e:
                 out[cid] = f"{type(e).__name__}: {e}".strip()[:300]
                 log(f"    {cid}: {out[cid]}")

@@ -21,17 +21,20 @@ class FluentSync(SyncClient):
     package = "aerospike_fluent"
 
     def connect(self) -> None:
-        af = _import()
+        _import()
         try:
-            self.db: Any = af.sync.connect(self.t.seed)
-        except AttributeError as e:
-            raise Skip(f"aerospike_fluent.sync.connect missing: {e}") from e
-        ns = self.db.namespace(NAMESPACE)
-        self.s: Any = ns.set(SET)
-        self.scan_s: Any = ns.set(self.t.scan_set)
+            sync: Any = importlib.import_module("aerospike_fluent.sync")
+        except ImportError as e:
+            raise Skip(f"aerospike_fluent.sync missing: {e}") from e
+        self.db: Any = sync.connect(self.t.seed)
+        self.ns: Any = self.db.namespace(NAMESPACE)
+        self.s: Any = self.ns.set(SET)
 
     def close(self) -> None:
         self.db.close()
+
+    def _scan(self) -> Any:
+        return self.ns.set(self.t.scan_set).query()
 
     def put(self, i: int) -> None:
         self.s.key(self.t.user_key(i)).put(self.t.record(i))
@@ -50,10 +53,10 @@ class FluentSync(SyncClient):
         return sum(1 for r in rows if r.record is not None)
 
     def scan(self) -> int:
-        return sum(1 for _ in self.scan_s.query().stream())
+        return sum(1 for _ in self._scan().stream())
 
     def query(self, low: int, high: int) -> int:
-        return sum(1 for _ in self.scan_s.query().where_index("g").between(low, high).stream())
+        return sum(1 for _ in self._scan().where_index("g").between(low, high).stream())
 
 
 class FluentAsync(AsyncClient):
@@ -63,12 +66,14 @@ class FluentAsync(AsyncClient):
     async def connect(self) -> None:
         af = _import()
         self.db: Any = await af.connect(self.t.seed)
-        ns = self.db.namespace(NAMESPACE)
-        self.s: Any = ns.set(SET)
-        self.scan_s: Any = ns.set(self.t.scan_set)
+        self.ns: Any = self.db.namespace(NAMESPACE)
+        self.s: Any = self.ns.set(SET)
 
     async def close(self) -> None:
         self.db.close()
+
+    def _scan(self) -> Any:
+        return self.ns.set(self.t.scan_set).query()
 
     async def put(self, i: int) -> None:
         await self.s.key(self.t.user_key(i)).put(self.t.record(i))
@@ -88,13 +93,13 @@ class FluentAsync(AsyncClient):
 
     async def scan(self) -> int:
         n = 0
-        async for _ in self.scan_s.query().stream():
+        async for _ in self._scan().stream():
             n += 1
         return n
 
     async def query(self, low: int, high: int) -> int:
         n = 0
-        async for _ in self.scan_s.query().where_index("g").between(low, high).stream():
+        async for _ in self._scan().where_index("g").between(low, high).stream():
             n += 1
         return n
 
