@@ -120,8 +120,10 @@ class OpChain(Frozen, Generic[M]):
         exists: int = 0,
         send_key: bool = False,
         durable: bool = False,
+        operate: bool = False,
     ) -> Any:
         return _policy.build(
+            operate=operate,
             filter=self._filter,
             lim=self._limits,
             ttl=_validate.ttl(ttl),

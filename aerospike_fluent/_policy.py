@@ -52,8 +52,13 @@ def build(
     exists: int = 0,
     send_key: bool = False,
     durable_delete: bool = False,
+    operate: bool = False,
 ) -> _native.Policy | None:
-    """Return the native policy for these options, or ``None`` for all defaults."""
+    """Return the native policy for these options, or ``None`` for all defaults.
+
+    ``operate``: the policy of an operate chain, where only reads (and collection operations)
+    answer, so a bin read after writes to it comes back as one value.
+    """
     if (
         filter is None
         and lim is None
@@ -63,7 +68,7 @@ def build(
         and not send_key
         and not durable_delete
     ):
-        return None
+        return _operate_default() if operate else None
     total, socket, retries = lim if lim is not None else (None, None, None)
     return _native.Policy(
         ttl=ttl,
@@ -75,4 +80,14 @@ def build(
         total_timeout_ms=total,
         socket_timeout_ms=socket,
         max_retries=retries,
+        respond_all_ops=not operate,
     )
+
+
+_OPERATE: list[_native.Policy] = []
+
+
+def _operate_default() -> _native.Policy:
+    if not _OPERATE:
+        _OPERATE.append(_native.Policy(respond_all_ops=False))
+    return _OPERATE[0]

@@ -73,7 +73,11 @@ class Batch(Frozen, Generic[M]):
         key = _key_of(ref)
         checked = _validate.bins(bins)
         policy = key._policy(
-            ttl=ttl, generation=generation, exists=_exists_of(verb), send_key=send_key
+            ttl=ttl,
+            generation=generation,
+            exists=_exists_of(verb),
+            send_key=send_key,
+            operate=bool(key._ops),
         )
         ops = [("write", k, v) for k, v in checked.items()]
         ops.extend(key._ops)
@@ -147,7 +151,9 @@ class Batch(Frozen, Generic[M]):
         ref = _key_of(key)
         if not ref._ops:
             raise InvalidArgumentError("operate() needs a key chain with operations")
-        policy = ref._policy(ttl=ttl, generation=generation, exists=_policy.exists(exists))
+        policy = ref._policy(
+            ttl=ttl, generation=generation, exists=_policy.exists(exists), operate=True
+        )
         return self._row(("write", ref.key, list(ref._ops), policy), False)
 
     def udf(self, key: KeyRef[Any], module: str, function: str, *args: Any) -> Batch[M]:

@@ -61,7 +61,11 @@ class KeyRef(OpChain[M], Generic[M]):
     ) -> Call:
         checked = _validate.bins(bins)
         policy = self._policy(
-            ttl=ttl, generation=generation, exists=_exists_of(verb), send_key=send_key
+            ttl=ttl,
+            generation=generation,
+            exists=_exists_of(verb),
+            send_key=send_key,
+            operate=bool(self._ops),
         )
         if not self._ops:
             return Call("put", (self._key, checked, policy))
@@ -71,7 +75,7 @@ class KeyRef(OpChain[M], Generic[M]):
 
     def _get_call(self, bins: tuple[str, ...], header: bool) -> Call:
         names = _validate.bin_names(bins) if bins else None
-        policy = self._policy()
+        policy = self._policy(operate=bool(self._ops))
         if not self._ops:
             return Call("get", (self._key, names, header, policy))
         ops: list[Any] = list(self._ops)
@@ -319,6 +323,7 @@ class KeyRef(OpChain[M], Generic[M]):
             exists=_policy.exists(exists),
             send_key=send_key,
             durable=durable,
+            operate=True,
         )
         return self._ex.call(Call("operate", (self._key, list(self._ops), policy)))
 
@@ -353,7 +358,10 @@ def _batch_program(rows: list[tuple[Any, ...]], missing_ok: bool) -> Program[Bat
 class KeysRef(OpChain[M], Generic[M]):
     """Many records: the same operations on every key, compiled to one batch request.
 
-    Results are :class:`BatchResult` rows in key order, each with its own record or error.
+    Results are :class:`BatchResult` rows in key order, each with its own record or error. In a
+    batch every operation answers (the server protocol requires it for batch writes), so a bin
+    touched by several operations of the chain holds a list with one result per operation
+    (``None`` for plain writes): ``keys.add("n", 1).read("n")`` gives ``{"n": [None, 6]}``.
     """
 
     __slots__ = ("_keys",)
@@ -382,7 +390,11 @@ class KeysRef(OpChain[M], Generic[M]):
     ) -> list[tuple[Any, ...]]:
         checked = _validate.bins(bins)
         policy = self._policy(
-            ttl=ttl, generation=generation, exists=_exists_of(verb), send_key=send_key
+            ttl=ttl,
+            generation=generation,
+            exists=_exists_of(verb),
+            send_key=send_key,
+            operate=bool(self._ops),
         )
         ops = [("write", k, v) for k, v in checked.items()]
         ops.extend(self._ops)
@@ -455,7 +467,7 @@ class KeysRef(OpChain[M], Generic[M]):
     def get(self, *bins: str) -> Any:
         """Read every record (only ``bins`` when given) in one batch; missing → ``None``."""
         names = list(_validate.bin_names(bins)) if bins else None
-        policy = self._policy()
+        policy = self._policy(operate=bool(self._ops))
         if self._ops:
             ops: list[Any] = list(self._ops)
             ops.extend([("read", b) for b in names] if names else [("read_all", None)])
@@ -524,7 +536,9 @@ class KeysRef(OpChain[M], Generic[M]):
         """Run the chain's operations on every key, as one batch request."""
         if not self._ops:
             raise InvalidArgumentError("execute() needs at least one operation in the chain")
-        policy = self._policy(ttl=ttl, exists=_policy.exists(exists), send_key=send_key)
+        policy = self._policy(
+            ttl=ttl, exists=_policy.exists(exists), send_key=send_key, operate=True
+        )
         return self._ex.run(_batch_program(self._rows_of_ops(list(self._ops), policy), False))
 
     @overload

@@ -133,12 +133,16 @@ class Query(Frozen, Generic[M]):
         return self._filter
 
     # ------------------------------------------------------------------ terminals
-    def _open(self, limit: int, chunk: int, bins: Any = "select") -> QueryStream:
+    def _open(self, limit: int, chunk: int, *, no_bins: bool = False) -> QueryStream:
         policy = _policy.build(filter=self._filter, lim=self._limits)
+        if no_bins:
+            bins: list[str] | None = []
+        else:
+            bins = None if self._bins is None else list(self._bins)
         return self._ex.native.query(
             self._ns,
             self._set,
-            list(self._bins) if bins == "select" and self._bins is not None else bins,
+            bins,
             self._index,
             policy,
             limit,
@@ -214,7 +218,7 @@ class Query(Frozen, Generic[M]):
         return out
 
     def _count(self) -> Program[int]:
-        stream = self._open(self._limit, max(self._chunk, 1024), bins=[])
+        stream = self._open(self._limit, max(self._chunk, 1024), no_bins=True)
         n = 0
         try:
             while True:

@@ -40,7 +40,7 @@ async def main(seeds: str | None) -> None:
             .read("age", "tags")
             .execute()
         )
-        print("operate ann ->", rec.bins if rec else None)
+        print("operate ann -> age", rec["age"] if rec else None)
 
         # The same operations over many keys: one batch request.
         await users.keys(["ann", "bob"]).add("visits", 1).execute()

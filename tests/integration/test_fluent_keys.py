@@ -11,6 +11,7 @@ from aerospike_fluent.errors import (
     GenerationError,
     RecordExistsError,
     RecordNotFoundError,
+    UdfError,
 )
 
 pytestmark = pytest.mark.anyio
@@ -98,5 +99,11 @@ async def test_udf_register_and_apply(db: af.AsyncClient, set_name: str) -> None
     name = await db.udf_register(code, "fluent_math.lua")
     k = db.namespace("test").set(set_name).key("udf")
     await k.put({"x": 1})
-    assert await k.udf("fluent_math", "add", 2, 3) == 5
+    try:
+        result = await k.udf("fluent_math", "add", 2, 3)
+    except UdfError as exc:
+        if "not implemented" in str(exc):
+            pytest.skip("this server has no UDF execution")
+        raise
+    assert result == 5
     await db.udf_remove(name)
