@@ -1,0 +1,281 @@
+//! Evaluator for the packed expression tree (`[op, args...]` arrays; anything else is a literal).
+//!
+//! `None` results mean *unknown* (missing bin, type mismatch): filters treat them as false.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rmpv::Value as Mp;
+
+use super::geo;
+use crate::cdt::{apply_value, Op};
+use crate::pack::{from_mp, from_particle};
+use crate::result::PARAMETER_ERROR;
+use crate::value::Value;
+use crate::{RecordView, ResultCode};
+
+type R = Result<Option<Value>, ResultCode>;
+
+/// Evaluation state: the record and the `let` variable scope.
+pub struct Ctx<'a> {
+    pub rec: &'a dyn RecordView,
+    vars: Vec<(String, Option<Value>)>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(rec: &'a dyn RecordView) -> Self {
+        Ctx {
+            rec,
+            vars: Vec::new(),
+        }
+    }
+}
+
+fn raw_str(m: &Mp) -> Result<String, ResultCode> {
+    match m {
+        Mp::String(s) => Ok(String::from_utf8_lossy(s.as_bytes()).into_owned()),
+        _ => Err(PARAMETER_ERROR),
+    }
+}
+
+fn int_arg(m: Option<&Mp>) -> Result<i64, ResultCode> {
+    m.and_then(Mp::as_i64).ok_or(PARAMETER_ERROR)
+}
+
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Evaluates one expression node.
+pub fn eval(c: &mut Ctx, e: &Mp) -> R {
+    let Mp::Array(a) = e else {
+        return from_mp(e.clone()).map(Some);
+    };
+    let Some(op) = a.first().and_then(Mp::as_i64) else {
+        return Err(PARAMETER_ERROR);
+    };
+    let args = &a[1..];
+    match op {
+        1..=6 => compare(c, op, args),
+        7 => regex(c, args),
+        8 => {
+            let (l, r) = (arg(c, args, 0)?, arg(c, args, 1)?);
+            Ok(match (l, r) {
+                (Some(Value::GeoJson(l)), Some(Value::GeoJson(r))) => {
+                    Some(Value::Bool(geo::compare(&l, &r)))
+                }
+                _ => None,
+            })
+        }
+        9 => {
+            let (v, l) = (arg(c, args, 0)?, arg(c, args, 1)?);
+            Ok(match (v, l) {
+                (Some(v), Some(Value::List(l))) => Some(Value::Bool(l.items.contains(&v))),
+                _ => None,
+            })
+        }
+        16 | 17 => logic(c, op == 16, args),
+        18 => Ok(match arg(c, args, 0)? {
+            Some(Value::Bool(b)) => Some(Value::Bool(!b)),
+            _ => None,
+        }),
+        19 => {
+            let mut acc = false;
+            for i in 0..args.len() {
+                match arg(c, args, i)? {
+                    Some(Value::Bool(b)) => acc ^= b,
+                    _ => return Ok(None),
+                }
+            }
+            Ok(Some(Value::Bool(acc)))
+        }
+        40 | 41 => Ok(match (arg(c, args, 0)?, arg(c, args, 1)?) {
+            (Some(Value::Int(v)), Some(Value::Bool(b))) => {
+                Some(Value::Int(super::math::scan(op, v, b)))
+            }
+            _ => None,
+        }),
+        20..=39 | 50 | 51 => super::math::eval(op, &all(c, args)?),
+        64 => {
+            let m = int_arg(args.first())?;
+            let d = c.rec.digest();
+            let v = i64::from(u32::from_le_bytes([d[0], d[1], d[2], d[3]]));
+            Ok((m > 0).then(|| Value::Int(v % m)))
+        }
+        65 | 73 | 74 => Ok(Some(Value::Int(c.rec.size_bytes() as i64))),
+        66 => Ok(Some(Value::Int(c.rec.last_update_ns() as i64))),
+        67 => Ok(Some(Value::Int(
+            (now_ns().saturating_sub(c.rec.last_update_ns()) / 1_000_000) as i64,
+        ))),
+        68 => Ok(Some(Value::Int(match c.rec.void_time_ns() {
+            0 => -1,
+            v => v as i64,
+        }))),
+        69 => Ok(Some(Value::Int(match c.rec.void_time_ns() {
+            0 => -1,
+            v => (v.saturating_sub(now_ns()) / 1_000_000_000) as i64,
+        }))),
+        70 => Ok(Some(Value::Str(c.rec.set_name().to_string()))),
+        71 => Ok(Some(Value::Bool(c.rec.user_key().is_some()))),
+        72 => Ok(Some(Value::Bool(!c.rec.exists()))),
+        80 => Ok(c.rec.user_key().map(from_particle).transpose()?),
+        81 => {
+            let name = raw_str(args.get(1).ok_or(PARAMETER_ERROR)?)?;
+            let want = int_arg(args.first())?;
+            let v = c.rec.bin(&name).map(from_particle).transpose()?;
+            Ok(v.filter(|v| type_ok(v, want)))
+        }
+        82 => {
+            let name = raw_str(args.first().ok_or(PARAMETER_ERROR)?)?;
+            Ok(Some(Value::Int(
+                c.rec.bin(&name).map_or(0, |p| i64::from(p.ptype)),
+            )))
+        }
+        123 => {
+            let mut i = 0;
+            while i + 1 < args.len() {
+                if let Some(Value::Bool(true)) = arg(c, args, i)? {
+                    return arg(c, args, i + 1);
+                }
+                i += 2;
+            }
+            if i < args.len() {
+                arg(c, args, i)
+            } else {
+                Ok(None)
+            }
+        }
+        124 => {
+            let name = raw_str(args.first().ok_or(PARAMETER_ERROR)?)?;
+            let v = c
+                .vars
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == name)
+                .ok_or(PARAMETER_ERROR)?;
+            Ok(v.1.clone())
+        }
+        125 => {
+            let depth = c.vars.len();
+            let mut i = 0;
+            while i + 1 < args.len() {
+                let name = raw_str(&args[i])?;
+                let v = arg(c, args, i + 1)?;
+                c.vars.push((name, v));
+                i += 2;
+            }
+            let out = if i < args.len() {
+                arg(c, args, i)
+            } else {
+                Err(PARAMETER_ERROR)
+            };
+            c.vars.truncate(depth);
+            out
+        }
+        126 => args.first().cloned().map(from_mp).transpose(),
+        127 => call(c, args),
+        _ => Err(PARAMETER_ERROR),
+    }
+}
+
+fn arg(c: &mut Ctx, args: &[Mp], i: usize) -> R {
+    eval(c, args.get(i).ok_or(PARAMETER_ERROR)?)
+}
+
+fn all(c: &mut Ctx, args: &[Mp]) -> Result<Vec<Option<Value>>, ResultCode> {
+    (0..args.len()).map(|i| arg(c, args, i)).collect()
+}
+
+/// Whether `v` has expression type `t` (0 nil, 1 bool, 2 int, 3 string, 4 list, 5 map, 6 blob,
+/// 7 float, 8 geo, 9 hll).
+fn type_ok(v: &Value, t: i64) -> bool {
+    matches!(
+        (t, v),
+        (1, Value::Bool(_))
+            | (2, Value::Int(_))
+            | (3, Value::Str(_))
+            | (4, Value::List(_))
+            | (5, Value::Map(_))
+            | (6, Value::Bytes(..))
+            | (7, Value::Float(_))
+            | (8, Value::GeoJson(_))
+            | (9, Value::Bytes(18, _))
+    )
+}
+
+fn same_kind(a: &Value, b: &Value) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+fn compare(c: &mut Ctx, op: i64, args: &[Mp]) -> R {
+    let (Some(l), Some(r)) = (arg(c, args, 0)?, arg(c, args, 1)?) else {
+        return Ok(None);
+    };
+    if !same_kind(&l, &r) && !matches!(r, Value::Wildcard | Value::Inf | Value::Nil) {
+        return Ok(Some(Value::Bool(op == 2)));
+    }
+    let o = l.cmp(&r);
+    use std::cmp::Ordering::*;
+    Ok(Some(Value::Bool(match op {
+        1 => o == Equal,
+        2 => o != Equal,
+        3 => o == Greater,
+        4 => o != Less,
+        5 => o == Less,
+        _ => o != Greater,
+    })))
+}
+
+fn logic(c: &mut Ctx, and: bool, args: &[Mp]) -> R {
+    let mut unknown = false;
+    for i in 0..args.len() {
+        match arg(c, args, i)? {
+            Some(Value::Bool(b)) if b != and => return Ok(Some(Value::Bool(b))),
+            Some(Value::Bool(_)) => {}
+            _ => unknown = true,
+        }
+    }
+    Ok((!unknown).then_some(Value::Bool(and)))
+}
+
+/// `[7, flags, regex, exp]`; flags are POSIX: 1 extended, 2 icase, 4 nosub, 8 newline.
+fn regex(c: &mut Ctx, args: &[Mp]) -> R {
+    let flags = int_arg(args.first())?;
+    let pat = raw_str(args.get(1).ok_or(PARAMETER_ERROR)?)?;
+    let Some(Value::Str(s)) = arg(c, args, 2)? else {
+        return Ok(None);
+    };
+    let re = regex::RegexBuilder::new(&pat)
+        .case_insensitive(flags & 2 != 0)
+        .multi_line(flags & 8 != 0)
+        .ignore_whitespace(false)
+        .build()
+        .map_err(|_| PARAMETER_ERROR)?;
+    Ok(Some(Value::Bool(re.is_match(&s))))
+}
+
+/// `[127, return type, module, op payload, bin exp]`: a CDT op inside an expression. Module 0 =
+/// list, 1 = map; the 0x40 bit marks a modify op (the result is the modified container).
+fn call(c: &mut Ctx, args: &[Mp]) -> R {
+    let module = int_arg(args.get(1))?;
+    if module & 0x3f > 1 {
+        return Err(crate::result::UNSUPPORTED_FEATURE);
+    }
+    let op = Op::from_mp(args.get(2).cloned().ok_or(PARAMETER_ERROR)?)?;
+    let Some(target) = arg(c, args, 3)? else {
+        return Ok(None);
+    };
+    if !matches!(target, Value::List(_) | Value::Map(_)) {
+        return Ok(None);
+    }
+    let modify = module & 0x40 != 0;
+    match apply_value(&op, Some(target), modify) {
+        Ok((out, root)) => Ok(if modify {
+            root
+        } else {
+            out.or(Some(Value::Nil))
+        }),
+        Err(_) => Ok(None),
+    }
+}

@@ -1,0 +1,207 @@
+//! Filter expressions encoded by the `aerospike` crate's own builders.
+
+mod common;
+use aerospike::expressions as x;
+use aerospike::expressions::lists as xl;
+use aerospike::expressions::maps as xm;
+use aerospike::expressions::ExpType;
+use aerospike::{ListReturnType, MapReturnType, Value as AV};
+use base64::Engine;
+use bytes::Bytes;
+use common::*;
+use engine::{Particle, RecordView};
+
+struct Rec {
+    bins: Vec<(&'static str, Particle)>,
+    key: Option<Particle>,
+    digest: [u8; 20],
+}
+
+impl RecordView for Rec {
+    fn bin(&self, name: &str) -> Option<&Particle> {
+        self.bins.iter().find(|b| b.0 == name).map(|b| &b.1)
+    }
+    fn bin_names(&self) -> Vec<&str> {
+        self.bins.iter().map(|b| b.0).collect()
+    }
+    fn exists(&self) -> bool {
+        true
+    }
+    fn set_name(&self) -> &str {
+        "users"
+    }
+    fn user_key(&self) -> Option<&Particle> {
+        self.key.as_ref()
+    }
+    fn digest(&self) -> &[u8; 20] {
+        &self.digest
+    }
+    fn generation(&self) -> u32 {
+        3
+    }
+    fn void_time_ns(&self) -> u64 {
+        0
+    }
+    fn last_update_ns(&self) -> u64 {
+        1_700_000_000_000_000_000
+    }
+    fn size_bytes(&self) -> u64 {
+        120
+    }
+}
+
+fn rec() -> Rec {
+    let geo = Particle {
+        ptype: 23,
+        data: Bytes::from(b"\0\0\0{\"type\":\"Point\",\"coordinates\":[5,5]}".to_vec()),
+    };
+    Rec {
+        bins: vec![
+            ("age", int_p(30)),
+            ("name", str_p("Ann Lee")),
+            (
+                "score",
+                Particle {
+                    ptype: 2,
+                    data: Bytes::from(2.5f64.to_be_bytes().to_vec()),
+                },
+            ),
+            ("tags", list_p(vec![s("a"), s("b"), s("c")])),
+            ("m", map_p(m(vec![(s("x"), i(1)), (s("y"), i(2))]))),
+            ("loc", geo),
+        ],
+        key: Some(str_p("u1")),
+        digest: [7; 20],
+    }
+}
+
+fn bytes(e: &x::Expression) -> Vec<u8> {
+    base64::engine::general_purpose::STANDARD
+        .decode(e.base64().unwrap())
+        .unwrap()
+}
+
+fn yes(e: x::Expression) -> bool {
+    engine::exp::matches(&bytes(&e), &rec()).unwrap()
+}
+
+fn val(e: x::Expression) -> engine::value::Value {
+    engine::exp::eval_value(&bytes(&e), &rec())
+        .unwrap()
+        .expect("known value")
+}
+
+#[test]
+fn comparisons_and_logic() {
+    assert!(yes(x::gt(x::int_bin("age"), x::int_val(25))));
+    assert!(!yes(x::lt(x::int_bin("age"), x::int_val(25))));
+    assert!(yes(x::eq(x::string_bin("name"), x::string_val("Ann Lee"))));
+    assert!(yes(x::and(vec![
+        x::ge(x::int_bin("age"), x::int_val(30)),
+        x::not(x::eq(x::int_bin("age"), x::int_val(1)))
+    ])));
+    assert!(yes(x::or(vec![
+        x::eq(x::int_bin("nope"), x::int_val(1)),
+        x::bin_exists("age")
+    ])));
+    assert!(!yes(x::eq(x::int_bin("nope"), x::int_val(1))));
+    assert!(yes(x::xor(vec![x::bool_val(true), x::bool_val(false)])));
+    assert!(yes(x::eq(x::bin_type("tags"), x::int_val(20))));
+    // reading an int bin as a string is unknown -> filtered out
+    assert!(!yes(x::eq(x::string_bin("age"), x::string_val("30"))));
+}
+
+#[test]
+fn arithmetic_and_bits() {
+    assert_eq!(
+        val(x::num_add(vec![x::int_bin("age"), x::int_val(12)])),
+        i(42)
+    );
+    assert_eq!(
+        val(x::num_mul(vec![x::float_bin("score"), x::float_val(2.0)])),
+        f(5.0)
+    );
+    assert_eq!(val(x::num_mod(x::int_val(17), x::int_val(5))), i(2));
+    assert_eq!(
+        val(x::num_pow(x::float_val(2.0), x::float_val(10.0))),
+        f(1024.0)
+    );
+    assert_eq!(val(x::to_int(x::float_val(2.9))), i(2));
+    assert_eq!(val(x::min(vec![x::int_val(4), x::int_val(-1)])), i(-1));
+    assert_eq!(val(x::int_and(vec![x::int_val(6), x::int_val(3)])), i(2));
+    assert_eq!(val(x::int_lshift(x::int_val(1), x::int_val(4))), i(16));
+    assert_eq!(val(x::int_count(x::int_val(255))), i(8));
+    assert_eq!(val(x::int_lscan(x::int_val(1), x::bool_val(true))), i(63));
+    assert!(engine::exp::eval_value(
+        &bytes(&x::num_div(vec![x::int_val(1), x::int_val(0)])),
+        &rec()
+    )
+    .unwrap()
+    .is_none());
+}
+
+#[test]
+fn cond_let_and_metadata() {
+    let e = x::cond(vec![
+        x::lt(x::int_bin("age"), x::int_val(18)),
+        x::string_val("minor"),
+        x::string_val("adult"),
+    ]);
+    assert_eq!(val(e), s("adult"));
+    let e = x::exp_let(vec![
+        x::def("a", x::int_bin("age")),
+        x::num_add(vec![x::var("a"), x::var("a")]),
+    ]);
+    assert_eq!(val(e), i(60));
+    assert_eq!(val(x::set_name()), s("users"));
+    assert_eq!(val(x::ttl()), i(-1));
+    assert!(yes(x::key_exists()));
+    assert_eq!(val(x::key(ExpType::String)), s("u1"));
+    assert_eq!(val(x::record_size()), i(120));
+    assert_eq!(
+        val(x::digest_modulo(3)),
+        i(i64::from(u32::from_le_bytes([7; 4])) % 3)
+    );
+}
+
+#[test]
+fn regex_and_geo() {
+    assert!(yes(x::regex_compare(
+        "^ann",
+        aerospike::RegexFlags::ICASE,
+        x::string_bin("name")
+    )));
+    assert!(!yes(x::regex_compare(
+        "^ann",
+        aerospike::RegexFlags::NONE,
+        x::string_bin("name")
+    )));
+    let poly = r#"{"type":"Polygon","coordinates":[[[0,0],[10,0],[10,10],[0,10],[0,0]]]}"#;
+    assert!(yes(x::geo_compare(x::geo_bin("loc"), x::geo_val(poly))));
+}
+
+#[test]
+fn cdt_reads_inside_expressions() {
+    let e = xl::size(x::list_bin("tags"), &[]);
+    assert_eq!(val(e), i(3));
+    let e = xl::get_by_value(
+        ListReturnType::COUNT,
+        x::string_val("b"),
+        x::list_bin("tags"),
+        &[],
+    );
+    assert!(yes(x::eq(e, x::int_val(1))));
+    let e = xm::get_by_key(
+        MapReturnType::VALUE,
+        ExpType::Int,
+        x::string_val("y"),
+        x::map_bin("m"),
+        &[],
+    );
+    assert_eq!(val(e), i(2));
+    let e = x::eq(
+        x::list_bin("tags"),
+        x::list_val(vec![AV::from("a"), AV::from("b"), AV::from("c")]),
+    );
+    assert!(yes(e));
+}
