@@ -88,7 +88,7 @@ async def main(count: int) -> None:
 
         # Without Arrow: a DataFrame straight from the stream.
         small = pd.DataFrame.from_records(
-            [r.bins async for r in users.query().where("$.score > 90").select("id", "score")]
+            [r.bins async for r in users.query().where("$.score > 90.0").select("id", "score")]
         )
         print(f"{len(small)} users with a score above 90")
 

@@ -93,11 +93,13 @@ def _load(script: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"example_{Path(script).stem}", EXAMPLES / script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # pydantic resolves the models' annotations through it
     spec.loader.exec_module(module)
     return module
 
 
 @pytest.mark.timeout(TIMEOUT)
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:fastapi.testclient")
 def test_fastapi_service_in_process() -> None:
     _require("fastapi", "httpx")
     from fastapi.testclient import TestClient
