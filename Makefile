@@ -12,7 +12,7 @@ $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip "maturin>=1.7,<2"
-	maturin develop --quiet -E test,lint
+	maturin develop --quiet -E test,lint,examples,docs
 	touch $@
 
 venv: $(VENV)/.installed
@@ -26,7 +26,7 @@ run: dev
 	$(PY) examples/quickstart.py --embedded
 
 ## everything CI checks
-test: dev native-test pytest lint
+test: dev native-test pytest lint docs
 
 native-test:
 	cargo test --workspace --quiet
@@ -49,8 +49,7 @@ bench-quick: dev
 	$(PY) -m benchmarks --quick
 
 docs: dev
-	$(PIP) install -q -e '.[docs]' --no-build-isolation
-	$(PY) -m mkdocs build --strict
+	$(PY) -m mkdocs build --strict --quiet
 
 clean:
 	rm -rf $(VENV) target site

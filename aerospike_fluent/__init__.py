@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from aerospike_fluent import errors, exp
+from aerospike_fluent import errors, exp, sync
 from aerospike_fluent import exp as F
 from aerospike_fluent._exec import Async, Sync
 from aerospike_fluent._native import GeoJSON, Record
@@ -63,4 +63,5 @@ __all__ = [
     "connect",
     "errors",
     "exp",
+    "sync",
 ]
