@@ -8,6 +8,8 @@ from typing import Any
 
 from benchmarks.adapters.base import NAMESPACE, SET, AsyncClient, Skip, SyncClient
 
+SCAN_TIMEOUT_S = 300
+
 
 def _import() -> Any:
     try:
@@ -34,7 +36,8 @@ class FluentSync(SyncClient):
         self.db.close()
 
     def _scan(self) -> Any:
-        return self.ns.set(self.t.scan_set).query()
+        # The SDK's default total timeout (1 s) also applies to scans and cuts 100k-record scans.
+        return self.ns.set(self.t.scan_set).query().timeout(SCAN_TIMEOUT_S)
 
     def put(self, i: int) -> None:
         self.s.key(self.t.user_key(i)).put(self.t.record(i))
@@ -73,7 +76,8 @@ class FluentAsync(AsyncClient):
         self.db.close()
 
     def _scan(self) -> Any:
-        return self.ns.set(self.t.scan_set).query()
+        # The SDK's default total timeout (1 s) also applies to scans and cuts 100k-record scans.
+        return self.ns.set(self.t.scan_set).query().timeout(SCAN_TIMEOUT_S)
 
     async def put(self, i: int) -> None:
         await self.s.key(self.t.user_key(i)).put(self.t.record(i))
@@ -153,7 +157,8 @@ class FluentNative(AsyncClient):
         return sum(1 for r in result if r.record is not None)
 
     async def _drain(self, index_filter: tuple[Any, ...] | None) -> int:
-        stream = self.c.query(NAMESPACE, self.t.scan_set, None, index_filter, None, 0, None, 256)
+        policy = self.n.Policy(total_timeout_ms=SCAN_TIMEOUT_S * 1000)
+        stream = self.c.query(NAMESPACE, self.t.scan_set, None, index_filter, policy, 0, None, 256)
         n = 0
         while True:
             chunk = await self.wait(stream.next_chunk)
