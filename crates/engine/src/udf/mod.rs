@@ -21,6 +21,9 @@
 //! [`UdfFailure`] is sent as result code `code` (100 = UDF_BAD_RESPONSE for Lua errors)
 //! with `message` as a string in bin `FAILURE`.
 
+mod convert;
+mod run;
+
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 
@@ -73,7 +76,12 @@ impl Registry {
 
     /// Registers (or replaces) a module after checking that it compiles.
     pub fn register(&self, filename: &str, code: &[u8]) -> Result<(), String> {
-        let hash = format!("{:x}", code.len());
+        let lua = run::new_lua().map_err(|e| run::message(&e))?;
+        lua.load(code)
+            .set_name(format!("@{filename}"))
+            .into_function()
+            .map_err(|e| run::message(&e))?;
+        let hash = sha1_hex(code);
         let mut m = self
             .modules
             .write()
@@ -121,10 +129,31 @@ impl Registry {
         args_msgpack: &[u8],
         rec: &mut dyn RecordMut,
     ) -> Result<UdfOutcome, UdfFailure> {
-        let _ = (module, function, args_msgpack, rec);
-        Err(UdfFailure {
-            code: crate::result::UDF_BAD_RESPONSE,
-            message: "UDF not implemented yet".into(),
-        })
+        let args = match crate::pack::decode(args_msgpack) {
+            _ if args_msgpack.is_empty() => Vec::new(),
+            Ok(crate::value::Value::List(l)) => l.items,
+            _ => {
+                return Err(UdfFailure {
+                    code: crate::result::PARAMETER_ERROR,
+                    message: "bad UDF arguments".into(),
+                })
+            }
+        };
+        let sources: BTreeMap<String, Vec<u8>> = {
+            let m = self.modules.read().map_err(|_| UdfFailure {
+                code: 1,
+                message: "registry poisoned".into(),
+            })?;
+            m.iter().map(|(k, v)| (k.clone(), v.code.clone())).collect()
+        };
+        run::run(&sources, module, function, args, rec)
     }
+}
+
+fn sha1_hex(code: &[u8]) -> String {
+    use sha1::Digest;
+    sha1::Sha1::digest(code)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
