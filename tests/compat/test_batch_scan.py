@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import aerospike
 import pytest
+from aerospike import exception as ex
 from aerospike import predicates as p
-from aerospike_helpers.batch import records as br
-from aerospike_helpers.operations import operations as op
+from aerospike_helpers.batch import records as br  # type: ignore[import-untyped]
+from aerospike_helpers.operations import operations as op  # type: ignore[import-untyped]
 
 pytestmark = pytest.mark.compat
 
@@ -89,7 +89,7 @@ def test_query_with_secondary_index(client: Any, set_name: str) -> None:
         got = q.results()
         assert len(got) == 10
         assert all(r[2]["i"] % 3 == 1 for r in got)
-        with pytest.raises(aerospike.exception.IndexFoundError):
+        with pytest.raises(ex.IndexFoundError):
             client.index_integer_create("test", set_name, "i", set_name + "_i")
     finally:
         client.index_remove("test", set_name + "_i")

@@ -8,7 +8,7 @@ from typing import Any
 import aerospike
 import pytest
 from aerospike import exception as ex
-from aerospike_helpers.operations import operations as op
+from aerospike_helpers.operations import operations as op  # type: ignore[import-untyped]
 
 pytestmark = pytest.mark.compat
 

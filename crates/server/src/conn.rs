@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
@@ -62,7 +62,9 @@ pub(crate) struct Buffers {
     pub out: Vec<u8>,
 }
 
-async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
+async fn serve(stream: TcpStream, shared: Arc<Shared>) {
+    // Buffered reads: a request's header and body usually arrive in one read syscall.
+    let mut reader = BufReader::with_capacity(16 * 1024, stream);
     shared
         .stats
         .connections_open
@@ -74,7 +76,7 @@ async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
     let _guard = OpenGuard(shared.clone());
     let mut bufs = Buffers::default();
     let mut header = [0u8; 8];
-    while stream.read_exact(&mut header).await.is_ok() {
+    while reader.read_exact(&mut header).await.is_ok() {
         let word = u64::from_be_bytes(header);
         let (version, ptype, len) = (
             (word >> 56) as u8,
@@ -85,9 +87,10 @@ async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
             return;
         }
         bufs.body.resize(len, 0);
-        if stream.read_exact(&mut bufs.body).await.is_err() {
+        if reader.read_exact(&mut bufs.body).await.is_err() {
             return;
         }
+        let stream = reader.get_mut();
         let keep = match ptype {
             PROTO_INFO => {
                 shared.stats.count(Kind::Info);
@@ -95,11 +98,11 @@ async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
                 info::handle(&bufs.body, &shared, &mut bufs.out);
                 stream.write_all(&bufs.out).await.is_ok()
             }
-            PROTO_MSG => serve_msg(&mut stream, &shared, &mut bufs, false).await,
+            PROTO_MSG => serve_msg(stream, &shared, &mut bufs, false).await,
             PROTO_COMPRESSED => match inflate(&bufs.body, &mut bufs.inflated) {
                 Some(()) => {
                     std::mem::swap(&mut bufs.body, &mut bufs.inflated);
-                    serve_msg(&mut stream, &shared, &mut bufs, true).await
+                    serve_msg(stream, &shared, &mut bufs, true).await
                 }
                 None => false,
             },

@@ -10,6 +10,8 @@ mod conn;
 mod dispatch;
 mod engine_ops;
 mod faults;
+#[cfg(test)]
+mod fuzz;
 mod info;
 mod query;
 mod record;
