@@ -25,7 +25,9 @@ def test_list_append_get_and_return_types(client: Any, set_name: str) -> None:
         ],
     )
     assert res == {"l": [1, 3]}
-    _, _, res = client.operate(key, [lo.list_get_by_rank_range("l", 0, aerospike.LIST_RETURN_VALUE, 2)])
+    _, _, res = client.operate(
+        key, [lo.list_get_by_rank_range("l", 0, aerospike.LIST_RETURN_VALUE, 2)]
+    )
     assert sorted(res["l"]) == [5, 10]
     _, _, res = client.operate(key, [lo.list_size("l")])
     assert res == {"l": 5}
@@ -84,17 +86,11 @@ def test_ordered_list_stays_sorted(client: Any, set_name: str) -> None:
 def test_map_put_and_reads(client: Any, set_name: str) -> None:
     key = ("test", set_name, "m1")
     client.operate(key, [mo.map_put_items("m", {"c": 1, "a": 3, "b": 2})])
-    _, _, res = client.operate(
-        key, [mo.map_get_by_key("m", "a", aerospike.MAP_RETURN_VALUE)]
-    )
+    _, _, res = client.operate(key, [mo.map_get_by_key("m", "a", aerospike.MAP_RETURN_VALUE)])
     assert res == {"m": 3}
-    _, _, res = client.operate(
-        key, [mo.map_get_by_rank_range("m", 0, 2, aerospike.MAP_RETURN_KEY)]
-    )
+    _, _, res = client.operate(key, [mo.map_get_by_rank_range("m", 0, 2, aerospike.MAP_RETURN_KEY)])
     assert sorted(res["m"]) == ["b", "c"]
-    _, _, res = client.operate(
-        key, [mo.map_get_by_index("m", 0, aerospike.MAP_RETURN_KEY_VALUE)]
-    )
+    _, _, res = client.operate(key, [mo.map_get_by_index("m", 0, aerospike.MAP_RETURN_KEY_VALUE)])
     assert res["m"] in ([("a", 3)], {"a": 3})
     _, _, res = client.operate(key, [mo.map_increment("m", "a", 4), mo.map_size("m")])
     assert res == {"m": 3}

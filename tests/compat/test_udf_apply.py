@@ -1,0 +1,67 @@
+"""Record UDFs of the official client against the server."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aerospike import exception as ex
+
+pytestmark = pytest.mark.compat
+
+MODULE = """
+function add(rec, bin, n)
+  rec[bin] = (rec[bin] or 0) + n
+  if aerospike:exists(rec) then aerospike:update(rec) else aerospike:create(rec) end
+  return rec[bin]
+end
+
+function fail(rec, msg)
+  error(msg)
+end
+
+function build(rec)
+  local l = list{1, 2}
+  list.append(l, 3)
+  local m = map()
+  m['k'] = l
+  return m
+end
+"""
+
+
+@pytest.fixture(scope="module")
+def udf_module(client: Any, tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = Path(tmp_path_factory.mktemp("udf")) / "engine_compat.lua"
+    path.write_text(MODULE)
+    client.udf_put(str(path))
+    for _ in range(50):
+        if any(m["name"] == "engine_compat.lua" for m in client.udf_list()):
+            break
+        time.sleep(0.1)
+    return "engine_compat"
+
+
+def test_apply_creates_and_updates(client: Any, set_name: str, udf_module: str) -> None:
+    key = ("test", set_name, "u1")
+    assert client.apply(key, udf_module, "add", ["n", 5]) == 5
+    assert client.apply(key, udf_module, "add", ["n", 2]) == 7
+    _, _, got = client.get(key)
+    assert got == {"n": 7}
+
+
+def test_apply_returns_list_and_map(client: Any, set_name: str, udf_module: str) -> None:
+    key = ("test", set_name, "u2")
+    client.put(key, {"a": 1})
+    assert client.apply(key, udf_module, "build", []) == {"k": [1, 2, 3]}
+
+
+def test_apply_error(client: Any, set_name: str, udf_module: str) -> None:
+    key = ("test", set_name, "u3")
+    client.put(key, {"a": 1})
+    with pytest.raises(ex.UDFError) as err:
+        client.apply(key, udf_module, "fail", ["boom"])
+    assert err.value.code == 100
+    assert "boom" in str(err.value)
