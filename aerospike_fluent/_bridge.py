@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import sniffio
 
@@ -27,7 +27,7 @@ _sniffio_cvar = sniffio.current_async_library_cvar
 
 
 def _settle(fut: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    """Runs on the loop thread: complete the future unless its awaiter was cancelled."""
+    """Complete the future on the loop thread, unless its awaiter was cancelled."""
     if fut.done():
         return
     if error is None:
@@ -39,7 +39,7 @@ def _settle(fut: asyncio.Future[Any], result: Any, error: BaseException | None) 
 async def _wait_asyncio(loop: asyncio.AbstractEventLoop, start: Start) -> Any:
     fut = loop.create_future()
     # partial of C callables: no Python frame runs on the native thread.
-    pending = start(partial(loop.call_soon_threadsafe, _settle, fut))
+    pending = start(cast(Done, partial(loop.call_soon_threadsafe, _settle, fut)))  # type: ignore[arg-type]
     try:
         return await fut
     except asyncio.CancelledError:
@@ -58,7 +58,7 @@ async def _wait_trio(start: Start) -> Any:
         value = outcome.Value(result) if error is None else outcome.Error(error)
         trio.lowlevel.reschedule(task, value)
 
-    pending = start(partial(token.run_sync_soon, wake))
+    pending = start(cast(Done, partial(token.run_sync_soon, wake)))  # type: ignore[arg-type]
 
     def abort(_: Any) -> trio.lowlevel.Abort:
         # Succeeded: ``done`` will never run. Failed: it is already on its way and will

@@ -58,7 +58,9 @@ class UdfError(ServerError): ...
 class AuthenticationError(ServerError): ...
 class QuotaExceededError(ServerError): ...
 
-def error_for_code(result_code: int, message: str, in_doubt: bool = ..., key: Key | None = ...) -> AerospikeError:
+def error_for_code(
+    result_code: int, message: str, in_doubt: bool = ..., key: Key | None = ...
+) -> AerospikeError:
     """The exception instance the SDK raises for a server result code (one mapping, in Rust)."""
 
 # ---------------------------------------------------------------- values
@@ -66,10 +68,10 @@ def error_for_code(result_code: int, message: str, in_doubt: bool = ..., key: Ke
 class GeoJSON:
     """A GeoJSON value (particle type GEOJSON) as opposed to a plain string."""
 
-    def __init__(self, geojson: str) -> None: ...
+    def __new__(cls, geojson: str) -> GeoJSON: ...
     @property
     def value(self) -> str: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 INFINITY: object  # CDT range bound above every value
 WILDCARD: object  # CDT value matching anything
@@ -87,10 +89,14 @@ class Record:
     def generation(self) -> int: ...
     @property
     def ttl(self) -> int | None: ...
-    def __getitem__(self, bin_name: str) -> Any: ...
+    @property
+    def results(self) -> list[Any] | None:
+        """Operate only: every op's result in request order. ``bins`` then holds, per bin, the
+        last result of an op that reports one (reads, CDT ops, ``exp_read``)."""
+    def __getitem__(self, bin_name: str, /) -> Any: ...
     def get(self, bin_name: str, default: Any = None) -> Any: ...
-    def __contains__(self, bin_name: object) -> bool: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __contains__(self, bin_name: object, /) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class BatchRow:
@@ -127,11 +133,12 @@ class Policy:
         durable_delete: leave a tombstone on delete.
         filter: compiled expression tree; rows it rejects fail with FilteredOutError.
         total_timeout_ms, socket_timeout_ms, max_retries: transaction limits (0 = none).
-        retry_writes: whether a write may be retried after a timeout (off: writes are not idempotent).
+        retry_writes: whether a write may be retried after a timeout (off: writes are not
+            idempotent).
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         ttl: int | None = None,
         generation: int | None = None,
@@ -144,15 +151,15 @@ class Policy:
         max_retries: int | None = None,
         retry_writes: bool = False,
         respond_all_ops: bool = True,
-    ) -> None: ...
+    ) -> Policy: ...
 
 # ---------------------------------------------------------------- client
 @final
 class ClientConfig:
     """Connection settings; ``seeds`` is ``"host:port[,host:port...]"``."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         seeds: str,
         *,
         cluster_name: str | None = None,
@@ -169,7 +176,7 @@ class ClientConfig:
         max_conns_per_node: int = 256,
         min_conns_per_node: int = 0,
         tend_interval_ms: int = 1000,
-    ) -> None: ...
+    ) -> ClientConfig: ...
 
 def connect(done: Done, config: ClientConfig) -> Pending:
     """Connect (async); ``done`` receives the :class:`Client`."""
@@ -185,10 +192,20 @@ class Client:
     def close(self) -> None:
         """Close the cluster; in-flight operations fail with ClientClosedError."""
     def node_names(self) -> list[str]: ...
-
-    def get(self, done: Done, key: Key, bins: Sequence[str] | None, header_only: bool, policy: Policy | None) -> Pending: ...
-    def get_blocking(self, key: Key, bins: Sequence[str] | None, header_only: bool, policy: Policy | None) -> Record | None: ...
-    def put(self, done: Done, key: Key, bins: Mapping[str, Any], policy: Policy | None) -> Pending: ...
+    def get(
+        self,
+        done: Done,
+        key: Key,
+        bins: Sequence[str] | None,
+        header_only: bool,
+        policy: Policy | None,
+    ) -> Pending: ...
+    def get_blocking(
+        self, key: Key, bins: Sequence[str] | None, header_only: bool, policy: Policy | None
+    ) -> Record | None: ...
+    def put(
+        self, done: Done, key: Key, bins: Mapping[str, Any], policy: Policy | None
+    ) -> Pending: ...
     def put_blocking(self, key: Key, bins: Mapping[str, Any], policy: Policy | None) -> None: ...
     def delete(self, done: Done, key: Key, policy: Policy | None) -> Pending: ...
     def delete_blocking(self, key: Key, policy: Policy | None) -> bool: ...
@@ -196,13 +213,20 @@ class Client:
     def exists_blocking(self, key: Key, policy: Policy | None) -> bool: ...
     def touch(self, done: Done, key: Key, policy: Policy | None) -> Pending: ...
     def touch_blocking(self, key: Key, policy: Policy | None) -> None: ...
-    def operate(self, done: Done, key: Key, ops: Sequence[Op], policy: Policy | None) -> Pending: ...
-    def operate_blocking(self, key: Key, ops: Sequence[Op], policy: Policy | None) -> Record | None: ...
+    def operate(
+        self, done: Done, key: Key, ops: Sequence[Op], policy: Policy | None
+    ) -> Pending: ...
+    def operate_blocking(
+        self, key: Key, ops: Sequence[Op], policy: Policy | None
+    ) -> Record | None: ...
     def batch(self, done: Done, rows: Sequence[tuple[Any, ...]], policy: Policy | None) -> Pending:
-        """Rows: ``("read", key, bins|None, header_only, policy|None)``, ``("write", key, ops, policy|None)``,
-        ``("delete", key, policy|None)``, ``("udf", key, module, function, args, policy|None)``.
+        """Rows: ``("read", key, bins|None, header_only, policy|None)``,
+        ``("write", key, ops, policy|None)``, ``("delete", key, policy|None)``,
+        ``("udf", key, module, function, args, policy|None)``.
         Result: list of :class:`BatchRow` in row order."""
-    def batch_blocking(self, rows: Sequence[tuple[Any, ...]], policy: Policy | None) -> list[BatchRow]: ...
+    def batch_blocking(
+        self, rows: Sequence[tuple[Any, ...]], policy: Policy | None
+    ) -> list[BatchRow]: ...
     def query(
         self,
         namespace: str,
@@ -216,31 +240,59 @@ class Client:
     ) -> QueryStream:
         """Start a scan (no ``index_filter``) or secondary-index query. ``index_filter`` is
         ``("equal", bin, value)`` or ``("range", bin, low, high)`` (plus an optional ctx/collection
-        type). ``partitions`` is ``(begin, count)`` or a resume token from :meth:`QueryStream.resume_token`."""
+        type). ``partitions`` is ``(begin, count)`` or a resume token from
+        :meth:`QueryStream.resume_token`."""
     def info(self, done: Done, command: str, node: str | None) -> Pending: ...
     def info_blocking(self, command: str, node: str | None) -> dict[str, str]: ...
     def truncate(self, done: Done, namespace: str, set_name: str, before_ns: int) -> Pending: ...
     def truncate_blocking(self, namespace: str, set_name: str, before_ns: int) -> None: ...
-    def create_index(self, done: Done, namespace: str, set_name: str, bin_name: str, index_name: str, index_type: str, collection: str | None) -> Pending: ...
-    def create_index_blocking(self, namespace: str, set_name: str, bin_name: str, index_name: str, index_type: str, collection: str | None) -> None: ...
+    def create_index(
+        self,
+        done: Done,
+        namespace: str,
+        set_name: str,
+        bin_name: str,
+        index_name: str,
+        index_type: str,
+        collection: str | None,
+    ) -> Pending: ...
+    def create_index_blocking(
+        self,
+        namespace: str,
+        set_name: str,
+        bin_name: str,
+        index_name: str,
+        index_type: str,
+        collection: str | None,
+    ) -> None: ...
     def drop_index(self, done: Done, namespace: str, set_name: str, index_name: str) -> Pending: ...
     def drop_index_blocking(self, namespace: str, set_name: str, index_name: str) -> None: ...
     def udf_register(self, done: Done, code: bytes, server_path: str) -> Pending: ...
     def udf_register_blocking(self, code: bytes, server_path: str) -> None: ...
     def udf_remove(self, done: Done, server_path: str) -> Pending: ...
     def udf_remove_blocking(self, server_path: str) -> None: ...
-    def udf_apply(self, done: Done, key: Key, module: str, function: str, args: Sequence[Any], policy: Policy | None) -> Pending: ...
-    def udf_apply_blocking(self, key: Key, module: str, function: str, args: Sequence[Any], policy: Policy | None) -> Any: ...
+    def udf_apply(
+        self,
+        done: Done,
+        key: Key,
+        module: str,
+        function: str,
+        args: Sequence[Any],
+        policy: Policy | None,
+    ) -> Pending: ...
+    def udf_apply_blocking(
+        self, key: Key, module: str, function: str, args: Sequence[Any], policy: Policy | None
+    ) -> Any: ...
 
 @final
 class QueryStream:
     """Records of a scan/query, pulled in chunks through a bounded buffer."""
 
     def next_chunk(self, done: Done) -> Pending:
-        """``done`` receives a list of up to ``chunk_size`` :class:`Record`, or ``None`` at the end."""
+        """``done`` receives a list of up to ``chunk_size`` records, or ``None`` at the end."""
     def next_chunk_blocking(self) -> list[Record] | None: ...
     def resume_token(self) -> bytes:
-        """Opaque token: pass it as ``partitions`` to continue after the records already delivered."""
+        """Opaque token: pass it as ``partitions`` to continue after the records delivered."""
     def close(self) -> None: ...
 
 # ---------------------------------------------------------------- embedded server
@@ -248,7 +300,9 @@ class QueryStream:
 class EmbeddedServer:
     """An in-memory Aerospike-compatible server on its own threads."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, namespaces: Sequence[str] = ("test", "bar")) -> None:
+    def __new__(
+        cls, host: str = "127.0.0.1", port: int = 0, namespaces: Sequence[str] = ("test", "bar")
+    ) -> EmbeddedServer:
         """Start it (port 0 = a free port)."""
     @property
     def host(self) -> str: ...

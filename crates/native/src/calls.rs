@@ -34,6 +34,21 @@ impl IntoPy for RecordOut {
     }
 }
 
+/// An operate result (or none), with what each op reports.
+pub struct OperateOut(Option<AsRecord>, Key, Vec<Option<String>>, bool);
+
+impl IntoPy for OperateOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.0 {
+            Some(r) => {
+                let rec = Record::from_operate(py, &r, &self.1, &self.2, self.3)?;
+                Ok(Py::new(py, rec)?.into_any())
+            }
+            None => Ok(py.None()),
+        }
+    }
+}
+
 fn not_found(e: &aerospike::Error) -> bool {
     e.server_result_code() == Some(ResultCode::KeyNotFoundError)
 }
@@ -80,10 +95,12 @@ pub async fn touch(i: Arc<Inner>, p: Arc<Natives>, key: Key) -> OpResult<()> {
 }
 
 /// Several ops on one record; `None` when a read-only op list finds no record.
-pub async fn operate(i: Arc<Inner>, p: Arc<Natives>, key: Key, ops: Ops) -> OpResult<RecordOut> {
+pub async fn operate(i: Arc<Inner>, p: Arc<Natives>, key: Key, ops: Ops) -> OpResult<OperateOut> {
     match i.client.operate(&p.write, &key, &ops.ops).await {
-        Ok(r) => Ok(RecordOut(Some(r), key)),
-        Err(e) if ops.read_only && not_found(&e) => Ok(RecordOut(None, key)),
+        Ok(r) => Ok(OperateOut(Some(r), key, ops.reports, ops.whole)),
+        Err(e) if ops.read_only && not_found(&e) => {
+            Ok(OperateOut(None, key, ops.reports, ops.whole))
+        }
         Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
     }
 }

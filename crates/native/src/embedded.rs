@@ -17,7 +17,10 @@ pub struct EmbeddedServer {
 impl EmbeddedServer {
     /// Start it (port 0 = a free port).
     #[new]
-    #[pyo3(signature = (host = "127.0.0.1".to_owned(), port = 0, namespaces = vec!["test".to_owned(), "bar".to_owned()]))]
+    #[pyo3(
+        signature = (host = "127.0.0.1".to_owned(), port = 0, namespaces = vec!["test".to_owned(), "bar".to_owned()]),
+        text_signature = "(host='127.0.0.1', port=0, namespaces=('test', 'bar'))"
+    )]
     fn new(py: Python<'_>, host: String, port: u16, namespaces: Vec<String>) -> PyResult<Self> {
         let cfg = ServerConfig {
             host: host.clone(),

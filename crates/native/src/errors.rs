@@ -170,6 +170,24 @@ pub fn error_for_code<'py>(
 
 /// Convert a crate error to the Python exception (with `key` when known).
 pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> PyErr {
+    // Retries exhausted on a retryable server answer (e.g. key busy): report that answer.
+    if matches!(err.kind(), ErrorKind::Timeout) {
+        if let Some(cause) = err.cause() {
+            if matches!(cause.kind(), ErrorKind::Server { .. }) && cause.result_code() != 9 {
+                let class = class_for_code(py, cause.result_code());
+                return match error_instance(
+                    class,
+                    Some(cause.result_code()),
+                    &err.to_string(),
+                    err.in_doubt(),
+                    key,
+                ) {
+                    Ok(exc) => PyErr::from_value(exc),
+                    Err(e) => e,
+                };
+            }
+        }
+    }
     let code = err.result_code();
     let class = match err.kind() {
         ErrorKind::Timeout => timeout_type(py),

@@ -17,11 +17,17 @@ pub struct Ops {
     pub ops: Vec<Operation>,
     /// True when no op writes (so "not found" means "no record").
     pub read_only: bool,
+    /// Per op: the bin whose result it reports (None for ops that report nothing).
+    pub reports: Vec<Option<String>>,
+    /// Whether a `read_all` / `read_header` op is present (results are then whole bins).
+    pub whole: bool,
 }
 
 /// Convert a sequence of op tuples.
 pub fn to_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
     let mut ops = Vec::new();
+    let mut reports = Vec::new();
+    let mut whole = false;
     let mut read_only = true;
     let iter = if let Ok(l) = seq.cast::<PyList>() {
         l.as_sequence().try_iter()?
@@ -36,12 +42,36 @@ pub fn to_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
             .map_err(|_| invalid_argument("each op must be a tuple (name, bin, *args)"))?;
         let (op, reads) = to_op(t)?;
         read_only &= reads;
+        let name = t.get_item(0)?;
+        let name = name.extract::<&str>().unwrap_or("");
+        whole |= matches!(name, "read_all" | "read_header");
+        let silent = matches!(
+            name,
+            "write"
+                | "add"
+                | "append"
+                | "prepend"
+                | "touch"
+                | "delete"
+                | "read_all"
+                | "read_header"
+        );
+        reports.push(if silent {
+            None
+        } else {
+            t.get_item(1)?.extract::<String>().ok()
+        });
         ops.push(op);
     }
     if ops.is_empty() {
         return Err(invalid_argument("operate needs at least one op"));
     }
-    Ok(Ops { ops, read_only })
+    Ok(Ops {
+        ops,
+        read_only,
+        reports,
+        whole,
+    })
 }
 
 fn bin_name(a: &Args<'_, '_>) -> PyResult<String> {

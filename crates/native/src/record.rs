@@ -3,7 +3,7 @@
 use aerospike::{BatchOperation, Record as AsRecord};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::errors;
 use crate::values::{from_key, from_value};
@@ -11,6 +11,7 @@ use crate::values::{from_key, from_value};
 /// A record as read: bins, key, generation and TTL (seconds; `None` = never expires).
 #[pyclass(frozen, module = "aerospike_fluent._native")]
 pub struct Record {
+    results: Option<Py<PyList>>,
     key: Option<Py<PyTuple>>,
     bins: Py<PyDict>,
     generation: u32,
@@ -36,6 +37,7 @@ impl Record {
             .time_to_live()
             .map(|d| u32::try_from(d.as_secs()).unwrap_or(u32::MAX));
         Ok(Record {
+            results: None,
             key,
             bins: bins.unbind(),
             generation: rec.generation,
@@ -44,8 +46,45 @@ impl Record {
     }
 }
 
+impl Record {
+    /// An operate result: `bins` holds, per bin, the last result of an op that reports one;
+    /// `results` holds every op's result in request order.
+    pub fn from_operate(
+        py: Python<'_>,
+        rec: &AsRecord,
+        key: &aerospike::Key,
+        reports: &[Option<String>],
+        whole: bool,
+    ) -> PyResult<Self> {
+        let mut out = Record::from_native(py, rec, Some(key))?;
+        let Some(results) = rec.results.as_ref() else {
+            return Ok(out);
+        };
+        let list = PyList::empty(py);
+        for v in results {
+            list.append(from_value(py, v)?)?;
+        }
+        if !whole && results.len() == reports.len() {
+            let bins = PyDict::new(py);
+            for (i, name) in reports.iter().enumerate() {
+                if let Some(name) = name {
+                    bins.set_item(name, list.get_item(i)?)?;
+                }
+            }
+            out.bins = bins.unbind();
+        }
+        out.results = Some(list.unbind());
+        Ok(out)
+    }
+}
+
 #[pymethods]
 impl Record {
+    /// Operate only: every op's result in request order (`None` for other reads).
+    #[getter]
+    fn results(&self, py: Python<'_>) -> Option<Py<PyList>> {
+        self.results.as_ref().map(|r| r.clone_ref(py))
+    }
     /// The record's key tuple, when known.
     #[getter]
     fn key(&self, py: Python<'_>) -> Option<Py<PyTuple>> {
