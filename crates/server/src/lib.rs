@@ -207,6 +207,23 @@ fn worker_threads() -> usize {
         .unwrap_or(1)
 }
 
+/// One worker: everything runs on the server thread (fewest wake-ups per request);
+/// more: a multi-thread runtime with that many workers.
+fn build_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    let workers = worker_threads();
+    let mut builder = if workers == 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(workers);
+        b
+    };
+    builder
+        .thread_name("aerospike-embedded-worker")
+        .enable_all()
+        .build()
+}
+
 /// Starts the server thread with its own runtime and waits until it listens.
 fn spawn_listener(shared: Arc<Shared>, addr: SocketAddr) -> std::io::Result<(SocketAddr, Running)> {
     let (ready_tx, ready_rx) = mpsc::channel::<std::io::Result<SocketAddr>>();
@@ -214,12 +231,7 @@ fn spawn_listener(shared: Arc<Shared>, addr: SocketAddr) -> std::io::Result<(Soc
     let thread = std::thread::Builder::new()
         .name("aerospike-embedded".into())
         .spawn(move || {
-            let rt = match tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(worker_threads())
-                .thread_name("aerospike-embedded-worker")
-                .enable_all()
-                .build()
-            {
+            let rt = match build_runtime() {
                 Ok(rt) => rt,
                 Err(e) => {
                     let _ = ready_tx.send(Err(e));
