@@ -1,10 +1,16 @@
-"""Client-side checks run at the builder call that received the input, before any I/O."""
+"""Client-side checks run at the builder call that received the input, before any I/O.
+
+Values are checked in one cheap pass: flat scalars take a fast path on their exact type; lists
+and maps are walked to at most :data:`MAX_DEPTH` levels of nesting (deeper values, and values that
+contain themselves, are rejected). Strings must be encodable as UTF-8 (no lone surrogates).
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from aerospike_fluent import _native
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
@@ -16,8 +22,28 @@ TTL_MAX = 0xFFFF_FFFF - 1  # u32 on the wire; 0xFFFFFFFF is "never expire" (-1)
 GENERATION_MAX = 0xFFFF
 INT_MIN = -(2**63)
 INT_MAX = 2**63 - 1
+MILLIS_MAX = 0xFFFF_FFFF  # u32 milliseconds on the wire
+MAX_DEPTH = 64
+"""Deepest nesting of lists/maps accepted in one value (a flat list is depth 1)."""
 
 _SCALARS = (str, bytes, bytearray, float, _native.GeoJSON)
+_PLAIN = frozenset({bytes, float, bool, type(None), bytearray, _native.GeoJSON})
+_MAP_KEYS = frozenset({str, int, bytes})
+_KEYS = (str, int, bytes)
+
+
+def text(what: str, value: str) -> str:
+    """Check that a str can be encoded as UTF-8 (no lone surrogates); returns it."""
+    if not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError as exc:
+            bad = value[exc.start : exc.end]
+            raise InvalidArgumentError(
+                f"{what}: {bad!r} at position {exc.start} is not encodable as UTF-8 "
+                "(lone surrogate)"
+            ) from None
+    return value
 
 
 def name(kind: str, value: object, limit: int) -> str:
@@ -26,7 +52,7 @@ def name(kind: str, value: object, limit: int) -> str:
         raise InvalidTypeError(f"{kind} name must be str, not {type(value).__name__}")
     if not value:
         raise InvalidArgumentError(f"{kind} name must not be empty")
-    size = len(value.encode())
+    size = len(value) if value.isascii() else len(text(f"{kind} name", value).encode())
     if size > limit:
         raise InvalidArgumentError(f"{kind} name {value!r} is {size} bytes (max {limit})")
     return value
@@ -58,6 +84,8 @@ def user_key(value: object) -> str | int | bytes:
         raise InvalidTypeError(f"key must be str, int or bytes, not {type(value).__name__}")
     if isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
         raise InvalidArgumentError(f"integer key {value} does not fit in 64 bits")
+    if isinstance(value, str):
+        return text("key", value)
     if isinstance(value, bytearray):
         return bytes(value)
     return value
@@ -104,35 +132,86 @@ def millis(what: str, value: float | timedelta | None) -> int | None:
         value = value.total_seconds()
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidTypeError(f"{what} must be seconds (int/float) or timedelta")
+    if not math.isfinite(value):
+        raise InvalidArgumentError(f"{what} must be a finite number of seconds, not {value}")
     if value < 0:
         raise InvalidArgumentError(f"{what} must not be negative")
-    return round(value * 1000)
+    ms = round(value * 1000)
+    if ms > MILLIS_MAX:
+        raise InvalidArgumentError(f"{what} {value} s is over the maximum ({MILLIS_MAX} ms)")
+    return ms
 
 
 def value(bin_: str, v: object) -> None:
-    """Check that ``v`` is a value the server can store (recursively)."""
-    if v is None or isinstance(v, _SCALARS):
-        return
-    if isinstance(v, int):
+    """Check that ``v`` is a value the server can store (recursively, to :data:`MAX_DEPTH`)."""
+    t = type(v)
+    if t is str:
+        if not v.isascii():  # type: ignore[attr-defined]
+            text(f"bin {bin_!r}", v)  # type: ignore[arg-type]
+    elif t is int:
+        if not INT_MIN <= v <= INT_MAX:  # type: ignore[operator]
+            raise InvalidArgumentError(f"bin {bin_!r}: integer {v} does not fit in 64 bits")
+    elif t not in _PLAIN:
+        _walk(bin_, v, v, 0)
+
+
+def _walk(bin_: str, root: object, v: Any, depth: int) -> None:
+    t = type(v)
+    if t is str:
+        if not v.isascii():
+            text(f"bin {bin_!r}", v)
+    elif t is int:
         if not INT_MIN <= v <= INT_MAX:
             raise InvalidArgumentError(f"bin {bin_!r}: integer {v} does not fit in 64 bits")
+    elif t in _PLAIN:
         return
-    if isinstance(v, list):
+    elif isinstance(v, list):
+        if depth >= MAX_DEPTH:
+            _too_deep(bin_, root)
         for item in v:
-            value(bin_, item)
-        return
-    if isinstance(v, dict):
+            _walk(bin_, root, item, depth + 1)
+    elif isinstance(v, dict):
+        if depth >= MAX_DEPTH:
+            _too_deep(bin_, root)
         for k, item in v.items():
-            if isinstance(k, bool) or not isinstance(k, str | int | bytes):
+            if type(k) not in _MAP_KEYS and (isinstance(k, bool) or not isinstance(k, _KEYS)):
                 raise InvalidTypeError(
                     f"bin {bin_!r}: map key must be str, int or bytes, not {type(k).__name__}"
                 )
-            value(bin_, k)
-            value(bin_, item)
-        return
-    if v is _native.INFINITY or v is _native.WILDCARD:
-        return
-    raise InvalidTypeError(f"bin {bin_!r}: cannot store a value of type {type(v).__name__}")
+            _walk(bin_, root, k, depth + 1)
+            _walk(bin_, root, item, depth + 1)
+    else:
+        _other(bin_, root, v, depth)
+
+
+def _other(bin_: str, root: object, v: object, depth: int) -> None:
+    """Check subclasses of the plain types, and the CDT markers."""
+    if isinstance(v, _SCALARS):
+        if isinstance(v, str):
+            text(f"bin {bin_!r}", v)
+    elif isinstance(v, int):
+        _walk(bin_, root, int(v), depth)
+    elif v is not _native.INFINITY and v is not _native.WILDCARD:
+        raise InvalidTypeError(f"bin {bin_!r}: cannot store a value of type {type(v).__name__}")
+
+
+def _too_deep(bin_: str, root: object) -> NoReturn:
+    if _contains_itself(root, ()):
+        raise InvalidArgumentError(f"bin {bin_!r}: the value contains itself (a cycle)")
+    raise InvalidArgumentError(
+        f"bin {bin_!r}: lists/maps are nested more than {MAX_DEPTH} levels deep"
+    )
+
+
+def _contains_itself(v: object, path: tuple[int, ...]) -> bool:
+    """Whether ``v`` reaches one of its ancestors (bounded: error path only)."""
+    if not isinstance(v, list | dict) or len(path) > MAX_DEPTH:
+        return False
+    if id(v) in path:
+        return True
+    children = v if isinstance(v, list) else [*v.keys(), *v.values()]
+    here = (*path, id(v))
+    return any(_contains_itself(c, here) for c in children)
 
 
 def bins(values: object) -> dict[str, Any]:

@@ -262,6 +262,7 @@ def val(v: object) -> Exp:
     if isinstance(v, float):
         return Exp(_LIT, "float_val", (("float_val", v),), "float")
     if isinstance(v, str):
+        _validate.text("string literal", v)
         return Exp(_LIT, "string_val", (("string_val", v),), "str")
     if isinstance(v, bytes | bytearray):
         return Exp(_LIT, "blob_val", (("blob_val", bytes(v)),), "blob")

@@ -232,12 +232,6 @@ def test_the_client_still_works_after_the_catalogue(sdb: af_sync.SyncClient) -> 
 
 
 # ------------------------------------------------------------------ known gaps (bugs)
-@pytest.mark.xfail(
-    strict=True,
-    reason="aerospike_fluent/_validate.py millis(): NaN passes the `value < 0` check and "
-    "round(nan * 1000) raises a bare ValueError; round(inf) raises OverflowError — neither is "
-    "InvalidArgumentError",
-)
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])
 def test_nan_and_infinite_timeouts(
     sdb: af_sync.SyncClient, catalogue_server: EmbeddedServer, bad: float
@@ -245,12 +239,6 @@ def test_nan_and_infinite_timeouts(
     _rejected(catalogue_server, lambda: sdb.namespace("test").set("bad").key("k").timeout(bad))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lone surrogates: _validate.name() calls str.encode() unguarded and the native "
-    "key/value conversion (crates/native/src/values.rs, PyString::to_str) propagates "
-    "UnicodeEncodeError instead of InvalidArgumentError",
-)
 @pytest.mark.parametrize("where", ["key", "value", "bin", "set"])
 def test_unencodable_strings(
     sdb: af_sync.SyncClient, catalogue_server: EmbeddedServer, where: str
@@ -279,11 +267,6 @@ def _deep(depth: int) -> list[Any]:
     return v
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="aerospike_fluent/_validate.py value(): recursion without a depth limit or cycle check "
-    "raises a bare RecursionError for self-referencing or very deep lists/maps",
-)
 @pytest.mark.parametrize("make", [_self_referencing, lambda: _deep(50_000)], ids=["cycle", "deep"])
 def test_cyclic_and_too_deep_values(
     sdb: af_sync.SyncClient, catalogue_server: EmbeddedServer, make: Callable[[], object]

@@ -1,0 +1,116 @@
+"""Client-side validation: limits, lone surrogates, deep and cyclic values, timeouts."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Any
+
+import pytest
+
+from aerospike_fluent import F, _validate
+from aerospike_fluent._exec import Sync
+from aerospike_fluent.dataset import Namespace, RecordSet
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+
+from .recorder import Recorder
+
+LONE = "x\udc80y"
+
+
+def _nested(depth: int) -> list[Any]:
+    v: list[Any] = []
+    for _ in range(depth - 1):
+        v = [v]
+    return v
+
+
+def test_depth_limit_is_exact() -> None:
+    _validate.value("b", _nested(_validate.MAX_DEPTH))
+    with pytest.raises(InvalidArgumentError, match=r"bin 'b'.*more than 64 levels"):
+        _validate.value("b", _nested(_validate.MAX_DEPTH + 1))
+
+
+def test_deep_maps_count_too() -> None:
+    v: dict[str, Any] = {}
+    for _ in range(_validate.MAX_DEPTH):
+        v = {"k": v}
+    with pytest.raises(InvalidArgumentError, match="levels deep"):
+        _validate.value("m", v)
+
+
+@pytest.mark.parametrize("where", ["list", "dict", "deep"])
+def test_cycles_are_named(where: str) -> None:
+    loop: Any
+    if where == "list":
+        loop = [1]
+        loop.append(loop)
+    elif where == "dict":
+        loop = {"a": 1}
+        loop["self"] = [loop]
+    else:
+        inner: list[Any] = []
+        loop = {"x": [[inner]]}
+        inner.append(loop)
+    with pytest.raises(InvalidArgumentError, match=r"bin 'c': the value contains itself"):
+        _validate.value("c", loop)
+
+
+def test_shared_but_acyclic_values_pass() -> None:
+    shared = [1, 2]
+    _validate.value("s", {"a": shared, "b": [shared, shared]})
+
+
+@pytest.mark.parametrize(
+    "value",
+    [LONE, [1, LONE], {"k": LONE}, {LONE: 1}, [{"a": [LONE]}]],
+    ids=["str", "in-list", "map-value", "map-key", "nested"],
+)
+def test_lone_surrogates_in_values(value: object) -> None:
+    with pytest.raises(InvalidArgumentError, match=r"bin 'v'.*not encodable as UTF-8"):
+        _validate.value("v", value)
+
+
+def test_lone_surrogates_in_names_and_keys(users: RecordSet[Sync], ns: Namespace[Sync]) -> None:
+    with pytest.raises(InvalidArgumentError, match=r"key.*position 1"):
+        users.key(LONE)
+    with pytest.raises(InvalidArgumentError, match="set name"):
+        ns.set(LONE)
+    with pytest.raises(InvalidArgumentError, match="bin name"):
+        users.key("k").put({LONE: 1})
+    with pytest.raises(InvalidArgumentError, match="string literal"):
+        F.bin("a") == LONE  # noqa: B015
+
+
+def test_non_ascii_text_is_fine(users: RecordSet[Sync], rec: Recorder) -> None:
+    users.key("clé").put({"名前": "Zoë", "m": {"ключ": ["🙂"]}})
+    assert rec.calls[0].args[1] == {"名前": "Zoë", "m": {"ключ": ["🙂"]}}
+
+
+def test_subclasses_of_plain_types() -> None:
+    class Level(IntEnum):
+        HIGH = 2**63
+
+    class Label(str):
+        pass
+
+    _validate.value("v", [Label("ok"), True, 1.5, b"x", bytearray(b"y")])
+    with pytest.raises(InvalidArgumentError, match="64 bits"):
+        _validate.value("v", [Level.HIGH])
+    with pytest.raises(InvalidArgumentError, match="UTF-8"):
+        _validate.value("v", Label(LONE))
+    with pytest.raises(InvalidTypeError, match="map key"):
+        _validate.value("v", {1.5: 1})
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_timeouts(users: RecordSet[Sync], bad: float) -> None:
+    with pytest.raises(InvalidArgumentError, match="finite"):
+        users.key("k").timeout(bad)
+    with pytest.raises(InvalidArgumentError, match="socket_timeout"):
+        users.key("k").timeout(socket=bad)
+
+
+def test_timeout_upper_bound() -> None:
+    assert _validate.millis("timeout", 0xFFFF_FFFF / 1000) == 0xFFFF_FFFF
+    with pytest.raises(InvalidArgumentError, match="over the maximum"):
+        _validate.millis("timeout", 0xFFFF_FFFF / 1000 + 0.001)
