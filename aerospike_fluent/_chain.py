@@ -103,9 +103,21 @@ class OpChain(Frozen, Generic[M]):
         *,
         socket: float | timedelta | None = None,
         retries: int | None = None,
+        retry_writes: bool = False,
     ) -> Self:
-        """Transaction limits: ``total`` / ``socket`` in seconds, ``retries`` attempts."""
-        return self._evolve(_limits=_policy.limits(total, socket, retries))
+        """Set transaction limits for this chain's request.
+
+        Args:
+            total: whole-transaction timeout, seconds (float) or ``timedelta``; 0 = none.
+            socket: per-attempt socket idle timeout.
+            retries: attempts after the first; by default they apply to reads only.
+            retry_writes: let writes (put, operate with writes, delete, touch, UDF) be retried
+                too. Off by default: a write that timed out may have been applied, and sending
+                it again is only safe when it is idempotent (e.g. a plain put of fixed values,
+                not ``add``/``append``/list appends).
+
+        """
+        return self._evolve(_limits=_policy.limits(total, socket, retries, retry_writes))
 
     @property
     def ops(self) -> tuple[Op, ...]:

@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any, Final, Literal
 
 from aerospike_fluent import _native, _validate
-from aerospike_fluent.errors import InvalidArgumentError
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 
 Exists = Literal["upsert", "update", "replace", "replace_only", "create"]
 EXISTS: Final[dict[str, int]] = {
@@ -17,22 +17,26 @@ EXISTS: Final[dict[str, int]] = {
     "create": 4,
 }
 
-Limits = tuple[int | None, int | None, int | None]  # total ms, socket ms, retries
+Limits = tuple[int | None, int | None, int | None, bool]
+"""Total ms, socket ms, retries, whether writes may be retried."""
 
 
 def limits(
     total: float | timedelta | None,
     socket: float | timedelta | None,
     retries: int | None,
+    retry_writes: bool = False,
 ) -> Limits | None:
     """Check transaction limits; ``None`` when all default."""
     total_ms = _validate.millis("timeout", total)
     socket_ms = _validate.millis("socket_timeout", socket)
     if retries is not None:
         _validate.integer("retries", retries, 0, 1000)
-    if total_ms is None and socket_ms is None and retries is None:
+    if not isinstance(retry_writes, bool):
+        raise InvalidTypeError(f"retry_writes must be bool, not {type(retry_writes).__name__}")
+    if total_ms is None and socket_ms is None and retries is None and not retry_writes:
         return None
-    return (total_ms, socket_ms, retries)
+    return (total_ms, socket_ms, retries, retry_writes)
 
 
 def exists(mode: str) -> int:
@@ -69,7 +73,7 @@ def build(
         and not durable_delete
     ):
         return _operate_default() if operate else None
-    total, socket, retries = lim if lim is not None else (None, None, None)
+    total, socket, retries, retry_writes = lim if lim is not None else (None, None, None, False)
     return _native.Policy(
         ttl=ttl,
         generation=generation,
@@ -80,6 +84,7 @@ def build(
         total_timeout_ms=total,
         socket_timeout_ms=socket,
         max_retries=retries,
+        retry_writes=retry_writes,
         respond_all_ops=not operate,
     )
 

@@ -229,3 +229,24 @@ def test_admin_calls(users: RecordSet[Sync], rec: Recorder) -> None:
         ("drop_index", ("test", "users", "users_age_numeric")),
         ("truncate", ("test", "users", 0)),
     ]
+
+
+def test_retry_writes_reaches_the_native_policy(
+    users: RecordSet[Sync], rec: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aerospike_fluent import _policy
+
+    seen: list[dict[str, Any]] = []
+    monkeypatch.setattr(_policy._native, "Policy", lambda **kw: seen.append(kw) or kw)
+    users.key("u1").timeout(retries=3, retry_writes=True).put({"a": 1})
+    users.key("u1").timeout(retries=3).put({"a": 1})
+    users.key("u1").timeout(retry_writes=True).delete()
+    assert [(kw["max_retries"], kw["retry_writes"]) for kw in seen] == [
+        (3, True),
+        (3, False),
+        (None, True),
+    ]
+    assert users.key("u1").timeout(retry_writes=False).put({"a": 1}) is None
+    assert rec.calls[-1].args[2] is None  # all defaults: no policy object at all
+    with pytest.raises(InvalidTypeError):
+        users.key("u1").timeout(retry_writes=1)  # type: ignore[arg-type]
