@@ -234,10 +234,13 @@ def test_admin_calls(users: RecordSet[Sync], rec: Recorder) -> None:
 def test_retry_writes_reaches_the_native_policy(
     users: RecordSet[Sync], rec: Recorder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from aerospike_fluent import _policy
-
     seen: list[dict[str, Any]] = []
-    monkeypatch.setattr(_policy._native, "Policy", lambda **kw: seen.append(kw) or kw)
+
+    def fake_policy(**kw: Any) -> dict[str, Any]:
+        seen.append(kw)
+        return kw
+
+    monkeypatch.setattr(_native, "Policy", fake_policy)
     users.key("u1").timeout(retries=3, retry_writes=True).put({"a": 1})
     users.key("u1").timeout(retries=3).put({"a": 1})
     users.key("u1").timeout(retry_writes=True).delete()
