@@ -64,3 +64,49 @@ async def test_cdt_in_batch_and_expressions(db: af.AsyncClient, set_name: str) -
     assert res.ok
     n = await s.query().where(F.list_bin("tags").list.size() == 2).count()
     assert n == 2
+
+
+async def test_map_create_sets_order_top_level_and_nested(
+    db: af.AsyncClient, set_name: str
+) -> None:
+    k = db.namespace("test").set(set_name).key("mc")
+    await k.bin("m").map.create(MapOrder.KEY_ORDERED).execute()
+    await k.bin("m").map.put("b", 1).bin("m").map.put("a", 2).execute()
+    await (
+        k.bin("doc")
+        .map.create(MapOrder.UNORDERED)
+        .bin("doc")
+        .map.at_key("sub")
+        .map.create(MapOrder.KEY_ORDERED)
+        .bin("doc")
+        .map.at_key("sub")
+        .map.update({"z": 1, "y": 2})
+        .execute()
+    )
+    got = await k.get()
+    assert got is not None
+    assert list(got["m"]) == ["a", "b"]  # kept in key order by the server
+    assert list(got["doc"]["sub"]) == ["y", "z"]
+
+
+async def test_new_list_and_map_selectors(db: af.AsyncClient, set_name: str) -> None:
+    k = db.namespace("test").set(set_name).key("sel")
+    await k.put({"l": [5, 1, 4, 2, 3], "m": {"a": 3, "b": 1, "c": 2}})
+    rec = await (
+        k.bin("l")
+        .list.get_by_index_range(1, 2)
+        .bin("m")
+        .map.get_by_value_range(1, 3, Return.KEY)
+        .execute()
+    )
+    assert rec is not None and rec["l"] == [1, 4] and sorted(rec["m"]) == ["b", "c"]
+    rec = await (
+        k.bin("l")
+        .list.remove_by_rank_range(0, 2, Return.VALUE)
+        .bin("m")
+        .map.remove_by_rank(-1, Return.KEY)
+        .execute()
+    )
+    assert rec is not None and sorted(rec["l"]) == [1, 2] and rec["m"] == "a"
+    got = await k.get()
+    assert got is not None and got["l"] == [5, 4, 3] and got["m"] == {"b": 1, "c": 2}

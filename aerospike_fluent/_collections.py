@@ -1,0 +1,75 @@
+"""Shared parts of the list and map builders (``_lists``, ``_maps``).
+
+Every collection operation returns the chain it was started from (a new one, with the op
+appended) in the native plan format ``(f"list_{fn}" | f"map_{fn}", bin, ctx, *args)``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from aerospike_fluent import _validate, cdt
+from aerospike_fluent._types import Op
+from aerospike_fluent.cdt import Ctx
+from aerospike_fluent.errors import InvalidTypeError
+
+if TYPE_CHECKING:
+    from aerospike_fluent._lists import ListRef
+    from aerospike_fluent._maps import MapRef
+
+C = TypeVar("C", bound="Chain")
+
+
+class Chain(Protocol):
+    """Anything that accumulates operations."""
+
+    def _with_op(self: C, op: Op) -> C: ...
+
+
+class Scope(Generic[C]):
+    __slots__ = ("_bin", "_chain", "_ctx")
+
+    def __init__(self, chain: C, bin_name: str, ctx: Ctx) -> None:
+        self._chain = chain
+        self._bin = bin_name
+        self._ctx = ctx
+
+
+class ElementRef(Scope[C]):
+    """An element inside a collection bin: continue with ``.list`` or ``.map``."""
+
+    __slots__ = ()
+
+    @property
+    def list(self) -> ListRef[C]:
+        """List operations on this element."""
+        from aerospike_fluent._lists import ListRef
+
+        return ListRef(self._chain, self._bin, self._ctx)
+
+    @property
+    def map(self) -> MapRef[C]:
+        """Map operations on this element."""
+        from aerospike_fluent._maps import MapRef
+
+        return MapRef(self._chain, self._bin, self._ctx)
+
+
+def number(bin_name: str, v: object) -> int | float:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise InvalidTypeError(f"bin {bin_name!r}: add needs an int or float")
+    _validate.value(bin_name, v)
+    return v
+
+
+def items(values: object) -> list[Any]:
+    if not isinstance(values, list | tuple):
+        raise InvalidTypeError(f"expected a list, not {type(values).__name__}")
+    items = list(values)
+    cdt.cdt_value(items)
+    return items
+
+
+def range_count(value: object) -> int:
+    """Check a range count: a non-negative 64-bit int."""
+    return _validate.integer("count", value, 0, _validate.INT_MAX)
