@@ -1,0 +1,102 @@
+"""Cancelling awaiting verbs and half-consumed streams leaves the client usable (asyncio, trio)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import anyio
+import pytest
+
+import aerospike_fluent as af
+from aerospike_fluent.server import EmbeddedServer
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+
+@pytest.fixture
+def slow() -> Iterator[EmbeddedServer]:
+    """A server of its own: its injected delays must not reach other tests."""
+    with EmbeddedServer() as srv:
+        yield srv
+
+
+async def _still_works(s: af.RecordSet[af.Async], key: str) -> None:
+    with anyio.fail_after(10):
+        await s.key(key).put({"who": key})
+        got = await s.key(key).get()
+    assert got is not None and got["who"] == key
+
+
+async def test_cancelled_get_and_put(slow: EmbeddedServer) -> None:
+    async with af.connect(slow.seeds, max_conns_per_node=1) as db:
+        s = db.namespace("test").set("cx")
+        await s.key("a").put({"who": "a"})
+        for verb in ("get", "put", "operate"):
+            slow.fault_delay(500, count=1)
+            with anyio.move_on_after(0.05) as scope:
+                if verb == "get":
+                    await s.key("a").get()
+                elif verb == "put":
+                    await s.key("a").put({"who": "a"})
+                else:
+                    await s.key("a").bin("who").read().execute()
+            assert scope.cancelled_caught, verb
+            slow.clear_faults()
+            # one pooled connection: a stale reply on it would answer the next request
+            await _still_works(s, f"after-{verb}")
+
+
+async def test_cancelled_from_a_task_group(slow: EmbeddedServer) -> None:
+    async with af.connect(slow.seeds) as db:
+        s = db.namespace("test").set("cx")
+        await s.put_many({i: {"n": i} for i in range(20)})
+        slow.fault_delay(500)
+
+        async def read(i: int) -> None:
+            await s.key(i).get()
+
+        async with anyio.create_task_group() as tg:
+            for i in range(20):
+                tg.start_soon(read, i)
+            await anyio.sleep(0.05)
+            tg.cancel_scope.cancel()
+        slow.clear_faults()
+        await _still_works(s, "after-group")
+
+
+async def test_cancelled_stream_resumes_without_loss(slow: EmbeddedServer) -> None:
+    async with af.connect(slow.seeds) as db:
+        s = db.namespace("test").set("cs")
+        await s.put_many({i: {"n": i} for i in range(1000)})
+        seen: list[int] = []
+        cancels = 0
+        async with s.query().chunk_size(5).timeout(60).stream() as stream:
+            while True:
+                # cancel iterations at random points, including mid-wait for a chunk
+                with anyio.move_on_after(0.0001) as scope:
+                    try:
+                        record = await stream.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    seen.append(record["n"])
+                cancels += scope.cancelled_caught
+        assert sorted(seen) == list(range(1000)), f"{cancels} cancels lost or repeated records"
+        await _still_works(s, "after-stream")
+
+
+async def test_half_consumed_streams_leave_the_client_usable(slow: EmbeddedServer) -> None:
+    async with af.connect(slow.seeds) as db:
+        s = db.namespace("test").set("ch")
+        await s.put_many({i: {"n": i} for i in range(300)})
+        for _ in range(3):
+            async with s.query().chunk_size(10).stream() as stream:
+                async for _record in stream:
+                    break
+            slow.fault_delay(300, count=1)
+            with anyio.move_on_after(0.05):
+                await s.query().chunk_size(10).collect()
+            slow.clear_faults()
+        with anyio.fail_after(10):
+            assert await s.query().count() == 300
+            assert len(await s.query().collect()) == 300
+        await _still_works(s, "after-half")
