@@ -33,13 +33,14 @@ async def stream_ours(seed: str, set_name: str) -> tuple[int, float, float]:
     try:
         before = rss_mb()
         peak, n = before, 0
-        async for _ in db.namespace(NAMESPACE).set(set_name).query().stream():
+        query = db.namespace(NAMESPACE).set(set_name).query().timeout(600)
+        async for _ in query.stream():
             n += 1
             if n % SAMPLE_EVERY == 0:
                 peak = max(peak, rss_mb())
         return n, before, max(peak, rss_mb())
     finally:
-        await db.close()
+        db.close()
 
 
 async def stream_sdk(seed: str, set_name: str) -> tuple[int, float, float]:
