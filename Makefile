@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(VIRTUAL_ENV)/bin:$(PATH)
 
-.PHONY: run test dev build native-test pytest lint bench bench-quick docs clean
+.PHONY: run test dev venv native-test pytest lint bench bench-deps bench-quick docs clean
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
@@ -42,10 +42,17 @@ lint: dev
 	$(PY) -m mypy
 	$(PY) -m mypy.stubtest aerospike_fluent._native --allowlist .stubtest-allowlist
 
-bench: dev
+bench-deps: $(VENV)/.installed
+	$(PIP) install -q -r benchmarks/requirements.txt
+
+## the full comparison against every peer (release build of the extension)
+bench: bench-deps
+	maturin develop --quiet --release
 	$(PY) -m benchmarks
 
-bench-quick: dev
+## CI smoke: every workload briefly, writes benchmarks/results/ (asserts nothing about time)
+bench-quick: bench-deps
+	maturin develop --quiet --release
 	$(PY) -m benchmarks --quick
 
 docs: dev
