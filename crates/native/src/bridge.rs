@@ -2,10 +2,10 @@
 //! callback (returning a cancellable `Pending`), or blocking on the calling thread.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::ThreadId;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use aerospike::Key;
 use pyo3::prelude::*;
@@ -129,12 +129,55 @@ where
         {
             return; // cancelled: done is never called
         }
-        Python::attach(|py| deliver(py, &done, out));
+        with_python(|py| deliver(py, &done, out));
     });
     Pending {
         state,
         abort: task.abort_handle(),
     }
+}
+
+/// Set by the `atexit` hook: the interpreter is about to finalize.
+static EXITING: AtomicBool = AtomicBool::new(false);
+/// Native (non-Python) threads currently inside `Python::attach`.
+static IN_PYTHON: AtomicUsize = AtomicUsize::new(0);
+/// How long the `atexit` hook waits for native threads to leave Python.
+const EXIT_DRAIN: Duration = Duration::from_secs(5);
+
+/// Run `f` under the GIL from a native thread, unless the interpreter is exiting.
+///
+/// A native thread that asks for the GIL after finalization started is terminated by CPython
+/// with `pthread_exit`, and the unwinding drop of the GIL guard aborts the process
+/// ("PyGILState_Release: thread state must be current"). So: announce the attach first, then
+/// check the flag; the `atexit` hook sets the flag, then waits (GIL released) until no native
+/// thread is inside Python. Work skipped here has nobody left to receive it.
+pub fn with_python<R>(f: impl FnOnce(Python<'_>) -> R) -> Option<R> {
+    IN_PYTHON.fetch_add(1, Ordering::SeqCst);
+    let out = if EXITING.load(Ordering::SeqCst) {
+        None
+    } else {
+        Some(Python::attach(f))
+    };
+    IN_PYTHON.fetch_sub(1, Ordering::SeqCst);
+    out
+}
+
+/// Whether the `atexit` hook has run.
+pub fn exiting() -> bool {
+    EXITING.load(Ordering::SeqCst)
+}
+
+/// `atexit` hook: stop native threads from entering Python and wait (GIL released) for the
+/// ones inside it to leave, so that none is there when the interpreter finalizes.
+#[pyfunction]
+fn _before_exit(py: Python<'_>) {
+    EXITING.store(true, Ordering::SeqCst);
+    py.detach(|| {
+        let deadline = Instant::now() + EXIT_DRAIN;
+        while IN_PYTHON.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    });
 }
 
 fn deliver<T: IntoPy>(py: Python<'_>, done: &Py<PyAny>, out: OpResult<T>) {
@@ -176,9 +219,14 @@ fn probes(py: Python<'_>) -> PyResult<&Probes> {
     })
 }
 
-/// Record the main thread (call at import, which normally runs on it).
-pub fn init(py: Python<'_>) -> PyResult<()> {
-    probes(py).map(|_| ())
+/// Record the main thread (call at import, which normally runs on it) and register the
+/// `atexit` hook.
+pub fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    probes(py)?;
+    let hook = wrap_pyfunction!(_before_exit, m)?;
+    py.import("atexit")?.call_method1("register", (hook,))?;
+    Ok(())
 }
 
 fn refuse_in_event_loop(py: Python<'_>, p: &Probes) -> PyResult<()> {
@@ -226,7 +274,18 @@ where
             })
         })
     } else {
-        py.detach(|| handle.block_on(fut))
+        py.detach(|| {
+            let out = handle.block_on(fut);
+            if exiting() {
+                // Only daemon threads run after the atexit hooks started; re-taking the GIL
+                // once finalization begins would kill this thread mid-unwind. Park instead:
+                // the process is ending.
+                loop {
+                    std::thread::park();
+                }
+            }
+            out
+        })
     };
     out.map_err(|f| f.into_pyerr(py))?.into_py(py)
 }

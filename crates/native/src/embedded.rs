@@ -1,5 +1,8 @@
 //! `EmbeddedServer`: the in-memory Aerospike-compatible server from the `server` crate.
 
+use std::collections::HashMap;
+
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use server::{Server, ServerConfig};
@@ -11,26 +14,75 @@ use crate::errors::ClientError;
 pub struct EmbeddedServer {
     server: Server,
     host: String,
+    tls: bool,
+    user_count: usize,
 }
 
 #[pymethods]
 impl EmbeddedServer {
-    /// Start it (port 0 = a free port).
+    /// Start it (port 0 = a free port); TLS when both PEM files are given; with `users`
+    /// (name -> password), data commands need a login.
     #[new]
     #[pyo3(
-        signature = (host = "127.0.0.1".to_owned(), port = 0, namespaces = vec!["test".to_owned(), "bar".to_owned()]),
-        text_signature = "(host='127.0.0.1', port=0, namespaces=('test', 'bar'))"
+        signature = (
+            host = "127.0.0.1".to_owned(),
+            port = 0,
+            namespaces = vec!["test".to_owned(), "bar".to_owned()],
+            *,
+            tls_cert_file = None,
+            tls_key_file = None,
+            users = None,
+        ),
+        text_signature = "(host='127.0.0.1', port=0, namespaces=('test', 'bar'), *, \
+            tls_cert_file=None, tls_key_file=None, users=None)"
     )]
-    fn new(py: Python<'_>, host: String, port: u16, namespaces: Vec<String>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        host: String,
+        port: u16,
+        namespaces: Vec<String>,
+        tls_cert_file: Option<String>,
+        tls_key_file: Option<String>,
+        users: Option<HashMap<String, String>>,
+    ) -> PyResult<Self> {
+        if tls_cert_file.is_some() != tls_key_file.is_some() {
+            return Err(PyValueError::new_err(
+                "tls_cert_file and tls_key_file go together",
+            ));
+        }
+        let tls = tls_cert_file.is_some();
+        let mut users: Vec<(String, String)> = users.unwrap_or_default().into_iter().collect();
+        users.sort();
+        let user_count = users.len();
         let cfg = ServerConfig {
             host: host.clone(),
             port,
             namespaces,
+            tls_cert_file,
+            tls_key_file,
+            users,
         };
         let server = py
             .detach(|| Server::start(cfg))
             .map_err(|e| ClientError::new_err(format!("cannot start the embedded server: {e}")))?;
-        Ok(EmbeddedServer { server, host })
+        Ok(EmbeddedServer {
+            server,
+            host,
+            tls,
+            user_count,
+        })
+    }
+
+    /// Whether connections use TLS.
+    #[getter]
+    fn tls(&self) -> bool {
+        self.tls
+    }
+
+    /// Whether data commands need a login.
+    #[getter]
+    fn security(&self) -> bool {
+        self.user_count > 0
     }
 
     /// Listening host.
@@ -104,10 +156,12 @@ impl EmbeddedServer {
 
     fn __repr__(&self) -> String {
         format!(
-            "<EmbeddedServer {}:{} running={}>",
+            "<EmbeddedServer {}:{} running={} tls={} users={}>",
             self.host,
             self.port(),
-            self.running()
+            self.running(),
+            self.tls,
+            self.user_count
         )
     }
 }

@@ -28,7 +28,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     values::register(m)?;
     runtime::register(m)?;
-    bridge::init(m.py())?;
+    bridge::init(m)?;
     m.add_class::<record::Record>()?;
     m.add_class::<record::BatchRow>()?;
     m.add_class::<bridge::Pending>()?;
