@@ -7,6 +7,7 @@ from typing import Any
 from aerospike_fluent import cdt
 from aerospike_fluent._collections import C, ElementRef, Scope, items, range_count
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, Return
+from aerospike_fluent.errors import InvalidArgumentError
 
 
 class ListRef(Scope[C]):
@@ -68,7 +69,10 @@ class ListRef(Scope[C]):
         flags: ListWrite = ListWrite.DEFAULT,
     ) -> C:
         """Append several values."""
-        return self._op("append_items", self._policy(order, flags), items(values))
+        checked = items(values)
+        if not checked:
+            raise InvalidArgumentError("extend() needs at least one value")
+        return self._op("append_items", self._policy(order, flags), checked)
 
     def insert(
         self,
@@ -84,7 +88,9 @@ class ListRef(Scope[C]):
         )
 
     def set(self, index: int, value: Any) -> C:
-        """Replace the element at ``index``."""
+        """Replace the element at ``index`` (``None`` is refused: use a remove operation)."""
+        if value is None:
+            raise InvalidArgumentError("list set() cannot store None; remove the element instead")
         return self._op("set", cdt.index("index", index), cdt.cdt_value(value))
 
     def increment(

@@ -99,3 +99,11 @@ def test_range_counts_are_not_negative(users: RecordSet[Sync]) -> None:
         users.key("u").bin("l").list.get_by_index_range(0, -1)
     with pytest.raises(InvalidArgumentError, match="count"):
         users.key("u").bin("m").map.remove_by_rank_range(0, -3)
+
+
+def test_values_the_native_ops_cannot_take_are_refused(users: RecordSet[Sync]) -> None:
+    # the aerospike crate asserts on these (a panic crossing into Python)
+    with pytest.raises(InvalidArgumentError, match="None"):
+        users.key("u").bin("l").list.set(0, None)
+    with pytest.raises(InvalidArgumentError, match="at least one"):
+        users.key("u").bin("l").list.extend([])
