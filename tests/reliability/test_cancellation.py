@@ -87,14 +87,6 @@ async def test_cancelled_write_then_client_usable(server: EmbeddedServer, seeds:
     assert fds <= base + 2, f"fd leak: {base} -> {fds}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="QueryStream.close()/Drop (crates/native/src/query.rs) only abort the producer task; "
-    "the Recordset is dropped without rs.close(), so the aerospike crate's per-node query task "
-    "stays blocked on its full record queue holding a pooled connection forever: every abandoned "
-    "or cancelled stream leaks one connection, and with max_conns_per_node=2 the client is dead "
-    "(even get() times out) after two",
-)
 async def test_half_consumed_streams_release_their_connections(
     server: EmbeddedServer, seeds: str
 ) -> None:

@@ -3,9 +3,10 @@
 //! last digest handed to Python.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use aerospike::query::{PartitionStatus, Statement};
+use aerospike::query::{PartitionStatus, Recordset, Statement};
 use aerospike::{Bins, CollectionIndexType, PartitionFilter, Record as AsRecord};
 use futures::StreamExt;
 use pyo3::prelude::*;
@@ -163,6 +164,37 @@ type Chunk = Result<Vec<AsRecord>, aerospike::Error>;
 struct Shared {
     rx: tokio::sync::Mutex<mpsc::Receiver<Chunk>>,
     progress: Mutex<Progress>,
+    /// The running query: closing it ends the crate's per-node tasks, which otherwise stay
+    /// blocked on a full record queue holding their pooled connections.
+    recordset: Mutex<Option<Arc<Recordset>>>,
+    closed: AtomicBool,
+}
+
+impl Shared {
+    /// Keep `rs` for `close()`; false (and `rs` closed) if the stream was closed already.
+    fn adopt(&self, rs: &Arc<Recordset>) -> bool {
+        let Ok(mut slot) = self.recordset.lock() else {
+            rs.close();
+            return false;
+        };
+        if self.closed.load(Ordering::Acquire) {
+            rs.close();
+            return false;
+        }
+        *slot = Some(rs.clone());
+        true
+    }
+
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        let rs = match self.recordset.lock() {
+            Ok(mut slot) => slot.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(rs) = rs {
+            rs.close();
+        }
+    }
 }
 
 struct Progress {
@@ -196,7 +228,10 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
             last: spec.resume.clone(),
             finished: false,
         }),
+        recordset: Mutex::new(None),
+        closed: AtomicBool::new(false),
     });
+    let sh = shared.clone();
     let statement = spec.statement;
     let empty = spec.count == 0; // a token from a finished stream
     let task = handle.spawn(async move {
@@ -210,6 +245,9 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
                 return;
             }
         };
+        if !sh.adopt(&rs) {
+            return;
+        }
         let mut stream = rs.clone().into_stream();
         let mut buf = Vec::with_capacity(chunk);
         while let Some(item) = stream.next().await {
@@ -324,11 +362,13 @@ impl QueryStream {
     /// Stop the query and drop buffered records.
     fn close(&self) {
         self.producer.abort();
+        self.shared.close();
     }
 }
 
 impl Drop for QueryStream {
     fn drop(&mut self) {
         self.producer.abort();
+        self.shared.close();
     }
 }
