@@ -301,9 +301,23 @@ class EmbeddedServer:
     """An in-memory Aerospike-compatible server on its own threads."""
 
     def __new__(
-        cls, host: str = "127.0.0.1", port: int = 0, namespaces: Sequence[str] = ("test", "bar")
+        cls,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        namespaces: Sequence[str] = ("test", "bar"),
+        *,
+        tls_cert_file: str | None = None,
+        tls_key_file: str | None = None,
+        users: Mapping[str, str] | None = None,
     ) -> EmbeddedServer:
-        """Start it (port 0 = a free port)."""
+        """Start it (port 0 = a free port); TLS when both PEM files are given; with ``users``
+        (name -> password), data commands need a login."""
+    @property
+    def tls(self) -> bool:
+        """Whether connections use TLS."""
+    @property
+    def security(self) -> bool:
+        """Whether data commands need a login."""
     @property
     def host(self) -> str: ...
     @property

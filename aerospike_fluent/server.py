@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Self
 
@@ -35,8 +35,19 @@ class EmbeddedServer:
         host: str = "127.0.0.1",
         port: int = 0,
         namespaces: Sequence[str] = DEFAULT_NAMESPACES,
+        *,
+        tls_cert_file: str | None = None,
+        tls_key_file: str | None = None,
+        users: Mapping[str, str] | None = None,
     ) -> None:
-        self._server = _native.EmbeddedServer(host, port, tuple(namespaces))
+        self._server = _native.EmbeddedServer(
+            host,
+            port,
+            tuple(namespaces),
+            tls_cert_file=tls_cert_file,
+            tls_key_file=tls_key_file,
+            users=None if users is None else dict(users),
+        )
 
     def __repr__(self) -> str:
         state = "running" if self.running else "stopped"

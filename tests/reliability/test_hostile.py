@@ -174,13 +174,6 @@ def test_huge_declared_length_keeps_serving(
     _check(canary, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="crates/server/src/conn.rs serve(): `bufs.body.resize(len, 0)` allocates and zero-fills "
-    "the declared frame length (up to MAX_FRAME = 128 MiB) before a single body byte arrives, so "
-    "each hostile connection pins ~len bytes of RSS (and the memset stalls the server runtime); "
-    "memory is not bounded by what clients actually send",
-)
 def test_huge_declared_lengths_do_not_pin_memory(
     server: EmbeddedServer, canary: af_sync.SyncClient
 ) -> None:

@@ -5,10 +5,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
+use crate::auth::{self, PROTO_ADMIN};
 use crate::faults::Verdict;
 use crate::stats::Kind;
 use crate::wire::*;
@@ -16,6 +17,19 @@ use crate::{dispatch, info, Shared};
 
 /// Largest accepted frame body (the clients' own limit is 120 MiB).
 pub const MAX_FRAME: usize = 128 * 1024 * 1024;
+/// Request buffer every connection keeps; larger frames grow it as their bytes arrive.
+const BASE_BUFFER: usize = 16 * 1024;
+/// Most bytes all connections together may hold in request buffers beyond [`BASE_BUFFER`]
+/// each; a connection that would pass it is closed.
+pub const GLOBAL_BUFFER_CAP: usize = 1024 * 1024 * 1024;
+/// Reply buffers larger than this are released after use.
+const KEEP_OUT: usize = 1024 * 1024;
+/// Time a client gets to finish the TLS handshake.
+const TLS_HANDSHAKE: Duration = Duration::from_secs(10);
+
+/// What a connection's stream must do (plain TCP or TLS).
+pub(crate) trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
 /// Accepts connections until `stop` fires; each connection runs in its own task.
 pub(crate) async fn accept_loop(
@@ -35,8 +49,21 @@ pub(crate) async fn accept_loop(
             accepted = listener.accept() => {
                 if let Ok((stream, _)) = accepted {
                     let _ = stream.set_nodelay(true);
-                    tokio::spawn(serve(stream, shared.clone()));
+                    tokio::spawn(start(stream, shared.clone()));
                 }
+            }
+        }
+    }
+}
+
+/// Runs the TLS handshake when TLS is on (bounded in time), then serves the connection.
+async fn start(stream: TcpStream, shared: Arc<Shared>) {
+    match shared.tls.clone() {
+        None => serve(stream, shared).await,
+        Some(acceptor) => {
+            if let Ok(Ok(tls)) = tokio::time::timeout(TLS_HANDSHAKE, acceptor.accept(stream)).await
+            {
+                serve(tls, shared).await;
             }
         }
     }
@@ -57,14 +84,119 @@ impl Drop for OpenGuard {
 /// Per-connection reusable buffers.
 #[derive(Default)]
 pub(crate) struct Buffers {
-    pub body: Vec<u8>,
     pub inflated: Vec<u8>,
     pub out: Vec<u8>,
 }
 
-async fn serve(stream: TcpStream, shared: Arc<Shared>) {
-    // Buffered reads: a request's header and body usually arrive in one read syscall.
-    let mut reader = BufReader::with_capacity(16 * 1024, stream);
+/// A connection's request bytes: `data[pos..]` is not consumed yet. It grows only as bytes
+/// arrive (at most doubling what it holds), and the growth is charged to a global budget.
+struct InBuf {
+    data: Vec<u8>,
+    pos: usize,
+    charged: usize,
+    shared: Arc<Shared>,
+}
+
+impl InBuf {
+    fn new(shared: Arc<Shared>) -> InBuf {
+        InBuf {
+            data: Vec::with_capacity(BASE_BUFFER),
+            pos: 0,
+            charged: 0,
+            shared,
+        }
+    }
+
+    fn available(&self) -> &[u8] {
+        &self.data[self.pos..]
+    }
+
+    /// Reads until at least `need` unconsumed bytes are buffered; false on EOF, error or
+    /// when the memory budget is exhausted.
+    async fn fill<S: Io>(&mut self, stream: &mut S, need: usize) -> bool {
+        while self.data.len() - self.pos < need {
+            if self.data.len() == self.data.capacity() {
+                if self.pos > 0 {
+                    self.data.drain(..self.pos);
+                    self.pos = 0;
+                }
+                let have = self.data.len();
+                if have == self.data.capacity() {
+                    let want = need.min(have.saturating_mul(2)).max(BASE_BUFFER);
+                    if !self.charge(want) {
+                        return false;
+                    }
+                    self.data.reserve_exact(want - have);
+                }
+            }
+            match stream.read_buf(&mut self.data).await {
+                Ok(0) | Err(_) => return false,
+                Ok(_) => {}
+            }
+        }
+        true
+    }
+
+    /// Charges a capacity of `capacity` bytes against the global budget.
+    fn charge(&mut self, capacity: usize) -> bool {
+        let wanted = capacity.saturating_sub(BASE_BUFFER);
+        if wanted <= self.charged {
+            return true;
+        }
+        let extra = wanted - self.charged;
+        let total = &self.shared.buffered;
+        let before = total.fetch_add(extra, Ordering::Relaxed);
+        if before + extra > GLOBAL_BUFFER_CAP {
+            total.fetch_sub(extra, Ordering::Relaxed);
+            return false;
+        }
+        self.charged = wanted;
+        true
+    }
+
+    /// Marks `n` bytes consumed; releases a grown buffer once it is empty.
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+        if self.pos == self.data.len() {
+            self.data.clear();
+            self.pos = 0;
+            if self.data.capacity() > BASE_BUFFER * 4 {
+                self.data = Vec::with_capacity(BASE_BUFFER);
+                self.release();
+            }
+        }
+    }
+
+    fn release(&mut self) {
+        self.shared
+            .buffered
+            .fetch_sub(self.charged, Ordering::Relaxed);
+        self.charged = 0;
+    }
+}
+
+impl Drop for InBuf {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Writes the pending replies in one go; false when the peer is gone.
+async fn flush<S: Io>(stream: &mut S, out: &mut Vec<u8>) -> bool {
+    if out.is_empty() {
+        return true;
+    }
+    let ok = stream.write_all(out).await.is_ok() && stream.flush().await.is_ok();
+    out.clear();
+    if out.capacity() > KEEP_OUT {
+        *out = Vec::new();
+    }
+    ok
+}
+
+/// Serves one connection: every complete request already received is answered before the
+/// replies are written, with one write for all of them.
+async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
     shared
         .stats
         .connections_open
@@ -74,62 +206,83 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>) {
         .connections_total
         .fetch_add(1, Ordering::Relaxed);
     let _guard = OpenGuard(shared.clone());
+    let mut input = InBuf::new(shared.clone());
     let mut bufs = Buffers::default();
-    let mut header = [0u8; 8];
-    while reader.read_exact(&mut header).await.is_ok() {
-        let word = u64::from_be_bytes(header);
+    let mut authed = shared.users.is_none();
+    loop {
+        if input.available().len() < 8
+            && (!flush(&mut stream, &mut bufs.out).await || !input.fill(&mut stream, 8).await)
+        {
+            return;
+        }
+        let head: [u8; 8] = match input.available().get(..8).and_then(|h| h.try_into().ok()) {
+            Some(h) => h,
+            None => return,
+        };
+        let word = u64::from_be_bytes(head);
         let (version, ptype, len) = (
             (word >> 56) as u8,
             (word >> 48) as u8,
             (word & 0xFFFF_FFFF_FFFF) as usize,
         );
         if version != PROTO_VERSION || len > MAX_FRAME {
+            let _ = flush(&mut stream, &mut bufs.out).await;
             return;
         }
-        bufs.body.resize(len, 0);
-        if reader.read_exact(&mut bufs.body).await.is_err() {
+        if input.available().len() < 8 + len
+            && (!flush(&mut stream, &mut bufs.out).await || !input.fill(&mut stream, 8 + len).await)
+        {
             return;
         }
-        let stream = reader.get_mut();
+        let body = &input.data[input.pos + 8..input.pos + 8 + len];
         let keep = match ptype {
             PROTO_INFO => {
                 shared.stats.count(Kind::Info);
-                bufs.out.clear();
-                info::handle(&bufs.body, &shared, &mut bufs.out);
-                stream.write_all(&bufs.out).await.is_ok()
+                info::handle(body, &shared, &mut bufs.out);
+                true
             }
-            PROTO_MSG => serve_msg(stream, &shared, &mut bufs, false).await,
-            PROTO_COMPRESSED => match inflate(&bufs.body, &mut bufs.inflated) {
-                Some(()) => {
-                    std::mem::swap(&mut bufs.body, &mut bufs.inflated);
-                    serve_msg(stream, &shared, &mut bufs, true).await
+            PROTO_ADMIN => auth::handle(body, shared.users.as_ref(), &mut authed, &mut bufs.out),
+            PROTO_MSG | PROTO_COMPRESSED if !authed => {
+                let at = begin_frame(&mut bufs.out);
+                header_only(&mut bufs.out, INFO3_LAST, auth::rc::NOT_AUTHENTICATED, 0);
+                end_frame(&mut bufs.out, at, PROTO_MSG);
+                true
+            }
+            PROTO_MSG => serve_msg(&mut stream, &shared, body, &mut bufs).await,
+            PROTO_COMPRESSED => {
+                let mut packed = std::mem::take(&mut bufs.inflated);
+                let keep = match inflate(body, &mut packed) {
+                    Some(()) => match inner_msg(&packed) {
+                        Some(inner) => serve_msg(&mut stream, &shared, inner, &mut bufs).await,
+                        None => false,
+                    },
+                    None => false,
+                };
+                if packed.capacity() <= KEEP_OUT {
+                    packed.clear();
+                    bufs.inflated = packed;
                 }
-                None => false,
-            },
+                keep
+            }
             _ => false,
         };
+        input.consume(8 + len);
         if !keep {
+            let _ = flush(&mut stream, &mut bufs.out).await;
             return;
         }
     }
 }
 
-/// Serves one AS_MSG request in `bufs.body` (for a compressed one, the inflated inner frame
-/// including its proto header). Returns false when the connection must close.
-async fn serve_msg(
-    stream: &mut TcpStream,
+/// Serves one AS_MSG request `body`, appending its reply to `bufs.out` (scan/query replies
+/// are streamed to `stream` after the pending replies). Returns false when the connection
+/// must close.
+async fn serve_msg<S: Io>(
+    stream: &mut S,
     shared: &Shared,
+    body: &[u8],
     bufs: &mut Buffers,
-    framed: bool,
 ) -> bool {
-    let body: &[u8] = if framed {
-        match inner_msg(&bufs.body) {
-            Some(b) => b,
-            None => return false,
-        }
-    } else {
-        &bufs.body
-    };
     let verdict = shared.faults.verdict();
     if verdict == Verdict::Drop {
         return false;
@@ -137,15 +290,15 @@ async fn serve_msg(
     if let Some(ms) = shared.faults.take_delay() {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
-    bufs.out.clear();
     let compress = body
         .get(1)
         .is_some_and(|i1| i1 & INFO1_COMPRESS_RESPONSE != 0);
+    let mark = bufs.out.len();
     if let Verdict::Fail(code) = verdict {
         let at = begin_frame(&mut bufs.out);
         header_only(&mut bufs.out, INFO3_LAST, code, 0);
         end_frame(&mut bufs.out, at, PROTO_MSG);
-        return stream.write_all(&bufs.out).await.is_ok();
+        return true;
     }
     let msg = match Msg::parse(body) {
         Ok(m) => m,
@@ -153,30 +306,36 @@ async fn serve_msg(
             let at = begin_frame(&mut bufs.out);
             header_only(&mut bufs.out, INFO3_LAST, crate::record::rc::PARAMETER, 0);
             end_frame(&mut bufs.out, at, PROTO_MSG);
-            return stream.write_all(&bufs.out).await.is_ok();
+            return true;
         }
     };
     if dispatch::is_stream(&msg) {
+        if !flush(stream, &mut bufs.out).await {
+            return false;
+        }
+        let mut scratch = Vec::new();
         let mut sink = FrameSink {
             stream,
             compress,
-            scratch: &mut bufs.inflated,
+            scratch: &mut scratch,
         };
         return dispatch::stream(&msg, shared, &mut bufs.out, &mut sink).await;
     }
     dispatch::single(&msg, shared, &mut bufs.out);
     if compress {
-        if deflate_frames(&bufs.out, &mut bufs.inflated).is_none() {
+        let mut packed = Vec::new();
+        if deflate_frames(&bufs.out[mark..], &mut packed).is_none() {
             return false;
         }
-        std::mem::swap(&mut bufs.out, &mut bufs.inflated);
+        bufs.out.truncate(mark);
+        bufs.out.extend_from_slice(&packed);
     }
-    stream.write_all(&bufs.out).await.is_ok()
+    true
 }
 
 /// Where streamed replies (scan/query) go: complete proto frames, compressed on request.
 pub(crate) struct FrameSink<'a> {
-    stream: &'a mut TcpStream,
+    stream: &'a mut (dyn AsyncWrite + Unpin + Send),
     compress: bool,
     scratch: &'a mut Vec<u8>,
 }
@@ -193,7 +352,7 @@ impl FrameSink<'_> {
             self.stream.write_all(frames).await.is_ok()
         };
         frames.clear();
-        ok
+        ok && self.stream.flush().await.is_ok()
     }
 }
 
@@ -216,7 +375,8 @@ fn inflate(body: &[u8], out: &mut Vec<u8>) -> Option<()> {
         return None;
     }
     out.clear();
-    out.reserve(size);
+    // Reserve what the compressed bytes can plausibly hold, not what the header claims.
+    out.reserve(size.min(body.len().saturating_mul(8)));
     let mut dec = flate2::read::ZlibDecoder::new(body.get(8..)?).take(size as u64 + 1);
     dec.read_to_end(out).ok()?;
     (out.len() == size).then_some(())

@@ -84,7 +84,7 @@ proptest! {
 
     #[test]
     fn random_bytes_never_panic(body in proptest::collection::vec(any::<u8>(), 0..300)) {
-        let shared = Shared::new(&ServerConfig::default());
+        let shared = Shared::new(&ServerConfig::default()).expect("default config");
         handle(&shared, &body);
         let mut out = Vec::new();
         info::handle(&body, &shared, &mut out);
@@ -96,7 +96,7 @@ proptest! {
         edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6),
         cut in 0usize..400,
     ) {
-        let shared = Shared::new(&ServerConfig::default());
+        let shared = Shared::new(&ServerConfig::default()).expect("default config");
         handle(&shared, &mutate(valid_write(), &edits, cut));
         handle(&shared, &mutate(valid_batch(), &edits, cut));
     }
@@ -104,7 +104,7 @@ proptest! {
 
 #[test]
 fn valid_seeds_are_served() {
-    let shared = Shared::new(&ServerConfig::default());
+    let shared = Shared::new(&ServerConfig::default()).expect("default config");
     let run = |body: Vec<u8>| {
         let mut out = Vec::new();
         let msg = Msg::parse(&body).expect("valid seed");

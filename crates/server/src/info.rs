@@ -75,9 +75,11 @@ fn answer(name: &str, shared: &Shared) -> String {
         "cluster-stable" | "cluster-key" => "1A2B3C4D5E6F".into(),
         "peers-clear-std" | "peers-clear-alt" | "peers-tls-std" | "peers-tls-alt"
         | "alumni-clear-std" | "alumni-tls-std" => format!("1,{port},[]"),
-        "service" | "service-clear-std" | "services" => format!("{}:{port}", shared.host()),
-        "service-clear-alt" | "service-tls-std" | "service-tls-alt" | "services-alumni"
-        | "services-alternate" => String::new(),
+        "service" | "services" => format!("{}:{port}", shared.host()),
+        "service-clear-std" if !shared.tls_on() => format!("{}:{port}", shared.host()),
+        "service-tls-std" if shared.tls_on() => format!("{}:{port}", shared.host()),
+        "service-clear-std" | "service-clear-alt" | "service-tls-std" | "service-tls-alt"
+        | "services-alumni" | "services-alternate" => String::new(),
         "replicas" => replicas(shared, true),
         "replicas-master" | "replicas-all" | "replicas-prole" => replicas(shared, false),
         "racks" => String::new(),

@@ -4,6 +4,7 @@
 //! [`ServerConfig`], [`Server::start`], [`Server::addr`], [`Server::stop`], [`Server::restart`],
 //! [`Server::faults`], [`Server::stats`].
 
+mod auth;
 mod batch;
 mod clock;
 mod conn;
@@ -18,12 +19,13 @@ mod record;
 mod sindex;
 mod stats;
 mod store;
+mod tls;
 mod udf;
 pub mod wire;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -33,13 +35,33 @@ use stats::Stats;
 use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::oneshot;
 
-/// Where to listen and which namespaces to serve.
-#[derive(Debug, Clone)]
+/// Where to listen, which namespaces to serve, and optional TLS and users.
+#[derive(Clone)]
 pub struct ServerConfig {
     pub host: String,
     /// 0 = any free port.
     pub port: u16,
     pub namespaces: Vec<String>,
+    /// PEM certificate chain and private key: when both are set, every connection is TLS.
+    pub tls_cert_file: Option<String>,
+    pub tls_key_file: Option<String>,
+    /// Internal users as `(name, password)`: when not empty, data commands need a login.
+    pub users: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for ServerConfig {
+    /// Never shows passwords.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.users.iter().map(|(u, _)| u.as_str()).collect();
+        f.debug_struct("ServerConfig")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("namespaces", &self.namespaces)
+            .field("tls_cert_file", &self.tls_cert_file)
+            .field("tls_key_file", &self.tls_key_file)
+            .field("users", &names)
+            .finish()
+    }
 }
 
 impl Default for ServerConfig {
@@ -48,6 +70,9 @@ impl Default for ServerConfig {
             host: "127.0.0.1".into(),
             port: 0,
             namespaces: vec!["test".into(), "bar".into()],
+            tls_cert_file: None,
+            tls_key_file: None,
+            users: Vec::new(),
         }
     }
 }
@@ -63,24 +88,53 @@ pub(crate) struct Shared {
     pub sindexes: sindex::Registry,
     pub udfs: engine::udf::Registry,
     pub started: std::time::Instant,
+    /// TLS acceptor when TLS is on.
+    pub tls: Option<tokio_rustls::TlsAcceptor>,
+    /// Internal users when security is on.
+    pub users: Option<auth::Users>,
+    /// Request-buffer bytes held by all connections beyond their base buffer.
+    pub buffered: AtomicUsize,
     host: String,
     port: AtomicU16,
     jobs: Mutex<VecDeque<u64>>,
 }
 
 impl Shared {
-    fn new(config: &ServerConfig) -> Shared {
-        Shared {
+    fn new(config: &ServerConfig) -> std::io::Result<Shared> {
+        let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
+        let tls = match (&config.tls_cert_file, &config.tls_key_file) {
+            (Some(cert), Some(key)) => Some(tls::acceptor(cert, key)?),
+            (None, None) => None,
+            _ => {
+                return Err(invalid(
+                    "TLS needs both a certificate and a key file".into(),
+                ))
+            }
+        };
+        let users = if config.users.is_empty() {
+            None
+        } else {
+            Some(auth::Users::new(&config.users).map_err(invalid)?)
+        };
+        Ok(Shared {
             stats: Stats::default(),
             faults: Faults::default(),
             store: store::Store::new(&config.namespaces),
             sindexes: sindex::Registry::default(),
             udfs: engine::udf::Registry::new(),
             started: std::time::Instant::now(),
+            tls,
+            users,
+            buffered: AtomicUsize::new(0),
             host: config.host.clone(),
             port: AtomicU16::new(config.port),
             jobs: Mutex::new(VecDeque::new()),
-        }
+        })
+    }
+
+    /// Whether connections use TLS.
+    pub fn tls_on(&self) -> bool {
+        self.tls.is_some()
     }
 
     /// The port actually listened on.
@@ -125,7 +179,7 @@ pub struct Server {
 impl Server {
     /// Binds and starts serving; returns once the socket listens.
     pub fn start(config: ServerConfig) -> std::io::Result<Server> {
-        let shared = Arc::new(Shared::new(&config));
+        let shared = Arc::new(Shared::new(&config)?);
         let wanted: SocketAddr = resolve(&config.host, config.port)?;
         let (addr, running) = spawn_listener(shared.clone(), wanted)?;
         shared.port.store(addr.port(), Ordering::Relaxed);

@@ -268,6 +268,7 @@ fn write(
         },
         dirty: replace,
         existed: existing.is_some(),
+        header_only: req.info1 & (INFO1_NOBINDATA | INFO1_GET_ALL) == INFO1_NOBINDATA,
     };
     let set_name = match existing {
         Some(r) => ns.set_name(r.set_id),
@@ -371,6 +372,8 @@ struct Work {
     bins: Vec<Bin>,
     dirty: bool,
     existed: bool,
+    /// The request asked for no bin data (a `get_header` op rather than a read of all bins).
+    header_only: bool,
 }
 
 impl Work {
@@ -411,6 +414,9 @@ impl Work {
 
     fn apply(&mut self, op: Op<'_>, ctx: &Ctx<'_>) -> Result<StepOut, u8> {
         match op.op {
+            // A header read (`get_header`: no bin name, NOBINDATA without GET_ALL) answers
+            // nothing of its own; only a read-all-bins op returns the bins.
+            op::READ if op.name.is_empty() && self.header_only => return Ok(StepOut::Nothing),
             op::READ if op.name.is_empty() => return Ok(StepOut::AllBins),
             op::READ => return Ok(StepOut::Value(self.get(op.name).cloned())),
             op::TOUCH => {
