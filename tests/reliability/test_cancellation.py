@@ -169,13 +169,6 @@ async def test_close_with_operations_in_flight_never_hangs(
     assert not db.is_connected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Client.close() (crates/native/src/client.rs) only sets the closed flag and spawns "
-    "aerospike::Client::close(); operations already spawned by bridge::start are neither tracked "
-    "nor aborted, so they run until the server answers or their own timeout instead of failing "
-    "with ClientClosedError as _native.pyi documents",
-)
 async def test_close_fails_in_flight_operations_with_client_closed(
     server: EmbeddedServer, seeds: str
 ) -> None:

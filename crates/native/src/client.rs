@@ -9,8 +9,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString};
 use tokio::runtime::Handle;
+use tokio::sync::watch;
 
-use crate::bridge::{self, IntoPy, OpResult, Pending};
+use crate::bridge::{self, Failure, IntoPy, OpResult, Pending};
 use crate::calls;
 use crate::errors::invalid_argument;
 use crate::ops::to_ops;
@@ -30,7 +31,39 @@ pub struct Inner {
     /// Admin (info/index/UDF) policy.
     pub admin: AdminPolicy,
     closed: AtomicBool,
+    /// Flipped to true by `close()`: every operation in flight races it.
+    closing: watch::Sender<bool>,
     generation: u64,
+}
+
+impl Inner {
+    /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed.
+    pub fn until_closed<F, T>(&self, fut: F) -> impl std::future::Future<Output = OpResult<T>>
+    where
+        F: std::future::Future<Output = OpResult<T>>,
+    {
+        let closing = self.closing.subscribe();
+        async move {
+            if *closing.borrow() {
+                return Err(Failure::Py(bridge::closed("the client is closed")));
+            }
+            tokio::select! {
+                biased;
+                r = fut => r,
+                () = closed_signal(closing) => Err(Failure::Py(bridge::closed(
+                    "the client was closed while the operation was in flight",
+                ))),
+            }
+        }
+    }
+}
+
+/// Resolves once `close()` flips the flag (never if the sender is gone).
+async fn closed_signal(mut closing: watch::Receiver<bool>) {
+    let closed = closing.wait_for(|c| *c).await.is_ok();
+    if !closed {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// A connected cluster client.
@@ -110,6 +143,7 @@ async fn do_connect(
             defaults,
             admin,
             closed: AtomicBool::new(false),
+            closing: watch::Sender::new(false),
             generation: runtime::generation(),
         }),
     })
@@ -231,6 +265,7 @@ impl Client {
         F: std::future::Future<Output = OpResult<T>> + Send + 'static,
         T: IntoPy,
     {
+        let fut = self.inner.until_closed(fut);
         bridge::start(&self.inner.handle, done, fut)
     }
 
@@ -239,7 +274,7 @@ impl Client {
         F: std::future::Future<Output = OpResult<T>> + Send,
         T: IntoPy,
     {
-        bridge::block(py, &self.inner.handle, fut)
+        bridge::block(py, &self.inner.handle, self.inner.until_closed(fut))
     }
 }
 
@@ -273,6 +308,7 @@ impl Client {
         if self.inner.generation != runtime::generation() {
             return; // its runtime is gone in this (forked) process
         }
+        self.inner.closing.send_replace(true);
         let c = self.inner.client.clone();
         self.inner.handle.spawn(async move {
             let _ = c.close().await;

@@ -210,6 +210,7 @@ pub struct QueryStream {
     shared: Arc<Shared>,
     producer: AbortHandle,
     handle: Handle,
+    inner: Arc<Inner>,
 }
 
 /// Start the producer task.
@@ -233,6 +234,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
     });
     let sh = shared.clone();
     let statement = spec.statement;
+    let inner = i.clone();
     let empty = spec.count == 0; // a token from a finished stream
     let task = handle.spawn(async move {
         if empty {
@@ -279,6 +281,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         shared,
         producer: task.abort_handle(),
         handle: handle.clone(),
+        inner,
     })
 }
 
@@ -327,12 +330,14 @@ async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
 impl QueryStream {
     /// `done` receives a list of up to `chunk_size` records, or `None` at the end.
     fn next_chunk(&self, done: Py<PyAny>) -> Pending {
-        bridge::start(&self.handle, done, next(self.shared.clone()))
+        let fut = self.inner.until_closed(next(self.shared.clone()));
+        bridge::start(&self.handle, done, fut)
     }
 
     /// The next chunk, blocking; `None` at the end.
     fn next_chunk_blocking(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        bridge::block(py, &self.handle, next(self.shared.clone()))
+        let fut = self.inner.until_closed(next(self.shared.clone()));
+        bridge::block(py, &self.handle, fut)
     }
 
     /// Opaque token: pass it as `partitions` to continue after the records already delivered.
