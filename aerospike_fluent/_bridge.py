@@ -1,24 +1,27 @@
 """Await a native operation under asyncio or trio.
 
-The native side starts the operation on its Tokio runtime and later calls ``done(result, error)``
-from a native thread while holding the GIL. ``done`` hops back onto the caller's event loop:
-``loop.call_soon_threadsafe`` for asyncio, ``TrioToken.run_sync_soon`` for trio. Cancelling the
-awaiting task calls :meth:`Pending.cancel`, which aborts the native task. No event-loop policy is
-installed or changed.
+asyncio: each loop gets one :class:`Completer`; the native side queues finished operations on it
+without taking the GIL and wakes the loop with one byte on a socket the loop watches
+(``loop.add_reader``); ``Completer.drain`` then settles every ready future in one go on the loop
+thread. Loops without ``add_reader`` fall back to a ``done(result, error)`` callback called from a
+native thread under the GIL, which hops over with ``loop.call_soon_threadsafe``.
+trio: ``done`` is ``TrioToken.run_sync_soon`` of a reschedule. Cancelling the awaiting task calls
+:meth:`Pending.cancel`, which aborts the native task. No event-loop policy is installed or changed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from functools import partial
 from typing import Any, cast
 
 import sniffio
 
-from aerospike_fluent._native import Pending
+from aerospike_fluent._native import Completer, Pending
 
-Done = Callable[[Any, BaseException | None], None]
+Done = Callable[[Any, BaseException | None], None] | tuple[Completer, "asyncio.Future[Any]"]
 Start = Callable[[Done], Pending]
 
 _get_running_loop = asyncio._get_running_loop
@@ -36,10 +39,34 @@ def _settle(fut: asyncio.Future[Any], result: Any, error: BaseException | None) 
         fut.set_exception(error)
 
 
+_completers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Completer | None] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
+    """Return the loop's completer (watched from first use); None if it cannot watch fds."""
+    try:
+        return _completers[loop]
+    except KeyError:
+        pass
+    c: Completer | None = Completer()
+    try:
+        loop.add_reader(c.fileno(), c.drain)  # type: ignore[union-attr]
+    except NotImplementedError:
+        c = None
+    _completers[loop] = c
+    return c
+
+
 async def _wait_asyncio(loop: asyncio.AbstractEventLoop, start: Start) -> Any:
     fut = loop.create_future()
-    # partial of C callables: no Python frame runs on the native thread.
-    pending = start(cast(Done, partial(loop.call_soon_threadsafe, _settle, fut)))  # type: ignore[arg-type]
+    completer = _completers.get(loop) or _completer(loop)
+    if completer is not None:
+        pending = start((completer, fut))
+    else:
+        # partial of C callables: no Python frame runs on the native thread.
+        pending = start(cast(Done, partial(loop.call_soon_threadsafe, _settle, fut)))  # type: ignore[arg-type]
     try:
         return await fut
     except asyncio.CancelledError:

@@ -3,7 +3,8 @@
 Conventions:
     * Every operation exists twice: ``op(done, ...)`` starts it on the Tokio runtime and returns
       a :class:`Pending`; when it finishes, ``done(result, error)`` is called exactly once from a
-      native thread while holding the GIL (``error`` is ``None`` on success). ``op_blocking(...)``
+      native thread while holding the GIL (``error`` is ``None`` on success); ``done`` may instead
+      be a ``(Completer, asyncio.Future)`` pair (see :class:`Completer`). ``op_blocking(...)``
       runs the same future on the calling thread with the GIL released and returns the result or
       raises. Blocking calls raise :class:`ClientError` when a running asyncio/trio event loop is
       detected on the calling thread.
@@ -13,6 +14,7 @@ Conventions:
       nodes are tuples ``(node_name, *args)``. See ``docs/internals/native-plan.md``.
 """
 
+import asyncio
 import builtins
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, final
@@ -20,7 +22,7 @@ from typing import Any, final
 Key = tuple[str, str, str | int | bytes | None, bytes | None]
 Op = tuple[Any, ...]
 Exp = tuple[Any, ...]
-Done = Callable[[Any, BaseException | None], None]
+Done = Callable[[Any, BaseException | None], None] | tuple[Completer, asyncio.Future[Any]]
 
 __version__: str
 
@@ -112,6 +114,16 @@ class BatchRow:
     def error(self) -> AerospikeError | None: ...
     @property
     def in_doubt(self) -> bool: ...
+
+@final
+class Completer:
+    """Completion queue of one asyncio loop: ``done=(completer, future)`` queues the outcome
+    without the GIL; watch :meth:`fileno` with ``loop.add_reader(fd, completer.drain)``."""
+
+    def __init__(self) -> None: ...
+    def fileno(self) -> int: ...
+    def drain(self) -> None:
+        """Settle every queued future (cancelled ones are skipped); call on the loop thread."""
 
 @final
 class Pending:

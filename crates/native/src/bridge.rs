@@ -2,14 +2,19 @@
 //! callback (returning a cancellable `Pending`), or blocking on the calling thread.
 
 use std::future::Future;
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use aerospike::Key;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use pyo3::types::PyTuple;
 use tokio::runtime::Handle;
 use tokio::task::AbortHandle;
 
@@ -113,7 +118,9 @@ impl Pending {
     }
 }
 
-/// Spawn `fut` on the runtime; call `done(result, error)` under the GIL when it finishes.
+/// Spawn `fut` on the runtime. `done` is either a callable, called as `done(result, error)`
+/// under the GIL on a runtime thread, or a `(Completer, future)` pair: the outcome is queued on
+/// the completer without taking the GIL and the event loop settles the future in `drain()`.
 pub fn start<F, T>(handle: &Handle, done: Py<PyAny>, fut: F) -> Pending
 where
     F: Future<Output = OpResult<T>> + Send + 'static,
@@ -121,6 +128,7 @@ where
 {
     let state = Arc::new(AtomicU8::new(RUNNING));
     let st = state.clone();
+    let target = Python::attach(|py| Target::of(py, done));
     let task = handle.spawn(async move {
         let out = fut.await;
         if st
@@ -129,11 +137,133 @@ where
         {
             return; // cancelled: done is never called
         }
-        with_python(|py| deliver(py, &done, out));
+        match target {
+            Target::Callback(done) => {
+                with_python(|py| deliver(py, &done, out));
+            }
+            Target::Queue(c, fut) => c.push(Ready {
+                fut,
+                out: Box::new(move |py| {
+                    out.map_err(|f| f.into_pyerr(py))
+                        .and_then(|v| v.into_py(py))
+                }),
+            }),
+        }
     });
     Pending {
         state,
         abort: task.abort_handle(),
+    }
+}
+
+enum Target {
+    Callback(Py<PyAny>),
+    Queue(Arc<Queue>, Py<PyAny>),
+}
+
+impl Target {
+    fn of(py: Python<'_>, done: Py<PyAny>) -> Target {
+        if let Ok(t) = done.bind(py).cast::<PyTuple>() {
+            if t.len() == 2 {
+                if let (Ok(c), Ok(f)) = (t.get_item(0), t.get_item(1)) {
+                    if let Ok(c) = c.cast::<Completer>() {
+                        return Target::Queue(c.get().queue.clone(), f.unbind());
+                    }
+                }
+            }
+        }
+        Target::Callback(done)
+    }
+}
+
+type Outcome = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
+
+struct Ready {
+    fut: Py<PyAny>,
+    out: Outcome,
+}
+
+struct Queue {
+    ready: Mutex<Vec<Ready>>,
+    /// A wake-up byte is in flight (or the loop is about to drain).
+    woken: AtomicBool,
+    tx: UnixStream,
+    rx: UnixStream,
+}
+
+impl Queue {
+    fn push(&self, r: Ready) {
+        match self.ready.lock() {
+            Ok(mut q) => q.push(r),
+            Err(p) => p.into_inner().push(r),
+        }
+        if !self.woken.swap(true, Ordering::SeqCst) {
+            // one byte per wake-up; a full socket buffer still means "wake up"
+            let _ = (&self.tx).write(&[1]);
+        }
+    }
+}
+
+/// Completion queue of one asyncio event loop: runtime threads queue outcomes without the GIL
+/// and write one byte to a socket the loop watches (`loop.add_reader(fileno(), drain)`);
+/// `drain()` settles every queued future in one go on the loop thread.
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+pub struct Completer {
+    queue: Arc<Queue>,
+}
+
+#[pymethods]
+impl Completer {
+    #[new]
+    fn new() -> PyResult<Self> {
+        let (tx, rx) = UnixStream::pair()
+            .map_err(|e| ClientError::new_err(format!("cannot create a wake-up socket: {e}")))?;
+        for sock in [&tx, &rx] {
+            sock.set_nonblocking(true)
+                .map_err(|e| ClientError::new_err(format!("wake-up socket: {e}")))?;
+        }
+        Ok(Completer {
+            queue: Arc::new(Queue {
+                ready: Mutex::new(Vec::new()),
+                woken: AtomicBool::new(false),
+                tx,
+                rx,
+            }),
+        })
+    }
+
+    /// The file descriptor to watch for readability.
+    fn fileno(&self) -> i32 {
+        self.queue.rx.as_raw_fd()
+    }
+
+    /// Settle every queued future (skipping cancelled ones); call on the loop thread.
+    fn drain(&self, py: Python<'_>) {
+        let q = &self.queue;
+        let mut buf = [0u8; 64];
+        while matches!((&q.rx).read(&mut buf), Ok(n) if n > 0) {}
+        q.woken.store(false, Ordering::SeqCst);
+        let batch = match q.ready.lock() {
+            Ok(mut v) => std::mem::take(&mut *v),
+            Err(p) => std::mem::take(&mut *p.into_inner()),
+        };
+        for r in batch {
+            let fut = r.fut.bind(py);
+            if fut
+                .call_method0(intern!(py, "done"))
+                .and_then(|d| d.is_truthy())
+                .unwrap_or(true)
+            {
+                continue; // cancelled by its awaiter
+            }
+            let res = match (r.out)(py) {
+                Ok(v) => fut.call_method1(intern!(py, "set_result"), (v,)),
+                Err(e) => fut.call_method1(intern!(py, "set_exception"), (e.into_value(py),)),
+            };
+            if let Err(e) = res {
+                e.write_unraisable(py, Some(fut));
+            }
+        }
     }
 }
 

@@ -32,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<record::Record>()?;
     m.add_class::<record::BatchRow>()?;
     m.add_class::<bridge::Pending>()?;
+    m.add_class::<bridge::Completer>()?;
     m.add_class::<policy::Policy>()?;
     m.add_class::<policy::ClientConfig>()?;
     m.add_class::<client::Client>()?;
