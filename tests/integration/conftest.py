@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 import aerospike_fluent as af
-from aerospike_fluent import _native
 from aerospike_fluent import sync as af_sync
 
-NATIVE_READY = (
-    hasattr(_native, "connect")
-    and hasattr(_native, "EmbeddedServer")
-    and importlib.util.find_spec("aerospike_fluent._bridge") is not None
-)
 _sets = itertools.count()
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    if NATIVE_READY:
-        return
-    skip = pytest.mark.skip(reason="native client / embedded server not built yet")
-    for item in items:
-        if item.path.name.startswith("test_fluent_"):
-            item.add_marker(skip)
 
 
 @pytest.fixture(params=["asyncio", "trio"])

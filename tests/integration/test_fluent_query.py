@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 import aerospike_fluent as af
@@ -40,6 +41,17 @@ async def test_where_expressions_and_ael(db: af.AsyncClient, set_name: str) -> N
     recs = await s.query().where("$.age < 3").select("name").collect()
     assert sorted(r.bins["name"] for r in recs) == ["n0", "n1", "n2"]
     assert all(set(r.bins) == {"name"} for r in recs)
+
+
+async def test_slow_consumer_outlives_the_client_total_timeout(seeds: str, set_name: str) -> None:
+    async with af.connect(seeds, total_timeout_ms=200) as short:
+        s = await _load(short, set_name, 20)
+        seen = 0
+        async for _ in s.query().chunk_size(5):
+            seen += 1
+            if seen == 10:
+                await anyio.sleep(0.5)  # well past the client's 200 ms total timeout
+        assert seen == 20
 
 
 async def test_stream_close_early(db: af.AsyncClient, set_name: str) -> None:

@@ -47,6 +47,9 @@ pub struct Natives {
     pub query: QueryPolicy,
 }
 
+/// Default per-read socket timeout of scans and queries.
+const QUERY_SOCKET_TIMEOUT_MS: u32 = 30_000;
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Limits {
     total: Option<u32>,
@@ -88,6 +91,10 @@ impl Natives {
         batch_write.base_policy.filter_expression = filter.cloned();
         let mut query = QueryPolicy::default();
         limits.apply(&mut query.base_policy, d, false);
+        // A stream lives as long as its consumer: like the official clients, no total deadline
+        // by default, only a per-read socket timeout.
+        query.base_policy.total_timeout = limits.total.unwrap_or(0);
+        query.base_policy.socket_timeout = limits.socket.unwrap_or(QUERY_SOCKET_TIMEOUT_MS);
         query.base_policy.filter_expression = filter.cloned();
         let batch_read_row = BatchReadPolicy {
             filter_expression: filter.cloned(),
