@@ -89,9 +89,7 @@ def main() -> None:
             raise SystemExit(f"build it first: cargo build --release -p server ({args.binary})")
         proc, port = start_server(args.binary)
         host, pid = "127.0.0.1", proc.pid
-    client: Any = aerospike.client(
-        {"hosts": [(host, port)], "max_conns_per_node": 300}
-    ).connect()
+    client: Any = aerospike.client({"hosts": [(host, port)], "max_conns_per_node": 300}).connect()
     try:
         keys = [("test", "bench", i) for i in range(args.ops)]
         bins = {"a": 1, "s": "value"}

@@ -9,7 +9,7 @@ import pytest
 from aerospike import exception as ex
 from aerospike_helpers import cdt_ctx  # type: ignore[import-untyped]
 from aerospike_helpers.operations import list_operations as lo  # type: ignore[import-untyped]
-from aerospike_helpers.operations import map_operations as mo  # type: ignore[import-untyped]
+from aerospike_helpers.operations import map_operations as mo
 
 pytestmark = pytest.mark.compat
 
@@ -64,7 +64,7 @@ def test_list_modify_ops(client: Any, set_name: str) -> None:
 def test_list_add_unique_policy(client: Any, set_name: str) -> None:
     key = ("test", set_name, "l3")
     client.put(key, {"l": [1, 2]})
-    policy = {"write_flags": aerospike.LIST_WRITE_ADD_UNIQUE}
+    policy: dict[str, Any] = {"write_flags": aerospike.LIST_WRITE_ADD_UNIQUE}
     with pytest.raises(ex.AerospikeError) as err:
         client.operate(key, [lo.list_append("l", 2, policy)])
     assert err.value.code == 24

@@ -13,10 +13,10 @@ from aerospike_helpers.operations import expression_operations as eo  # type: ig
 pytestmark = pytest.mark.compat
 
 
-def _get(client: Any, key: tuple, expr: Any) -> dict | None:
+def _get(client: Any, key: tuple[Any, ...], expr: Any) -> dict[str, Any] | None:
     try:
         _, _, bins = client.get(key, policy={"expressions": expr.compile()})
-        return bins
+        return dict(bins)
     except ex.FilteredOut:
         return None
 
