@@ -174,7 +174,12 @@ fn read(
         return Outcome::of(rc::OK, rec);
     }
     let respond_all = req.info2 & INFO2_RESPOND_ALL_OPS != 0;
-    let set = ns.set_name(rec.set_id);
+    // Only expressions look at the set name: skip the lock and the allocation otherwise.
+    let set = if uses_exp(req) {
+        ns.set_name(rec.set_id)
+    } else {
+        String::new()
+    };
     for op in req.ops.iter() {
         let value = match op.op {
             op::READ if op.name.is_empty() => {
@@ -199,6 +204,13 @@ fn read(
         emit(reply, out, op.name, value.as_ref(), respond_all);
     }
     Outcome::of(rc::OK, rec)
+}
+
+/// Whether any op evaluates an expression (the only ops that read the set name).
+fn uses_exp(req: &RecReq<'_>) -> bool {
+    req.ops
+        .iter()
+        .any(|o| matches!(o.op, op::EXP_READ | op::EXP_MODIFY))
 }
 
 /// Appends an op result: the value, or a nil entry when every op must answer.
@@ -271,6 +283,7 @@ fn write(
         header_only: req.info1 & (INFO1_NOBINDATA | INFO1_GET_ALL) == INFO1_NOBINDATA,
     };
     let set_name = match existing {
+        _ if !uses_exp(req) => String::new(),
         Some(r) => ns.set_name(r.set_id),
         None => String::from_utf8_lossy(req.set).into_owned(),
     };
