@@ -53,9 +53,11 @@ async fn tls_and_login_round_trip() {
         server.addr().port(),
     )];
 
-    let mut policy = ClientPolicy::default();
-    policy.tls_policy = Some(tls_policy(ck.cert.der().clone()));
-    policy.auth_mode = AuthMode::Internal("admin".into(), "secret".into());
+    let mut policy = ClientPolicy {
+        tls_policy: Some(tls_policy(ck.cert.der().clone())),
+        auth_mode: AuthMode::Internal("admin".into(), "secret".into()),
+        ..ClientPolicy::default()
+    };
     let client = Client::new(&policy, &hosts)
         .await
         .expect("TLS + login connects");
