@@ -39,6 +39,10 @@ fn row_policy<'a>(
 /// `("write", key, ops, policy|None)`, `("delete", key, policy|None)`,
 /// `("udf", key, module, function, args, policy|None)`.
 pub fn to_rows(rows: &Bound<'_, PyAny>, top: &Natives, d: &Defaults) -> PyResult<Vec<Row>> {
+    crate::guard::sync("batch row conversion", || convert_rows(rows, top, d))
+}
+
+fn convert_rows(rows: &Bound<'_, PyAny>, top: &Natives, d: &Defaults) -> PyResult<Vec<Row>> {
     let mut out = Vec::new();
     for row in rows
         .try_iter()

@@ -130,7 +130,7 @@ where
     let st = state.clone();
     let target = Python::attach(|py| Target::of(py, done));
     let task = handle.spawn(async move {
-        let out = fut.await;
+        let out = crate::guard::future(fut).await;
         if st
             .compare_exchange(RUNNING, COMPLETED, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
@@ -256,7 +256,7 @@ impl Completer {
             {
                 continue; // cancelled by its awaiter
             }
-            let res = match (r.out)(py) {
+            let res = match crate::guard::sync("result conversion", || (r.out)(py)) {
                 Ok(v) => fut.call_method1(intern!(py, "set_result"), (v,)),
                 Err(e) => fut.call_method1(intern!(py, "set_exception"), (e.into_value(py),)),
             };
@@ -311,10 +311,10 @@ fn _before_exit(py: Python<'_>) {
 }
 
 fn deliver<T: IntoPy>(py: Python<'_>, done: &Py<PyAny>, out: OpResult<T>) {
-    let args = match out
-        .map_err(|f| f.into_pyerr(py))
-        .and_then(|v| v.into_py(py))
-    {
+    let args = match crate::guard::sync("result conversion", || {
+        out.map_err(|f| f.into_pyerr(py))
+            .and_then(|v| v.into_py(py))
+    }) {
         Ok(v) => (v, py.None()),
         Err(e) => (py.None(), e.into_value(py).into_any()),
     };
@@ -388,6 +388,7 @@ where
     let p = probes(py)?;
     refuse_in_event_loop(py, p)?;
     let on_main = p.main_thread == Some(std::thread::current().id());
+    let fut = crate::guard::future(fut);
     let out = if on_main {
         py.detach(|| {
             handle.block_on(async {
@@ -417,7 +418,9 @@ where
             out
         })
     };
-    out.map_err(|f| f.into_pyerr(py))?.into_py(py)
+    crate::guard::sync("result conversion", || {
+        out.map_err(|f| f.into_pyerr(py))?.into_py(py)
+    })
 }
 
 /// Error for a client used after `close()` (or created before `fork()`).

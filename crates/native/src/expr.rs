@@ -13,7 +13,7 @@ const MAX_DEPTH: usize = 256;
 
 /// Convert a whole expression tree; errors name the offending node.
 pub fn to_expression(obj: &Bound<'_, PyAny>) -> PyResult<Expression> {
-    node(obj, 0)
+    crate::guard::sync("expression conversion", || node(obj, 0))
 }
 
 fn exp_type(a: &Args<'_, '_>, i: usize) -> PyResult<ExpType> {

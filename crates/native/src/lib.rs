@@ -12,6 +12,7 @@ mod client;
 mod embedded;
 mod errors;
 mod expr;
+mod guard;
 mod ops;
 mod policy;
 mod query;

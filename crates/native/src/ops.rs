@@ -23,8 +23,12 @@ pub struct Ops {
     pub whole: bool,
 }
 
-/// Convert a sequence of op tuples.
+/// Convert a sequence of op tuples (a panic in the crate's op builders becomes `ClientError`).
 pub fn to_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
+    crate::guard::sync("op conversion", || convert_ops(seq))
+}
+
+fn convert_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
     let mut ops = Vec::new();
     let mut reports = Vec::new();
     let mut whole = false;
@@ -162,6 +166,24 @@ fn mrt(a: &Args<'_, '_>, i: usize) -> PyResult<MapReturnType> {
     Ok(MapReturnType::from_bits(a.int(i)?))
 }
 
+/// Item `i` as a non-empty list (the crate panics on an empty one).
+fn non_empty(a: &Args<'_, '_>, i: usize) -> PyResult<Vec<Value>> {
+    let v = a.values(i)?;
+    if v.is_empty() {
+        return Err(a.err("needs at least one item (the list is empty)"));
+    }
+    Ok(v)
+}
+
+/// Item `i` as a value other than None (the crate panics on nil).
+fn not_nil(a: &Args<'_, '_>, i: usize) -> PyResult<Value> {
+    let v = a.value(i)?;
+    if matches!(v, Value::Nil) {
+        return Err(a.err("the value must not be None (remove the item instead)"));
+    }
+    Ok(v)
+}
+
 /// `list_<fn>`: args start at tuple index 3, in the crate's order without `bin`.
 fn list_op(f: &str, a: &Args<'_, '_>, b: String) -> PyResult<(Operation, bool)> {
     let n = a.len().saturating_sub(3);
@@ -192,7 +214,7 @@ fn list_op(f: &str, a: &Args<'_, '_>, b: String) -> PyResult<(Operation, bool)> 
         }
         "append_items" => {
             need(2)?;
-            w(l::append_items(&a.list_policy(3)?, b, a.values(4)?))
+            w(l::append_items(&a.list_policy(3)?, b, non_empty(a, 4)?))
         }
         "insert" => {
             need(3)?;
@@ -204,7 +226,7 @@ fn list_op(f: &str, a: &Args<'_, '_>, b: String) -> PyResult<(Operation, bool)> 
                 &a.list_policy(3)?,
                 b,
                 a.int(4)?,
-                a.values(5)?,
+                non_empty(a, 5)?,
             ))
         }
         "pop" => {
@@ -303,7 +325,7 @@ fn list_op(f: &str, a: &Args<'_, '_>, b: String) -> PyResult<(Operation, bool)> 
         }
         "set" => {
             need(2)?;
-            w(l::set(b, a.int(3)?, a.value(4)?))
+            w(l::set(b, a.int(3)?, not_nil(a, 4)?))
         }
         "set_with_policy" => {
             need(3)?;
@@ -311,7 +333,7 @@ fn list_op(f: &str, a: &Args<'_, '_>, b: String) -> PyResult<(Operation, bool)> 
                 &a.list_policy(3)?,
                 b,
                 a.int(4)?,
-                a.value(5)?,
+                not_nil(a, 5)?,
             ))
         }
         "trim" => {

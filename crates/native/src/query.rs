@@ -3,12 +3,14 @@
 //! last digest handed to Python.
 
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aerospike::query::{PartitionStatus, Recordset, Statement};
 use aerospike::{Bins, CollectionIndexType, PartitionFilter, Record as AsRecord};
-use futures::StreamExt;
+
+use futures::{FutureExt, StreamExt};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use tokio::runtime::Handle;
@@ -236,7 +238,8 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
     let statement = spec.statement;
     let inner = i.clone();
     let empty = spec.count == 0; // a token from a finished stream
-    let task = handle.spawn(async move {
+    let on_panic = tx.clone();
+    let producer = async move {
         if empty {
             return;
         }
@@ -275,6 +278,17 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         }
         if !buf.is_empty() {
             let _ = tx.send(Ok(buf)).await;
+        }
+    };
+    let task = handle.spawn(async move {
+        if let Err(p) = AssertUnwindSafe(producer).catch_unwind().await {
+            let msg = format!(
+                "internal error in a query (the aerospike crate panicked: {})",
+                crate::guard::message(&*p)
+            );
+            let _ = on_panic
+                .send(Err(aerospike::Error::client_error(msg)))
+                .await;
         }
     });
     Ok(QueryStream {
