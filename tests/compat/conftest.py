@@ -6,16 +6,18 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import aerospike
 import pytest
-
-aerospike = pytest.importorskip("aerospike")
 
 
 @pytest.fixture(scope="session")
-def client(server_address: tuple[str, int]) -> Iterator[Any]:
-    """An official client connected to the suite's server."""
+def client(
+    server_address: tuple[str, int], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
+    """An official client connected to the suite's server (its Lua cache in a temp dir)."""
     host, port = server_address
-    c = aerospike.client({"hosts": [(host, port)]}).connect()
+    lua = str(tmp_path_factory.mktemp("lua"))
+    c = aerospike.client({"hosts": [(host, port)], "lua": {"user_path": lua}}).connect()
     try:
         yield c
     finally:
