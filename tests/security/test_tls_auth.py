@@ -103,15 +103,6 @@ async def test_password_login_async(auth_server: EmbeddedServer) -> None:
         assert (await k.get()) is not None
 
 
-CONNECT_AUTH_XFAIL = pytest.mark.xfail(
-    strict=True,
-    reason="crates/native/src/errors.rs to_py(): a login refused while connecting reaches Python "
-    "as the crate's 'Failed to connect to [1] host(s): ... Error 65 ... Invalid credential' "
-    "(code -8) and is raised as ConnectionError; the per-host server code (65 INVALID_CREDENTIAL"
-    " / 60 INVALID_USER) is not surfaced as AuthenticationError with that result_code",
-)
-
-
 def test_wrong_password_is_a_clear_error_without_the_password(
     auth_server: EmbeddedServer,
 ) -> None:
@@ -128,14 +119,12 @@ def test_unknown_user_is_a_clear_error(auth_server: EmbeddedServer) -> None:
     assert PASSWORD not in str(err.value)
 
 
-@CONNECT_AUTH_XFAIL
 def test_wrong_password_is_an_authentication_error(auth_server: EmbeddedServer) -> None:
     with pytest.raises(AuthenticationError) as err:
         afs.connect(auth_server.seeds, user="admin", password="wrong-guess-9", **FAST)
     assert err.value.result_code == 65  # INVALID_CREDENTIAL
 
 
-@CONNECT_AUTH_XFAIL
 def test_unknown_user_is_an_authentication_error(auth_server: EmbeddedServer) -> None:
     with pytest.raises(AuthenticationError) as err:
         afs.connect(auth_server.seeds, user="mallory", password=PASSWORD, **FAST)

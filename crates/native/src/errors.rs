@@ -188,6 +188,13 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
             }
         }
     }
+    if let Some(code) = refused_login_code(err) {
+        let class = py.get_type::<AuthenticationError>();
+        return match error_instance(class, Some(code), &err.to_string(), false, key) {
+            Ok(exc) => PyErr::from_value(exc),
+            Err(e) => e,
+        };
+    }
     let code = err.result_code();
     let class = match err.kind() {
         ErrorKind::Timeout => timeout_type(py),
@@ -207,6 +214,29 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }
+}
+
+/// The server's security code when connecting failed because every seed refused the login.
+///
+/// The crate keeps only the text of each seed's error ("  host Error 65, node=...: ..."), so the
+/// code is read back from those lines.
+fn refused_login_code(err: &AsError) -> Option<i32> {
+    if !matches!(err.kind(), ErrorKind::Connection) {
+        return None;
+    }
+    let message = err.to_string();
+    let mut codes = message
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let (_, rest) = line.split_once(" Error ")?;
+            let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+            digits.parse::<i32>().ok()
+        });
+    let first = codes.next()??;
+    let is_auth = |c: i32| matches!(c, 60..=67 | 80);
+    (is_auth(first) && codes.all(|c| c.is_some_and(is_auth))).then_some(first)
 }
 
 /// Register the classes on the module and give the base its attribute defaults.
