@@ -52,6 +52,11 @@ CASES = [
     ),
     Example("trio_app.py", needs=("trio",), expect=("events written and counted",)),
     Example("fastapi_service.py", needs=("fastapi", "httpx"), expect=("paged through",)),
+    Example(
+        "tls_auth.py",
+        needs=("cryptography",),
+        expect=("over TLS, logged in as app", "wrong password refused", "no login"),
+    ),
 ]
 
 
