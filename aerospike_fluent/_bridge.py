@@ -95,6 +95,26 @@ async def _wait_trio(start: Start) -> Any:
     return await trio.lowlevel.wait_task_rescheduled(abort)
 
 
+async def call(method: Callable[..., Pending], args: tuple[Any, ...]) -> Any:
+    """Await ``method(done, *args)``: :func:`wait` without the closure for the common case.
+
+    On asyncio the future is handed to the loop's completer directly (one coroutine frame,
+    no lambda); anything else goes through :func:`wait`.
+    """
+    loop = _get_running_loop()
+    if loop is not None and (_sniffio_local.name or _sniffio_cvar.get()) in (None, "asyncio"):
+        completer = _completers.get(loop) or _completer(loop)
+        if completer is not None:
+            fut = loop.create_future()
+            pending = method((completer, fut), *args)
+            try:
+                return await fut
+            except asyncio.CancelledError:
+                pending.cancel()
+                raise
+    return await wait(lambda done: method(done, *args))
+
+
 async def wait(start: Start) -> Any:
     """Start a native operation with a ``done`` callback and await its result."""
     library = _sniffio_local.name or _sniffio_cvar.get()

@@ -11,6 +11,8 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar, final
 
+from aerospike_fluent import _bridge
+
 if TYPE_CHECKING:
     from aerospike_fluent import _native
 
@@ -86,24 +88,24 @@ class AsyncExecutor(Executor[Async]):
 
     def call(self, call: Call) -> Any:
         """Return a coroutine running one call (the common case, without a generator)."""
-        return self._call(call)
-
-    async def _call(self, call: Call) -> Any:
-        from aerospike_fluent import _bridge
-
         target = self._native if call.target is None else call.target
-        result = await _bridge.wait(_starter(getattr(target, call.method), call.args))
-        return call.finish(result) if call.finish is not None else result
+        if call.finish is None:
+            return _bridge.call(getattr(target, call.method), call.args)
+        return self._call(getattr(target, call.method), call.args, call.finish)
+
+    @staticmethod
+    async def _call(
+        method: Callable[..., Any], args: tuple[Any, ...], finish: Callable[[Any], Any]
+    ) -> Any:
+        return finish(await _bridge.call(method, args))
 
     async def _drive(self, program: Program[T]) -> T:
-        from aerospike_fluent import _bridge
-
         try:
             step = next(program)
             while True:
                 target = self._native if step.target is None else step.target
                 try:
-                    result = await _bridge.wait(_starter(getattr(target, step.method), step.args))
+                    result = await _bridge.call(getattr(target, step.method), step.args)
                 except BaseException as exc:
                     step = program.throw(exc)
                 else:
@@ -114,8 +116,12 @@ class AsyncExecutor(Executor[Async]):
             program.close()
 
 
-def _starter(start: Callable[..., Any], args: tuple[Any, ...]) -> Callable[[Any], Any]:
-    return lambda done: start(done, *args)
+_BLOCKING: dict[str, str] = {}
+
+
+def _blocking_name(method: str) -> str:
+    name = _BLOCKING[method] = method + "_blocking"
+    return name
 
 
 @final
@@ -127,7 +133,8 @@ class SyncExecutor(Executor[Sync]):
     def call(self, call: Call) -> Any:
         """Run one call on the calling thread."""
         target = self._native if call.target is None else call.target
-        result = getattr(target, call.method + "_blocking")(*call.args)
+        name = _BLOCKING.get(call.method) or _blocking_name(call.method)
+        result = getattr(target, name)(*call.args)
         return call.finish(result) if call.finish is not None else result
 
     def run(self, program: Program[T]) -> T:

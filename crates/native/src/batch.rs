@@ -16,6 +16,8 @@ pub struct Row {
     pub op: BatchOperation,
     /// Whether the row writes.
     pub writes: bool,
+    /// The key tuple the row was asked with (reused in the reply).
+    pub key: Py<PyAny>,
 }
 
 fn row_policy<'a>(
@@ -57,7 +59,8 @@ fn convert_rows(rows: &Bound<'_, PyAny>, top: &Natives, d: &Defaults) -> PyResul
         out.push(match kind.as_str() {
             "read" => {
                 a.arity(4)?;
-                let key = to_key(&a.item(1)?)?;
+                let orig = a.item(1)?;
+                let key = to_key(&orig)?;
                 let bins_obj = a.item(2)?;
                 let bins = if a.bool(3)? {
                     Bins::None
@@ -74,37 +77,44 @@ fn convert_rows(rows: &Bound<'_, PyAny>, top: &Natives, d: &Defaults) -> PyResul
                 Row {
                     op: BatchOperation::read(&p.batch_read_row, key, bins),
                     writes: false,
+                    key: orig.unbind(),
                 }
             }
             "write" => {
                 a.arity(3)?;
-                let key = to_key(&a.item(1)?)?;
+                let orig = a.item(1)?;
+                let key = to_key(&orig)?;
                 let ops = to_ops(&a.item(2)?)?;
                 let p = row_policy(&a, 3, top, d, &mut own)?;
                 if ops.read_only {
                     Row {
                         op: BatchOperation::read_ops(&p.batch_read_row, key, ops.ops),
                         writes: false,
+                        key: orig.clone().unbind(),
                     }
                 } else {
                     Row {
                         op: BatchOperation::write(&p.batch_write_row, key, ops.ops),
                         writes: true,
+                        key: orig.clone().unbind(),
                     }
                 }
             }
             "delete" => {
                 a.arity(2)?;
-                let key = to_key(&a.item(1)?)?;
+                let orig = a.item(1)?;
+                let key = to_key(&orig)?;
                 let p = row_policy(&a, 2, top, d, &mut own)?;
                 Row {
                     op: BatchOperation::delete(&p.batch_delete_row, key),
                     writes: true,
+                    key: orig.unbind(),
                 }
             }
             "udf" => {
                 a.arity(5)?;
-                let key = to_key(&a.item(1)?)?;
+                let orig = a.item(1)?;
+                let key = to_key(&orig)?;
                 let module = a.str(2)?;
                 let function = a.str(3)?;
                 let args = match to_value(&a.item(4)?, Ctx::bin("<udf args>"))? {
@@ -115,6 +125,7 @@ fn convert_rows(rows: &Bound<'_, PyAny>, top: &Natives, d: &Defaults) -> PyResul
                 Row {
                     op: BatchOperation::udf(&p.batch_udf_row, key, module, function, args),
                     writes: true,
+                    key: orig.unbind(),
                 }
             }
             _ => return Err(a.err("unknown batch row kind (read, write, delete, udf)")),

@@ -378,6 +378,9 @@ fn refuse_in_event_loop(py: Python<'_>, p: &Probes) -> PyResult<()> {
     Ok(())
 }
 
+/// How often a blocking call on the main thread checks for signals (Ctrl-C).
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
 /// Run `fut` on the calling thread with the GIL released; Ctrl-C is honoured every 100 ms
 /// on the main thread.
 pub fn block<F, T>(py: Python<'_>, handle: &Handle, fut: F) -> PyResult<Py<PyAny>>
@@ -391,22 +394,12 @@ where
     let fut = crate::guard::future(fut);
     let out = if on_main {
         py.detach(|| {
-            handle.block_on(async {
-                tokio::pin!(fut);
-                loop {
-                    tokio::select! {
-                        biased;
-                        r = &mut fut => return r,
-                        () = tokio::time::sleep(Duration::from_millis(100)) => {
-                            Python::attach(|py| py.check_signals())?;
-                        }
-                    }
-                }
-            })
+            let mut check = || Python::attach(|py| py.check_signals()).map_err(Failure::Py);
+            crate::park::block_on(handle, fut, Some((SIGNAL_CHECK, &mut check)))
         })
     } else {
         py.detach(|| {
-            let out = handle.block_on(fut);
+            let out = crate::park::block_on(handle, fut, None);
             if exiting() {
                 // Only daemon threads run after the atexit hooks started; re-taking the GIL
                 // once finalization begins would kill this thread mid-unwind. Park instead:

@@ -17,7 +17,7 @@ use crate::errors::invalid_argument;
 use crate::ops::Ops;
 use crate::policy::Natives;
 use crate::record::{BatchRow, Record};
-use crate::values::from_value;
+use crate::values::{from_value, Names};
 
 /// How long index / UDF tasks may take to complete.
 const TASK_WAIT: Duration = Duration::from_secs(30);
@@ -105,30 +105,33 @@ pub async fn operate(i: Arc<Inner>, p: Arc<Natives>, key: Key, ops: Ops) -> OpRe
     }
 }
 
-/// Finished batch rows.
-pub struct BatchOut(Vec<BatchOperation>);
+/// Finished batch rows, with the key tuples they were asked with.
+pub struct BatchOut(Vec<BatchOperation>, Vec<Py<PyAny>>);
 
 impl IntoPy for BatchOut {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let out = PyList::empty(py);
-        for op in &self.0 {
-            out.append(Py::new(py, BatchRow::from_native(py, op)?)?)?;
+        let mut names = Names::default();
+        let mut rows = Vec::with_capacity(self.0.len());
+        for (op, key) in self.0.iter().zip(&self.1) {
+            let row = BatchRow::from_native(py, op, Some(key.bind(py)), &mut names)?;
+            rows.push(Py::new(py, row)?);
         }
-        Ok(out.into_any().unbind())
+        Ok(PyList::new(py, rows)?.into_any().unbind())
     }
 }
 
 /// Reads, writes, deletes and UDF calls in one round trip; per-row outcomes.
 pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
     let has_write = rows.iter().any(|r| r.writes);
-    let mut ops: Vec<BatchOperation> = rows.into_iter().map(|r| r.op).collect();
+    let (mut ops, keys): (Vec<BatchOperation>, Vec<Py<PyAny>>) =
+        rows.into_iter().map(|r| (r.op, r.key)).unzip();
     let policy = if has_write { &p.batch_write } else { &p.batch };
     match i.client.batch(policy, &mut ops).await {
-        Ok(()) => Ok(BatchOut(ops)),
+        Ok(()) => Ok(BatchOut(ops, keys)),
         // node-level failures leave their rows with their own result codes
         Err(e) if ops.iter().any(|o| o.result_code().is_some()) => {
             let _ = e;
-            Ok(BatchOut(ops))
+            Ok(BatchOut(ops, keys))
         }
         Err(e) => Err(e.into()),
     }

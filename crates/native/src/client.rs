@@ -279,13 +279,15 @@ impl Client {
 }
 
 /// Expose `$name` (async, with `done`) and `$blocking` over one future-building closure.
+/// The crate's futures are several KB; boxing them once at creation keeps every later move
+/// (wrappers, spawn, the blocking executor) a pointer copy.
 macro_rules! twin {
     ($self:ident, $done:expr, $fut:expr) => {{
-        let fut = $fut;
+        let fut = Box::pin($fut);
         Ok($self.go($done, fut))
     }};
     (blocking $self:ident, $py:ident, $fut:expr) => {{
-        let fut = $fut;
+        let fut = Box::pin($fut);
         $self.wait($py, fut)
     }};
 }

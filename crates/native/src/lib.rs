@@ -14,6 +14,7 @@ mod errors;
 mod expr;
 mod guard;
 mod ops;
+mod park;
 mod policy;
 mod query;
 mod record;

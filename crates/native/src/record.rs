@@ -3,10 +3,10 @@
 use aerospike::{BatchOperation, Record as AsRecord};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::errors;
-use crate::values::{from_key, from_value};
+use crate::values::{from_key, from_value, key_tuple, Names};
 
 /// A record as read: bins, key, generation and TTL (seconds; `None` = never expires).
 #[pyclass(frozen, module = "aerospike_fluent._native")]
@@ -25,14 +25,25 @@ impl Record {
         rec: &AsRecord,
         key: Option<&aerospike::Key>,
     ) -> PyResult<Self> {
-        let bins = PyDict::new(py);
-        for (name, v) in &rec.bins {
-            bins.set_item(PyString::new(py, name), from_value(py, v)?)?;
-        }
         let key = match key.or(rec.key.as_ref()) {
-            Some(k) => Some(from_key(py, k)?.unbind()),
+            Some(k) => Some(from_key(py, k)?),
             None => None,
         };
+        Record::convert(py, rec, key, &mut Names::default())
+    }
+
+    /// Convert a crate record with its key tuple ready; bin names come from `names`.
+    pub fn convert<'py>(
+        py: Python<'py>,
+        rec: &AsRecord,
+        key: Option<Bound<'py, PyTuple>>,
+        names: &mut Names<'py>,
+    ) -> PyResult<Self> {
+        let bins = PyDict::new(py);
+        for (name, v) in &rec.bins {
+            bins.set_item(names.get(py, name), from_value(py, v)?)?;
+        }
+        let key = key.map(Bound::unbind);
         let ttl = rec
             .time_to_live()
             .map(|d| u32::try_from(d.as_secs()).unwrap_or(u32::MAX));
@@ -167,11 +178,20 @@ pub struct BatchRow {
 
 impl BatchRow {
     /// Convert a finished batch operation; rows never answered get `ClientError` code -15.
-    pub fn from_native(py: Python<'_>, op: &BatchOperation) -> PyResult<Self> {
+    /// `orig` is the key tuple the row was asked with (reused where possible).
+    pub fn from_native<'py>(
+        py: Python<'py>,
+        op: &BatchOperation,
+        orig: Option<&Bound<'py, PyAny>>,
+        names: &mut Names<'py>,
+    ) -> PyResult<Self> {
         let br = op.batch_record();
-        let key = from_key(py, &br.key)?;
+        let key = key_tuple(py, orig, &br.key)?;
         let record = match op.record() {
-            Some(r) => Some(Py::new(py, Record::from_native(py, r, Some(&br.key))?)?),
+            Some(r) => Some(Py::new(
+                py,
+                Record::convert(py, r, Some(key.clone()), names)?,
+            )?),
             None => None,
         };
         let in_doubt = op.in_doubt();

@@ -315,3 +315,59 @@ pub fn from_key<'py>(py: Python<'py>, key: &Key) -> PyResult<Bound<'py, PyTuple>
         ],
     )
 }
+
+/// The key tuple of a reply about `key`, reusing the caller's tuple `orig` where it can: as is
+/// when it carries the digest, else its namespace, set and user key (exact `str` / `int` /
+/// `bytes`, immutable) with the digest added; anything else is rebuilt from `key`.
+pub fn key_tuple<'py>(
+    py: Python<'py>,
+    orig: Option<&Bound<'py, PyAny>>,
+    key: &Key,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let Some(t) = orig.and_then(|o| o.cast_exact::<PyTuple>().ok()) else {
+        return from_key(py, key);
+    };
+    if t.len() != 4 {
+        return from_key(py, key);
+    }
+    let (ns, set, uk, digest) = (
+        t.get_item(0)?,
+        t.get_item(1)?,
+        t.get_item(2)?,
+        t.get_item(3)?,
+    );
+    let plain = ns.is_exact_instance_of::<PyString>()
+        && set.is_exact_instance_of::<PyString>()
+        && (uk.is_exact_instance_of::<PyString>()
+            || uk.is_exact_instance_of::<PyInt>()
+            || uk.is_exact_instance_of::<PyBytes>()
+            || (uk.is_none() && !digest.is_none()));
+    if !plain {
+        return from_key(py, key);
+    }
+    if digest.is_exact_instance_of::<PyBytes>() {
+        return Ok(t.clone());
+    }
+    let digest = PyBytes::new(py, &key.digest()).into_any();
+    PyTuple::new(py, [ns, set, uk, digest])
+}
+
+/// Python strings for bin names, reused across the records of one reply.
+#[derive(Default)]
+pub struct Names<'py> {
+    seen: Vec<(String, Bound<'py, PyString>)>,
+}
+
+impl<'py> Names<'py> {
+    /// The Python string for `name`.
+    pub fn get(&mut self, py: Python<'py>, name: &str) -> Bound<'py, PyString> {
+        if let Some((_, s)) = self.seen.iter().find(|(n, _)| n == name) {
+            return s.clone();
+        }
+        let s = PyString::new(py, name);
+        if self.seen.len() < 32 {
+            self.seen.push((name.to_owned(), s.clone()));
+        }
+        s
+    }
+}

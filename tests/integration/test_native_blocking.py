@@ -1,0 +1,69 @@
+"""Blocking calls: run on the calling thread, and stay interruptible on the main thread."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from aerospike_fluent import _native as n
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def server() -> Iterator[n.EmbeddedServer]:
+    s = n.EmbeddedServer()
+    yield s
+    s.stop()
+
+
+def test_ctrl_c_interrupts_a_blocking_call_on_the_main_thread(server: n.EmbeddedServer) -> None:
+    assert threading.current_thread() is threading.main_thread()
+    config = n.ClientConfig(f"{server.host}:{server.port}", total_timeout_ms=20_000)
+    c = n.connect_blocking(config)
+    try:
+        server.fault_delay(10_000, count=1)
+        previous = signal.signal(signal.SIGALRM, signal.default_int_handler)
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        start = time.monotonic()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                c.put_blocking(("test", "blocking", "k", None), {"n": 1}, None)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        assert time.monotonic() - start < 8  # well before the 10 s server delay
+        server.clear_faults()
+        # the client keeps working after the interrupted call
+        c.put_blocking(("test", "blocking", "k2", None), {"n": 2}, None)
+        rec = c.get_blocking(("test", "blocking", "k2", None), None, False, None)
+        assert rec is not None and rec.bins == {"n": 2}
+    finally:
+        c.close()
+
+
+def test_blocking_calls_from_many_threads(server: n.EmbeddedServer) -> None:
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}"))
+    errors: list[BaseException] = []
+
+    def work(t: int) -> None:
+        try:
+            for i in range(200):
+                k = ("test", "blocking", f"t{t}-{i}", None)
+                c.put_blocking(k, {"i": i}, None)
+                rec = c.get_blocking(k, None, False, None)
+                assert rec is not None and rec.bins == {"i": i}
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(50)
+    c.close()
+    assert errors == []
