@@ -12,6 +12,7 @@ trio: ``done`` is ``TrioToken.run_sync_soon`` of a reschedule. Cancelling the aw
 from __future__ import annotations
 
 import asyncio
+import threading
 import weakref
 from collections.abc import Callable
 from functools import partial
@@ -27,6 +28,7 @@ Start = Callable[[Done], Pending]
 _get_running_loop = asyncio._get_running_loop
 _sniffio_local = sniffio.thread_local
 _sniffio_cvar = sniffio.current_async_library_cvar
+_ASYNCIO = frozenset((None, "asyncio"))
 
 
 def _settle(fut: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -95,15 +97,39 @@ async def _wait_trio(start: Start) -> Any:
     return await trio.lowlevel.wait_task_rescheduled(abort)
 
 
+# The last (loop, completer) seen by ``call``. ``asyncio._get_running_loop`` costs a getpid()
+# system call per use on CPython 3.11; a BaseEventLoop records the thread running it in
+# ``_thread_id`` (set and cleared by ``run_forever``), which is a cheap equivalent check.
+_last: tuple[weakref.ref[asyncio.AbstractEventLoop], Completer] | None = None
+_get_ident = threading.get_ident
+
+
+def _running() -> tuple[asyncio.AbstractEventLoop, Completer | None] | None:
+    """Return the running asyncio loop of this thread and its completer, or None."""
+    global _last
+    last = _last
+    if last is not None:
+        loop = last[0]()
+        if loop is not None and getattr(loop, "_thread_id", None) == _get_ident():
+            return loop, last[1]
+    loop = _get_running_loop()
+    if loop is None:
+        return None
+    completer = _completers.get(loop) or _completer(loop)
+    if completer is not None and getattr(loop, "_thread_id", None) == _get_ident():
+        _last = (weakref.ref(loop), completer)
+    return loop, completer
+
+
 async def call(method: Callable[..., Pending], args: tuple[Any, ...]) -> Any:
     """Await ``method(done, *args)``: :func:`wait` without the closure for the common case.
 
     On asyncio the future is handed to the loop's completer directly (one coroutine frame,
     no lambda); anything else goes through :func:`wait`.
     """
-    loop = _get_running_loop()
-    if loop is not None and (_sniffio_local.name or _sniffio_cvar.get()) in (None, "asyncio"):
-        completer = _completers.get(loop) or _completer(loop)
+    running = _running() if (_sniffio_local.name or _sniffio_cvar.get()) in _ASYNCIO else None
+    if running is not None:
+        loop, completer = running
         if completer is not None:
             fut = loop.create_future()
             pending = method((completer, fut), *args)
@@ -119,9 +145,9 @@ async def wait(start: Start) -> Any:
     """Start a native operation with a ``done`` callback and await its result."""
     library = _sniffio_local.name or _sniffio_cvar.get()
     if library is None:
-        loop = _get_running_loop()
-        if loop is not None:
-            return await _wait_asyncio(loop, start)
+        running = _running()
+        if running is not None:
+            return await _wait_asyncio(running[0], start)
         library = sniffio.current_async_library()
     if library == "trio":
         return await _wait_trio(start)
