@@ -134,6 +134,17 @@ class OpChain(Frozen, Generic[M]):
         durable: bool = False,
         operate: bool = False,
     ) -> Any:
+        if (
+            ttl is None
+            and generation is None
+            and not exists
+            and not send_key
+            and not durable
+            and self._filter is None
+            and self._limits is None
+        ):
+            # every option at its default (the common case): skip the keyword-heavy build
+            return _policy.build(operate=True) if operate else None
         return _policy.build(
             operate=operate,
             filter=self._filter,

@@ -20,10 +20,14 @@ from aerospike_fluent.errors import InvalidArgumentError
 from aerospike_fluent.results import BatchResult
 
 TTL = int | timedelta | None
+_set = object.__setattr__
+
+
+_EXISTS = {"put": 0, "update": 1, "replace": 2, "replace_if_exists": 3, "insert": 4}
 
 
 def _exists_of(verb: str) -> int:
-    return {"put": 0, "update": 1, "replace": 2, "replace_if_exists": 3, "insert": 4}[verb]
+    return _EXISTS[verb]
 
 
 class KeyRef(OpChain[M], Generic[M]):
@@ -40,7 +44,12 @@ class KeyRef(OpChain[M], Generic[M]):
     _key: Key
 
     def __init__(self, ex: Executor[M], key: Key) -> None:
-        self._init(ex, (), None, None, key)
+        # _init(ex, (), None, None, key) unrolled: one KeyRef per single-record call
+        _set(self, "_ex", ex)
+        _set(self, "_ops", ())
+        _set(self, "_filter", None)
+        _set(self, "_limits", None)
+        _set(self, "_key", key)
 
     def __repr__(self) -> str:
         return f"KeyRef({self._key!r}, ops={len(self._ops)})"
