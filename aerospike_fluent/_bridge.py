@@ -12,6 +12,7 @@ trio: ``done`` is ``TrioToken.run_sync_soon`` of a reschedule. Cancelling the aw
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import weakref
 from collections.abc import Callable
@@ -102,6 +103,15 @@ async def _wait_trio(start: Start) -> Any:
 # ``_thread_id`` (set and cleared by ``run_forever``), which is a cheap equivalent check.
 _last: tuple[weakref.ref[asyncio.AbstractEventLoop], Completer] | None = None
 _get_ident = threading.get_ident
+
+
+def _forget_last() -> None:
+    # After fork() the parent's loop still says it runs on this thread id (same pthread).
+    global _last
+    _last = None
+
+
+os.register_at_fork(after_in_child=_forget_last)
 
 
 def _running() -> tuple[asyncio.AbstractEventLoop, Completer | None] | None:

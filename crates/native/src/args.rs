@@ -13,24 +13,41 @@ use pyo3::types::{PyString, PyTuple};
 use crate::errors::invalid_argument;
 use crate::values::{to_value, Ctx};
 
-/// A plan tuple being decoded: `what` names it in errors (e.g. `expression node 'gt'`).
+/// A plan tuple being decoded: `what()` names it in errors (e.g. `expression node 'gt'`).
 pub struct Args<'a, 'py> {
     /// The tuple.
     pub t: &'a Bound<'py, PyTuple>,
-    /// Description for errors.
-    pub what: String,
+    kind: &'static str,
+    name: String,
+    /// `kind name`, formatted on first use (errors, CDT values): most rows never need it.
+    what: std::cell::OnceCell<String>,
 }
 
 impl<'a, 'py> Args<'a, 'py> {
     /// Wrap a tuple whose item 0 is its name.
-    pub fn new(t: &'a Bound<'py, PyTuple>, kind: &str) -> PyResult<(String, Self)> {
+    pub fn new(t: &'a Bound<'py, PyTuple>, kind: &'static str) -> PyResult<(String, Self)> {
         let name = t
             .get_item(0)
             .ok()
-            .and_then(|n| n.cast::<PyString>().ok().map(|s| s.to_string()))
+            .and_then(|n| {
+                n.cast::<PyString>()
+                    .ok()
+                    .and_then(|s| s.to_str().ok().map(str::to_owned))
+            })
             .ok_or_else(|| invalid_argument(format!("{kind}: first item must be a name")))?;
-        let what = format!("{kind} {name:?}");
-        Ok((name, Args { t, what }))
+        let args = Args {
+            t,
+            kind,
+            name: name.clone(),
+            what: std::cell::OnceCell::new(),
+        };
+        Ok((name, args))
+    }
+
+    /// Description for errors: the kind and name of the tuple.
+    pub fn what(&self) -> &str {
+        self.what
+            .get_or_init(|| format!("{} {:?}", self.kind, self.name))
     }
 
     /// Number of items including the name.
@@ -40,7 +57,7 @@ impl<'a, 'py> Args<'a, 'py> {
 
     /// An error naming this node.
     pub fn err(&self, msg: impl std::fmt::Display) -> PyErr {
-        invalid_argument(format!("{}: {msg}", self.what))
+        invalid_argument(format!("{}: {msg}", self.what()))
     }
 
     /// Require exactly `n` arguments after the name.
@@ -95,7 +112,7 @@ impl<'a, 'py> Args<'a, 'py> {
 
     /// Item `i` as a value (CDT markers allowed).
     pub fn value(&self, i: usize) -> PyResult<Value> {
-        to_value(&self.item(i)?, Ctx::cdt(&self.what))
+        to_value(&self.item(i)?, Ctx::cdt(self.what()))
     }
 
     /// Item `i` as a list of values.
