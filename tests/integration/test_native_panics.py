@@ -84,10 +84,11 @@ def test_list_insert_items_empty(call: Callable[..., Any]) -> None:
 
 def test_record_untouched_after_refusals(call: Callable[..., Any]) -> None:
     k = _seeded(call)
-    for op in [
+    ops: list[tuple[Any, ...]] = [
         ("list_set", "l", None, 0, None),
         ("list_append_items", "l", None, NO_POLICY, []),
-    ]:
+    ]
+    for op in ops:
         with pytest.raises(InvalidArgumentError):
             call("operate", k, [op], None)
     rec = call("get", k, None, False, None)
