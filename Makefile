@@ -5,6 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(VIRTUAL_ENV)/bin:$(PATH)
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: run test dev venv native-test pytest lint bench bench-deps bench-quick docs clean
 
