@@ -62,14 +62,20 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
     return c
 
 
-async def _wait_asyncio(loop: asyncio.AbstractEventLoop, start: Start) -> Any:
+def _start_asyncio(
+    loop: asyncio.AbstractEventLoop, start: Start
+) -> tuple[asyncio.Future[Any], Pending]:
+    """Start the operation with a future of ``loop`` as its completion."""
     fut = loop.create_future()
     completer = _completers.get(loop) or _completer(loop)
     if completer is not None:
-        pending = start((completer, fut))
-    else:
-        # partial of C callables: no Python frame runs on the native thread.
-        pending = start(cast(Done, partial(loop.call_soon_threadsafe, _settle, fut)))  # type: ignore[arg-type]
+        return fut, start((completer, fut))
+    # partial of C callables: no Python frame runs on the native thread.
+    return fut, start(cast(Done, partial(loop.call_soon_threadsafe, _settle, fut)))  # type: ignore[arg-type]
+
+
+async def _wait_asyncio(loop: asyncio.AbstractEventLoop, start: Start) -> Any:
+    fut, pending = _start_asyncio(loop, start)
     try:
         return await fut
     except asyncio.CancelledError:
@@ -164,3 +170,53 @@ async def wait(start: Start) -> Any:
     if library == "asyncio":
         return await _wait_asyncio(asyncio.get_running_loop(), start)
     raise RuntimeError(f"unsupported async library {library!r} (use asyncio or trio)")
+
+
+class Detached:
+    """A native operation whose outcome outlives a cancelled waiter: await it again later.
+
+    For operations that consume something (a query chunk): cancelling whoever awaits
+    :meth:`result` neither aborts the operation nor loses what it returns.
+    """
+
+    __slots__ = ("_event", "_fut", "_outcome", "_pending")
+
+    def __init__(self, start: Start) -> None:
+        self._outcome: tuple[Any, BaseException | None] | None = None
+        self._fut: asyncio.Future[Any] | None = None
+        self._event: Any = None
+        if sniffio.current_async_library() == "trio":
+            import trio
+
+            self._event = trio.Event()
+            token = trio.lowlevel.current_trio_token()
+            self._pending = start(cast(Done, partial(token.run_sync_soon, self._deliver)))  # type: ignore[arg-type]
+        else:
+            self._fut, self._pending = _start_asyncio(asyncio.get_running_loop(), start)
+
+    def _deliver(self, result: Any, error: BaseException | None) -> None:
+        if self._outcome is None:
+            self._outcome = (result, error)
+            self._event.set()
+
+    async def result(self) -> Any:
+        """Wait (cancellably) for the outcome; raise the operation's error if it failed."""
+        if self._fut is not None:
+            return await asyncio.shield(self._fut)
+        await self._event.wait()
+        assert self._outcome is not None
+        result, error = self._outcome
+        if error is not None:
+            raise error
+        return result
+
+    def cancel(self, result: Any = None) -> None:
+        """Abort the operation; a current or later waiter gets ``result``."""
+        self._pending.cancel()
+        fut = self._fut
+        if fut is None:
+            self._deliver(result, None)
+        elif not fut.done():
+            fut.set_result(result)
+        elif not fut.cancelled():
+            fut.exception()  # retrieved: an abandoned failure is not logged as unhandled

@@ -5,12 +5,10 @@ A slow consumer holds back the producer (the native buffer is bounded) instead o
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import sniffio
+from aerospike_fluent._bridge import Detached
 
 if TYPE_CHECKING:
     from aerospike_fluent._native import QueryStream, Record
@@ -70,7 +68,7 @@ class AsyncRecordStream(_Base):
 
     def __init__(self, stream: QueryStream, limit: int) -> None:
         super().__init__(stream, limit)
-        self._inflight: _Fetch | None = None
+        self._inflight: Detached | None = None
 
     def __aiter__(self) -> AsyncRecordStream:
         return self
@@ -85,11 +83,10 @@ class AsyncRecordStream(_Base):
             self._refill(await self._next_chunk())
 
     async def _next_chunk(self) -> list[Record] | None:
-        # The native wait loses a chunk that completes just as its waiter is cancelled, so it
-        # runs in a task of its own; a cancelled iteration picks it up next time.
+        # A cancelled iteration leaves the fetch in flight; the next one picks its chunk up.
         if self._inflight is None:
-            self._inflight = _Fetch.start(self._stream)
-        chunk = await self._inflight.result()
+            self._inflight = Detached(self._stream.next_chunk)
+        chunk: list[Record] | None = await self._inflight.result()
         self._inflight = None
         return chunk
 
@@ -114,61 +111,6 @@ class AsyncRecordStream(_Base):
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-class _Fetch:
-    """One ``next_chunk`` running in its own task (asyncio task or trio system task)."""
-
-    __slots__ = ("_cancel", "_done", "_outcome")
-
-    def __init__(self) -> None:
-        self._outcome: tuple[list[Record] | None, BaseException | None] | None = None
-        self._done: Any = None
-        self._cancel: Callable[[], object] = lambda: None
-
-    @classmethod
-    def start(cls, stream: QueryStream) -> _Fetch:
-        fetch = cls()
-        if sniffio.current_async_library() == "trio":
-            import trio
-
-            fetch._done = trio.Event()
-            scope = trio.CancelScope()
-            fetch._cancel = scope.cancel
-            trio.lowlevel.spawn_system_task(fetch._run, stream, scope)
-        else:
-            fetch._done = asyncio.Event()
-            task = asyncio.get_running_loop().create_task(fetch._run(stream, None))
-            fetch._cancel = task.cancel
-        return fetch
-
-    async def _run(self, stream: QueryStream, scope: Any) -> None:
-        from aerospike_fluent import _bridge
-
-        try:
-            if scope is None:
-                self._outcome = (await _bridge.wait(stream.next_chunk), None)
-            else:
-                with scope:
-                    self._outcome = (await _bridge.wait(stream.next_chunk), None)
-        except Exception as exc:  # delivered to the iterating task
-            self._outcome = (None, exc)
-        finally:
-            self._done.set()
-
-    async def result(self) -> list[Record] | None:
-        """Wait (cancellably) for the chunk; raise the fetch's error if it failed."""
-        await self._done.wait()
-        if self._outcome is None:  # the fetch was cancelled by close()
-            return None
-        chunk, error = self._outcome
-        if error is not None:
-            raise error
-        return chunk
-
-    def cancel(self) -> None:
-        """Abort the fetch (the stream is being closed)."""
-        self._cancel()
 
 
 class RecordStream(_Base):
