@@ -6,6 +6,7 @@ appended) in the native plan format ``(f"list_{fn}" | f"map_{fn}", bin, ctx, *ar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from aerospike_fluent import _validate, cdt
@@ -28,11 +29,34 @@ class Chain(Protocol):
 
 class Scope(Generic[C]):
     __slots__ = ("_bin", "_chain", "_ctx")
+    _kind = ""  # "list" / "map": the prefix of the native op names
 
     def __init__(self, chain: C, bin_name: str, ctx: Ctx) -> None:
         self._chain = chain
         self._bin = bin_name
         self._ctx = ctx
+
+    def _op(self, fn: str, *args: Any) -> C:
+        return self._chain._with_op((f"{self._kind}_{fn}", self._bin, self._ctx, *args))
+
+    def _span(
+        self,
+        open_fn: str,
+        counted_fn: str,
+        what: str,
+        start: int,
+        count: int | None,
+        *rest: Any,
+        check: Callable[[object], int] | None = None,
+    ) -> C:
+        """Apply ``counted_fn`` to ``count`` items from ``start``; ``open_fn`` if ``count`` is None.
+
+        ``start`` is an index or a rank (``what`` names it in errors); ``rest`` follows the count.
+        """
+        first = cdt.index(what, start)
+        if count is None:
+            return self._op(open_fn, first, *rest)
+        return self._op(counted_fn, first, (check or range_count)(count), *rest)
 
 
 class ElementRef(Scope[C]):
@@ -73,3 +97,8 @@ def items(values: object) -> list[Any]:
 def range_count(value: object) -> int:
     """Check a range count: a non-negative 64-bit int."""
     return _validate.integer("count", value, 0, _validate.INT_MAX)
+
+
+def signed_count(value: object) -> int:
+    """Check a count the server takes as a signed 64-bit int."""
+    return cdt.index("count", value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aerospike_fluent import cdt
-from aerospike_fluent._collections import C, ElementRef, Scope, items, range_count
+from aerospike_fluent._collections import C, ElementRef, Scope, items, signed_count
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, Return
 from aerospike_fluent.errors import InvalidArgumentError
 
@@ -14,9 +14,7 @@ class ListRef(Scope[C]):
     """List operations on a bin or nested list. Selectors take ``return_type`` / ``inverted``."""
 
     __slots__ = ()
-
-    def _op(self, fn: str, *args: Any) -> C:
-        return self._chain._with_op((f"list_{fn}", self._bin, self._ctx, *args))
+    _kind = "list"
 
     @staticmethod
     def _rt(rt: Return, inverted: bool) -> int:
@@ -115,9 +113,7 @@ class ListRef(Scope[C]):
 
     def pop_range(self, index: int, count: int | None = None) -> C:
         """Remove and return ``count`` elements from ``index`` (to the end if None)."""
-        if count is None:
-            return self._op("pop_range_from", cdt.index("index", index))
-        return self._op("pop_range", cdt.index("index", index), cdt.index("count", count))
+        return self._span("pop_range_from", "pop_range", "index", index, count, check=signed_count)
 
     def remove(self, index: int) -> C:
         """Remove the element at ``index``; returns how many were removed."""
@@ -125,9 +121,9 @@ class ListRef(Scope[C]):
 
     def remove_range(self, index: int, count: int | None = None) -> C:
         """Remove ``count`` elements from ``index`` (to the end if None)."""
-        if count is None:
-            return self._op("remove_range_from", cdt.index("index", index))
-        return self._op("remove_range", cdt.index("index", index), cdt.index("count", count))
+        return self._span(
+            "remove_range_from", "remove_range", "index", index, count, check=signed_count
+        )
 
     def remove_by_value(
         self, value: Any, return_type: Return = Return.NONE, *, inverted: bool = False
@@ -164,10 +160,8 @@ class ListRef(Scope[C]):
     ) -> C:
         """Remove ``count`` elements from ``index`` (to the end if None)."""
         rt = self._rt(return_type, inverted)
-        if count is None:
-            return self._op("remove_by_index_range", cdt.index("index", index), rt)
-        return self._op(
-            "remove_by_index_range_count", cdt.index("index", index), range_count(count), rt
+        return self._span(
+            "remove_by_index_range", "remove_by_index_range_count", "index", index, count, rt
         )
 
     def remove_by_rank(
@@ -186,10 +180,8 @@ class ListRef(Scope[C]):
     ) -> C:
         """Remove ``count`` elements from ``rank`` (to the largest if None)."""
         rt = self._rt(return_type, inverted)
-        if count is None:
-            return self._op("remove_by_rank_range", cdt.index("rank", rank), rt)
-        return self._op(
-            "remove_by_rank_range_count", cdt.index("rank", rank), range_count(count), rt
+        return self._span(
+            "remove_by_rank_range", "remove_by_rank_range_count", "rank", rank, count, rt
         )
 
     def trim(self, index: int, count: int) -> C:
@@ -215,9 +207,7 @@ class ListRef(Scope[C]):
 
     def get_range(self, index: int, count: int | None = None) -> C:
         """``count`` elements from ``index`` (to the end if None)."""
-        if count is None:
-            return self._op("get_range_from", cdt.index("index", index))
-        return self._op("get_range", cdt.index("index", index), cdt.index("count", count))
+        return self._span("get_range_from", "get_range", "index", index, count, check=signed_count)
 
     def get_by_value(
         self, value: Any, return_type: Return = Return.VALUE, *, inverted: bool = False
@@ -252,10 +242,8 @@ class ListRef(Scope[C]):
     ) -> C:
         """``count`` elements from ``index`` (to the end if None), as ``return_type``."""
         rt = self._rt(return_type, inverted)
-        if count is None:
-            return self._op("get_by_index_range", cdt.index("index", index), rt)
-        return self._op(
-            "get_by_index_range_count", cdt.index("index", index), range_count(count), rt
+        return self._span(
+            "get_by_index_range", "get_by_index_range_count", "index", index, count, rt
         )
 
     def get_by_rank(
@@ -274,8 +262,12 @@ class ListRef(Scope[C]):
     ) -> C:
         """``count`` elements from ``rank`` (to the end if None)."""
         rt = self._rt(return_type, inverted)
-        if count is None:
-            return self._op("get_by_rank_range", cdt.index("rank", rank), rt)
-        return self._op(
-            "get_by_rank_range_count", cdt.index("rank", rank), cdt.index("count", count), rt
+        return self._span(
+            "get_by_rank_range",
+            "get_by_rank_range_count",
+            "rank",
+            rank,
+            count,
+            rt,
+            check=signed_count,
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aerospike_fluent import cdt
-from aerospike_fluent._collections import C, ElementRef, Scope, items, number, range_count
+from aerospike_fluent._collections import C, ElementRef, Scope, items, number, signed_count
 from aerospike_fluent.cdt import MapOrder, MapWrite, Return
 from aerospike_fluent.errors import InvalidTypeError
 
@@ -14,9 +14,7 @@ class MapRef(Scope[C]):
     """Map operations on a bin or nested map. Selectors take ``return_type`` / ``inverted``."""
 
     __slots__ = ()
-
-    def _op(self, fn: str, *args: Any) -> C:
-        return self._chain._with_op((f"map_{fn}", self._bin, self._ctx, *args))
+    _kind = "map"
 
     @staticmethod
     def _rt(rt: Return, inverted: bool) -> int:
@@ -151,9 +149,9 @@ class MapRef(Scope[C]):
     ) -> C:
         """Remove ``count`` entries from ``index`` (to the end if None)."""
         rt = self._rt(return_type, inverted)
-        if count is None:
-            return self._op("remove_by_index_range_from", cdt.index("index", index), rt)
-        return self._op("remove_by_index_range", cdt.index("index", index), range_count(count), rt)
+        return self._span(
+            "remove_by_index_range_from", "remove_by_index_range", "index", index, count, rt
+        )
 
     def remove_by_rank(
         self, rank: int, return_type: Return = Return.NONE, *, inverted: bool = False
@@ -171,9 +169,9 @@ class MapRef(Scope[C]):
     ) -> C:
         """Remove ``count`` entries from value ``rank`` (to the largest if None)."""
         rt = self._rt(return_type, inverted)
-        if count is None:
-            return self._op("remove_by_rank_range_from", cdt.index("rank", rank), rt)
-        return self._op("remove_by_rank_range", cdt.index("rank", rank), range_count(count), rt)
+        return self._span(
+            "remove_by_rank_range_from", "remove_by_rank_range", "rank", rank, count, rt
+        )
 
     # reads
     def size(self) -> C:
@@ -232,9 +230,9 @@ class MapRef(Scope[C]):
     ) -> C:
         """``count`` entries from ``index`` in key order (to the end if None)."""
         rt = self._rt(return_type, inverted)
-        if count is None:
-            return self._op("get_by_index_range_from", cdt.index("index", index), rt)
-        return self._op("get_by_index_range", cdt.index("index", index), range_count(count), rt)
+        return self._span(
+            "get_by_index_range_from", "get_by_index_range", "index", index, count, rt
+        )
 
     def get_by_rank(
         self, rank: int, return_type: Return = Return.KEY_VALUE, *, inverted: bool = False
@@ -252,6 +250,12 @@ class MapRef(Scope[C]):
     ) -> C:
         """``count`` entries from value ``rank`` (to the end if None)."""
         rt = self._rt(return_type, inverted)
-        if count is None:
-            return self._op("get_by_rank_range_from", cdt.index("rank", rank), rt)
-        return self._op("get_by_rank_range", cdt.index("rank", rank), cdt.index("count", count), rt)
+        return self._span(
+            "get_by_rank_range_from",
+            "get_by_rank_range",
+            "rank",
+            rank,
+            count,
+            rt,
+            check=signed_count,
+        )
