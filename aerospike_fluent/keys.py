@@ -394,20 +394,18 @@ class KeysRef(OpChain[M], Generic[M]):
     def _rows_of_ops(self, ops: list[Any], policy: Any) -> list[tuple[Any, ...]]:
         return [("write", k, ops, policy) for k in self._keys]
 
-    def _write_rows(
-        self, verb: str, bins: object, ttl: TTL, generation: int | None, send_key: bool
-    ) -> list[tuple[Any, ...]]:
+    def _write_all(self, verb: str, bins: object, ttl: TTL, send_key: bool) -> Any:
+        """Write the same bins (then the chained ops) to every key in one batch."""
         checked = _validate.bins(bins)
         policy = self._policy(
             ttl=ttl,
-            generation=generation,
             exists=_exists_of(verb),
             send_key=send_key,
             operate=bool(self._ops),
         )
         ops = [("write", k, v) for k, v in checked.items()]
         ops.extend(self._ops)
-        return self._rows_of_ops(ops, policy)
+        return self._ex.run(_batch_program(self._rows_of_ops(ops, policy), False))
 
     @overload
     def put(
@@ -427,8 +425,7 @@ class KeysRef(OpChain[M], Generic[M]):
     ) -> BatchResult: ...
     def put(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
         """Upsert the same bins into every record."""
-        rows = self._write_rows("put", bins, ttl, None, send_key)
-        return self._ex.run(_batch_program(rows, False))
+        return self._write_all("put", bins, ttl, send_key)
 
     @overload
     def insert(
@@ -440,8 +437,7 @@ class KeysRef(OpChain[M], Generic[M]):
     ) -> BatchResult: ...
     def insert(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
         """Create every record; rows of existing records fail with RecordExistsError."""
-        rows = self._write_rows("insert", bins, ttl, None, send_key)
-        return self._ex.run(_batch_program(rows, False))
+        return self._write_all("insert", bins, ttl, send_key)
 
     @overload
     def update(
@@ -453,8 +449,7 @@ class KeysRef(OpChain[M], Generic[M]):
     ) -> BatchResult: ...
     def update(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
         """Update existing records; rows of missing ones fail with RecordNotFoundError."""
-        rows = self._write_rows("update", bins, ttl, None, send_key)
-        return self._ex.run(_batch_program(rows, False))
+        return self._write_all("update", bins, ttl, send_key)
 
     @overload
     def replace(
@@ -466,8 +461,7 @@ class KeysRef(OpChain[M], Generic[M]):
     ) -> BatchResult: ...
     def replace(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
         """Replace every bin of every record."""
-        rows = self._write_rows("replace", bins, ttl, None, send_key)
-        return self._ex.run(_batch_program(rows, False))
+        return self._write_all("replace", bins, ttl, send_key)
 
     @overload
     def get(self: KeysRef[Async], *bins: str) -> Awaitable[BatchResult]: ...
