@@ -48,6 +48,18 @@ def filter_exp(condition: Exp | str) -> tuple[Any, ...]:
     return e.compile()
 
 
+_VERB_EXISTS: dict[str, int] = {
+    verb: _policy.EXISTS[mode]
+    for verb, mode in (
+        ("put", "upsert"),
+        ("update", "update"),
+        ("replace", "replace"),
+        ("replace_if_exists", "replace_only"),
+        ("insert", "create"),
+    )
+}
+
+
 class OpChain(Frozen, Generic[M]):
     """Accumulates bin operations plus the ``where`` filter and transaction limits."""
 
@@ -123,6 +135,24 @@ class OpChain(Frozen, Generic[M]):
     def ops(self) -> tuple[Op, ...]:
         """The compiled operations of this chain (native plan format)."""
         return self._ops
+
+    def _write_policy(
+        self, verb: str, ttl: int | timedelta | None, generation: int | None, send_key: bool
+    ) -> Any:
+        """Return the policy of a write verb (put, insert, update, replace, ...)."""
+        return self._policy(
+            ttl=ttl,
+            generation=generation,
+            exists=_VERB_EXISTS[verb],
+            send_key=send_key,
+            operate=bool(self._ops),
+        )
+
+    def _writes_then_ops(self, bins: dict[str, Any]) -> list[Op]:
+        """Bin writes followed by the chain's own operations: one operate."""
+        ops: list[Op] = [("write", k, v) for k, v in bins.items()]
+        ops.extend(self._ops)
+        return ops
 
     def _policy(
         self,

@@ -23,7 +23,7 @@ from aerospike_fluent import _policy, _validate
 from aerospike_fluent._chain import Frozen
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
-from aerospike_fluent.keys import KeyRef, _check_udf, _exists_of
+from aerospike_fluent.keys import KeyRef, _check_udf
 from aerospike_fluent.results import BatchResult
 
 TTL = int | timedelta | None
@@ -71,16 +71,8 @@ class Batch(Frozen, Generic[M]):
         send_key: bool,
     ) -> Batch[M]:
         key = _key_of(ref)
-        checked = _validate.bins(bins)
-        policy = key._policy(
-            ttl=ttl,
-            generation=generation,
-            exists=_exists_of(verb),
-            send_key=send_key,
-            operate=bool(key._ops),
-        )
-        ops = [("write", k, v) for k, v in checked.items()]
-        ops.extend(key._ops)
+        ops = key._writes_then_ops(_validate.bins(bins))
+        policy = key._write_policy(verb, ttl, generation, send_key)
         return self._row(("write", key.key, ops, policy), False)
 
     def put(

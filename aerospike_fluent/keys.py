@@ -23,13 +23,6 @@ TTL = int | timedelta | None
 _set = object.__setattr__
 
 
-_EXISTS = {"put": 0, "update": 1, "replace": 2, "replace_if_exists": 3, "insert": 4}
-
-
-def _exists_of(verb: str) -> int:
-    return _EXISTS[verb]
-
-
 class KeyRef(OpChain[M], Generic[M]):
     """One record. Chain bin operations, then end with a verb.
 
@@ -69,18 +62,10 @@ class KeyRef(OpChain[M], Generic[M]):
         send_key: bool,
     ) -> Call:
         checked = _validate.bins(bins)
-        policy = self._policy(
-            ttl=ttl,
-            generation=generation,
-            exists=_exists_of(verb),
-            send_key=send_key,
-            operate=bool(self._ops),
-        )
+        policy = self._write_policy(verb, ttl, generation, send_key)
         if not self._ops:
             return Call("put", (self._key, checked, policy))
-        ops = [("write", k, v) for k, v in checked.items()]
-        ops.extend(self._ops)
-        return Call("operate", (self._key, ops, policy), finish=_none)
+        return Call("operate", (self._key, self._writes_then_ops(checked), policy), finish=_none)
 
     def _get_call(self, bins: tuple[str, ...], header: bool) -> Call:
         names = _validate.bin_names(bins) if bins else None
@@ -396,15 +381,8 @@ class KeysRef(OpChain[M], Generic[M]):
 
     def _write_all(self, verb: str, bins: object, ttl: TTL, send_key: bool) -> Any:
         """Write the same bins (then the chained ops) to every key in one batch."""
-        checked = _validate.bins(bins)
-        policy = self._policy(
-            ttl=ttl,
-            exists=_exists_of(verb),
-            send_key=send_key,
-            operate=bool(self._ops),
-        )
-        ops = [("write", k, v) for k, v in checked.items()]
-        ops.extend(self._ops)
+        ops = self._writes_then_ops(_validate.bins(bins))
+        policy = self._write_policy(verb, ttl, None, send_key)
         return self._ex.run(_batch_program(self._rows_of_ops(ops, policy), False))
 
     @overload
