@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -67,3 +67,35 @@ def test_blocking_calls_from_many_threads(server: n.EmbeddedServer) -> None:
         t.join(50)
     c.close()
     assert errors == []
+
+
+def _settle(check: Callable[[], bool], within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_idle_sync_client_closes_its_caller_driven_pool(server: n.EmbeddedServer) -> None:
+    # Blocking single-record calls run on a runtime that only the blocked caller drives; its
+    # background work (tend, the close below) must still progress while no call runs.
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}"))
+    c.put_blocking(("test", "blocking", "idle", None), {"n": 1}, None)
+    assert server.stats()["connections_open"] >= 2
+    c.close()
+    assert _settle(lambda: server.stats()["connections_open"] == 0)
+
+
+def test_idle_sync_client_survives_a_server_restart(server: n.EmbeddedServer) -> None:
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}", total_timeout_ms=5000))
+    try:
+        c.put_blocking(("test", "blocking", "r", None), {"n": 1}, None)
+        server.restart()
+        time.sleep(1.5)  # idle: at least one tend interval on the restarted server
+        c.put_blocking(("test", "blocking", "r", None), {"n": 2}, None)
+        rec = c.get_blocking(("test", "blocking", "r", None), None, False, None)
+        assert rec is not None and rec.bins == {"n": 2}
+    finally:
+        c.close()

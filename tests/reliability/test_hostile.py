@@ -93,6 +93,7 @@ def test_fuzzed_frames(
 def test_fuzz_then_the_client_still_works(
     server: EmbeddedServer, canary: af_sync.SyncClient
 ) -> None:
+    canary_conns = server.stats()["connections_open"]
     rnd = random.Random(1)
     valid = _valid_get()
     for i in range(200):
@@ -109,10 +110,11 @@ def test_fuzz_then_the_client_still_works(
         if i % 50 == 0:
             _check(canary, 1)
     _check(canary, 1)
-    assert settle(lambda: server.stats()["connections_open"] <= 3)
+    assert settle(lambda: server.stats()["connections_open"] <= canary_conns)
 
 
 def test_half_open_connections(server: EmbeddedServer, canary: af_sync.SyncClient) -> None:
+    canary_conns = server.stats()["connections_open"]
     socks = []
     try:
         for i in range(100):
@@ -126,7 +128,7 @@ def test_half_open_connections(server: EmbeddedServer, canary: af_sync.SyncClien
     finally:
         for s in socks:
             s.close()
-    assert settle(lambda: server.stats()["connections_open"] <= 3)
+    assert settle(lambda: server.stats()["connections_open"] <= canary_conns)
 
 
 def test_slowloris(server: EmbeddedServer, canary: af_sync.SyncClient) -> None:

@@ -15,10 +15,11 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
-use tokio::runtime::Handle;
+use tokio::runtime::{Handle, Runtime};
 use tokio::task::AbortHandle;
 
 use crate::errors::{self, ClientClosedError, ClientError};
+use crate::park::Tick;
 use crate::values::from_key;
 
 /// Why an operation failed (converted to a Python exception under the GIL).
@@ -382,9 +383,30 @@ fn refuse_in_event_loop(py: Python<'_>, p: &Probes) -> PyResult<()> {
 /// How often a blocking call on the main thread checks for signals (Ctrl-C).
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
+/// Which runtime a blocking call runs on (see `runtime.rs`).
+#[derive(Clone, Copy)]
+pub enum Driver<'a> {
+    /// Polled on the calling thread; its I/O is driven by the worker runtime.
+    Worker(&'a Handle),
+    /// The calling thread runs the caller-driven runtime (and its I/O) itself.
+    Caller(&'a Runtime),
+}
+
+impl Driver<'_> {
+    fn run<F, T>(self, fut: F, tick: Option<Tick<'_, Failure>>) -> OpResult<T>
+    where
+        F: Future<Output = OpResult<T>>,
+    {
+        match self {
+            Driver::Worker(handle) => crate::park::block_on(handle, fut, tick),
+            Driver::Caller(rt) => crate::park::drive(rt, fut, tick),
+        }
+    }
+}
+
 /// Run `fut` on the calling thread with the GIL released; Ctrl-C is honoured every 100 ms
 /// on the main thread.
-pub fn block<F, T>(py: Python<'_>, handle: &Handle, fut: F) -> PyResult<Py<PyAny>>
+pub fn block<F, T>(py: Python<'_>, driver: Driver<'_>, fut: F) -> PyResult<Py<PyAny>>
 where
     F: Future<Output = OpResult<T>> + Send,
     T: IntoPy,
@@ -396,11 +418,11 @@ where
     let out = if on_main {
         py.detach(|| {
             let mut check = || Python::attach(|py| py.check_signals()).map_err(Failure::Py);
-            crate::park::block_on(handle, fut, Some((SIGNAL_CHECK, &mut check)))
+            driver.run(fut, Some((SIGNAL_CHECK, &mut check)))
         })
     } else {
         py.detach(|| {
-            let out = crate::park::block_on(handle, fut, None);
+            let out = driver.run(fut, None);
             if exiting() {
                 // Only daemon threads run after the atexit hooks started; re-taking the GIL
                 // once finalization begins would kill this thread mid-unwind. Park instead:

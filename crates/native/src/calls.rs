@@ -1,11 +1,12 @@
 //! One `async fn` per operation; `client.rs` exposes each twice (async and blocking).
+//! Single-record calls take the crate client of the runtime they run on (see `runtime.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use aerospike::{
-    BatchOperation, Bin, Bins, CollectionIndexType, IndexType, Key, Record as AsRecord, ResultCode,
-    Task, UdfLang, Value,
+    BatchOperation, Bin, Bins, Client, CollectionIndexType, IndexType, Key, Record as AsRecord,
+    ResultCode, Task, UdfLang, Value,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -54,8 +55,8 @@ fn not_found(e: &aerospike::Error) -> bool {
 }
 
 /// Read a record; `None` when it does not exist.
-pub async fn get(i: Arc<Inner>, p: Arc<Natives>, key: Key, bins: Bins) -> OpResult<RecordOut> {
-    match i.client.get(&p.read, &key, bins).await {
+pub async fn get(c: Client, p: Arc<Natives>, key: Key, bins: Bins) -> OpResult<RecordOut> {
+    match c.get(&p.read, &key, bins).await {
         Ok(r) => Ok(RecordOut(Some(r), key)),
         Err(e) if not_found(&e) => Ok(RecordOut(None, key)),
         Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
@@ -63,40 +64,30 @@ pub async fn get(i: Arc<Inner>, p: Arc<Natives>, key: Key, bins: Bins) -> OpResu
 }
 
 /// Write bins.
-pub async fn put(i: Arc<Inner>, p: Arc<Natives>, key: Key, bins: Vec<Bin>) -> OpResult<()> {
-    i.client
-        .put(&p.write, &key, &bins)
+pub async fn put(c: Client, p: Arc<Natives>, key: Key, bins: Vec<Bin>) -> OpResult<()> {
+    c.put(&p.write, &key, &bins)
         .await
         .map_err(Failure::keyed(&key))
 }
 
 /// Delete; true if the record existed.
-pub async fn delete(i: Arc<Inner>, p: Arc<Natives>, key: Key) -> OpResult<bool> {
-    i.client
-        .delete(&p.write, &key)
-        .await
-        .map_err(Failure::keyed(&key))
+pub async fn delete(c: Client, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    c.delete(&p.write, &key).await.map_err(Failure::keyed(&key))
 }
 
 /// Whether the record exists.
-pub async fn exists(i: Arc<Inner>, p: Arc<Natives>, key: Key) -> OpResult<bool> {
-    i.client
-        .exists(&p.read, &key)
-        .await
-        .map_err(Failure::keyed(&key))
+pub async fn exists(c: Client, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    c.exists(&p.read, &key).await.map_err(Failure::keyed(&key))
 }
 
 /// Reset the record's TTL.
-pub async fn touch(i: Arc<Inner>, p: Arc<Natives>, key: Key) -> OpResult<()> {
-    i.client
-        .touch(&p.write, &key)
-        .await
-        .map_err(Failure::keyed(&key))
+pub async fn touch(c: Client, p: Arc<Natives>, key: Key) -> OpResult<()> {
+    c.touch(&p.write, &key).await.map_err(Failure::keyed(&key))
 }
 
 /// Several ops on one record; `None` when a read-only op list finds no record.
-pub async fn operate(i: Arc<Inner>, p: Arc<Natives>, key: Key, ops: Ops) -> OpResult<OperateOut> {
-    match i.client.operate(&p.write, &key, &ops.ops).await {
+pub async fn operate(c: Client, p: Arc<Natives>, key: Key, ops: Ops) -> OpResult<OperateOut> {
+    match c.operate(&p.write, &key, &ops.ops).await {
         Ok(r) => Ok(OperateOut(Some(r), key, ops.reports, ops.whole)),
         Err(e) if ops.read_only && not_found(&e) => {
             Ok(OperateOut(None, key, ops.reports, ops.whole))
@@ -275,15 +266,14 @@ impl IntoPy for ValueOut {
 
 /// Call a record UDF.
 pub async fn udf_apply(
-    i: Arc<Inner>,
+    c: Client,
     p: Arc<Natives>,
     key: Key,
     module: String,
     function: String,
     args: Vec<Value>,
 ) -> OpResult<ValueOut> {
-    i.client
-        .execute_udf(&p.write, &key, &module, &function, &args)
+    c.execute_udf(&p.write, &key, &module, &function, &args)
         .await
         .map(ValueOut)
         .map_err(Failure::keyed(&key))

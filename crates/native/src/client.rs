@@ -11,7 +11,7 @@ use pyo3::types::{PyDict, PyMapping, PyString};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
-use crate::bridge::{self, Failure, IntoPy, OpResult, Pending};
+use crate::bridge::{self, Driver, Failure, IntoPy, OpResult, Pending};
 use crate::calls;
 use crate::errors::invalid_argument;
 use crate::ops::to_ops;
@@ -23,9 +23,13 @@ use crate::values::{to_key, to_value, Ctx};
 
 /// Shared state of a connected client.
 pub struct Inner {
-    /// The crate client (an Arc inside).
+    /// The crate client on the worker runtime (an Arc inside).
     pub client: aerospike::Client,
     handle: Handle,
+    /// The crate client on the caller-driven runtime, connected on first use.
+    direct: tokio::sync::OnceCell<aerospike::Client>,
+    policy: ClientPolicy,
+    hosts: Vec<Host>,
     defaults: Defaults,
     natives: Arc<Natives>,
     /// Admin (info/index/UDF) policy.
@@ -37,6 +41,12 @@ pub struct Inner {
 }
 
 impl Inner {
+    /// The crate client for the caller-driven runtime; call only from futures run on it.
+    async fn direct_client(&self) -> OpResult<aerospike::Client> {
+        let connect = || aerospike::Client::new(&self.policy, &self.hosts);
+        Ok(self.direct.get_or_try_init(connect).await?.clone())
+    }
+
     /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed.
     pub fn until_closed<F, T>(&self, fut: F) -> impl std::future::Future<Output = OpResult<T>>
     where
@@ -139,6 +149,9 @@ async fn do_connect(
         inner: Arc::new(Inner {
             client,
             handle,
+            direct: tokio::sync::OnceCell::new(),
+            policy,
+            hosts,
             natives: Arc::new(Natives::defaults(&defaults)),
             defaults,
             admin,
@@ -177,11 +190,8 @@ pub fn connect(done: Py<PyAny>, config: &Bound<'_, ClientConfig>) -> PyResult<Pe
 #[pyfunction]
 pub fn connect_blocking(py: Python<'_>, config: &Bound<'_, ClientConfig>) -> PyResult<Py<PyAny>> {
     let (policy, hosts, defaults, handle) = prepare_connect(config.get())?;
-    bridge::block(
-        py,
-        &handle,
-        do_connect(policy, hosts, defaults, handle.clone()),
-    )
+    let fut = do_connect(policy, hosts, defaults, handle.clone());
+    bridge::block(py, Driver::Worker(&handle), fut)
 }
 
 /// Convert a bins mapping to `Bin`s (values converted before anything is sent).
@@ -274,7 +284,21 @@ impl Client {
         F: std::future::Future<Output = OpResult<T>> + Send,
         T: IntoPy,
     {
-        bridge::block(py, &self.inner.handle, self.inner.until_closed(fut))
+        let driver = Driver::Worker(&self.inner.handle);
+        bridge::block(py, driver, self.inner.until_closed(fut))
+    }
+
+    /// Blocking single-record call on the caller-driven runtime: `call` gets its crate client.
+    fn wait_direct<C, F, T>(&self, py: Python<'_>, call: C) -> PyResult<Py<PyAny>>
+    where
+        C: FnOnce(aerospike::Client) -> F + Send,
+        F: std::future::Future<Output = OpResult<T>> + Send,
+        T: IntoPy,
+    {
+        let rt = runtime::caller_driven()?;
+        let inner = &self.inner;
+        let fut = Box::pin(async move { call(inner.direct_client().await?).await });
+        bridge::block(py, Driver::Caller(&rt), inner.until_closed(fut))
     }
 }
 
@@ -289,6 +313,9 @@ macro_rules! twin {
     (blocking $self:ident, $py:ident, $fut:expr) => {{
         let fut = Box::pin($fut);
         $self.wait($py, fut)
+    }};
+    (direct $self:ident, $py:ident, $call:expr) => {{
+        $self.wait_direct($py, $call)
     }};
 }
 
@@ -315,6 +342,12 @@ impl Client {
         self.inner.handle.spawn(async move {
             let _ = c.close().await;
         });
+        if let (Some(c), Ok(rt)) = (self.inner.direct.get(), runtime::caller_driven()) {
+            let c = c.clone();
+            rt.spawn(async move {
+                let _ = c.close().await;
+            });
+        }
     }
 
     /// Names of the cluster's nodes.
@@ -337,7 +370,7 @@ impl Client {
             bins_selector(bins, header_only),
             self.natives(policy),
         );
-        twin!(self, done, calls::get(i, p, k, sel))
+        twin!(self, done, calls::get(i.client.clone(), p, k, sel))
     }
 
     #[pyo3(signature = (key, bins, header_only, policy))]
@@ -349,13 +382,13 @@ impl Client {
         header_only: bool,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Py<PyAny>> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, sel, p) = (
             to_key(key)?,
             bins_selector(bins, header_only),
             self.natives(policy),
         );
-        twin!(blocking self, py, calls::get(i, p, k, sel))
+        twin!(direct self, py, move |c| calls::get(c, p, k, sel))
     }
 
     #[pyo3(signature = (done, key, bins, policy))]
@@ -368,7 +401,7 @@ impl Client {
     ) -> PyResult<Pending> {
         let i = self.live()?.clone();
         let (k, b, p) = (to_key(key)?, to_bins(bins)?, self.natives(policy));
-        twin!(self, done, calls::put(i, p, k, b))
+        twin!(self, done, calls::put(i.client.clone(), p, k, b))
     }
 
     #[pyo3(signature = (key, bins, policy))]
@@ -379,9 +412,9 @@ impl Client {
         bins: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Py<PyAny>> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, b, p) = (to_key(key)?, to_bins(bins)?, self.natives(policy));
-        twin!(blocking self, py, calls::put(i, p, k, b))
+        twin!(direct self, py, move |c| calls::put(c, p, k, b))
     }
 
     #[pyo3(signature = (done, key, policy))]
@@ -393,7 +426,7 @@ impl Client {
     ) -> PyResult<Pending> {
         let i = self.live()?.clone();
         let (k, p) = (to_key(key)?, self.natives(policy));
-        twin!(self, done, calls::delete(i, p, k))
+        twin!(self, done, calls::delete(i.client.clone(), p, k))
     }
 
     #[pyo3(signature = (key, policy))]
@@ -403,9 +436,9 @@ impl Client {
         key: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Py<PyAny>> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, p) = (to_key(key)?, self.natives(policy));
-        twin!(blocking self, py, calls::delete(i, p, k))
+        twin!(direct self, py, move |c| calls::delete(c, p, k))
     }
 
     #[pyo3(signature = (done, key, policy))]
@@ -417,7 +450,7 @@ impl Client {
     ) -> PyResult<Pending> {
         let i = self.live()?.clone();
         let (k, p) = (to_key(key)?, self.natives(policy));
-        twin!(self, done, calls::exists(i, p, k))
+        twin!(self, done, calls::exists(i.client.clone(), p, k))
     }
 
     #[pyo3(signature = (key, policy))]
@@ -427,9 +460,9 @@ impl Client {
         key: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Py<PyAny>> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, p) = (to_key(key)?, self.natives(policy));
-        twin!(blocking self, py, calls::exists(i, p, k))
+        twin!(direct self, py, move |c| calls::exists(c, p, k))
     }
 
     #[pyo3(signature = (done, key, policy))]
@@ -441,7 +474,7 @@ impl Client {
     ) -> PyResult<Pending> {
         let i = self.live()?.clone();
         let (k, p) = (to_key(key)?, self.natives(policy));
-        twin!(self, done, calls::touch(i, p, k))
+        twin!(self, done, calls::touch(i.client.clone(), p, k))
     }
 
     #[pyo3(signature = (key, policy))]
@@ -451,9 +484,9 @@ impl Client {
         key: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Py<PyAny>> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, p) = (to_key(key)?, self.natives(policy));
-        twin!(blocking self, py, calls::touch(i, p, k))
+        twin!(direct self, py, move |c| calls::touch(c, p, k))
     }
 
     #[pyo3(signature = (done, key, ops, policy))]
@@ -466,7 +499,7 @@ impl Client {
     ) -> PyResult<Pending> {
         let i = self.live()?.clone();
         let (k, o, p) = (to_key(key)?, to_ops(ops)?, self.natives(policy));
-        twin!(self, done, calls::operate(i, p, k, o))
+        twin!(self, done, calls::operate(i.client.clone(), p, k, o))
     }
 
     #[pyo3(signature = (key, ops, policy))]
@@ -477,9 +510,9 @@ impl Client {
         ops: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Py<PyAny>> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, o, p) = (to_key(key)?, to_ops(ops)?, self.natives(policy));
-        twin!(blocking self, py, calls::operate(i, p, k, o))
+        twin!(direct self, py, move |c| calls::operate(c, p, k, o))
     }
 
     #[pyo3(signature = (done, rows, policy))]
@@ -690,7 +723,11 @@ impl Client {
     ) -> PyResult<Pending> {
         let i = self.live()?.clone();
         let (k, a, p) = (to_key(key)?, udf_args(args)?, self.natives(policy));
-        twin!(self, done, calls::udf_apply(i, p, k, module, function, a))
+        twin!(
+            self,
+            done,
+            calls::udf_apply(i.client.clone(), p, k, module, function, a)
+        )
     }
 
     #[pyo3(signature = (key, module, function, args, policy))]
@@ -703,9 +740,9 @@ impl Client {
         args: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Py<PyAny>> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, a, p) = (to_key(key)?, udf_args(args)?, self.natives(policy));
-        twin!(blocking self, py, calls::udf_apply(i, p, k, module, function, a))
+        twin!(direct self, py, move |c| calls::udf_apply(c, p, k, module, function, a))
     }
 
     fn __repr__(&self) -> String {

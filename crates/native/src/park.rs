@@ -15,7 +15,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
 use std::time::{Duration, Instant};
 
-use tokio::runtime::Handle;
+use tokio::runtime::{Handle, Runtime};
 
 struct Signal {
     woken: AtomicBool,
@@ -71,4 +71,24 @@ where
             }
         }
     }
+}
+
+/// Drive `fut` on a current-thread runtime from this thread: the calling thread runs the
+/// runtime's I/O driver itself, so a reply wakes it directly. `tick` as in [`block_on`].
+pub fn drive<F, T, E>(rt: &Runtime, fut: F, tick: Option<Tick<'_, E>>) -> Result<T, E>
+where
+    F: Future<Output = Result<T, E>>,
+{
+    rt.block_on(async move {
+        let Some((every, check)) = tick else {
+            return fut.await;
+        };
+        let mut fut = pin!(fut);
+        loop {
+            match tokio::time::timeout(every, fut.as_mut()).await {
+                Ok(out) => return out,
+                Err(_) => check()?,
+            }
+        }
+    })
 }

@@ -351,7 +351,7 @@ impl QueryStream {
     /// The next chunk, blocking; `None` at the end.
     fn next_chunk_blocking(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let fut = self.inner.until_closed(next(self.shared.clone()));
-        bridge::block(py, &self.handle, fut)
+        bridge::block(py, bridge::Driver::Worker(&self.handle), fut)
     }
 
     /// Opaque token: pass it as `partitions` to continue after the records already delivered.

@@ -1,7 +1,18 @@
-//! The module's own Tokio runtime: configurable worker count, rebuilt after `fork()`.
+//! The module's own Tokio runtimes, rebuilt after `fork()`.
+//!
+//! - The *worker* runtime (multi-thread, configurable worker count, default 1) runs async
+//!   calls, batches, streams and admin calls.
+//! - The *caller-driven* runtime (current-thread) runs blocking single-record calls: the
+//!   blocked caller runs its I/O driver, so a reply wakes that thread directly instead of
+//!   waking the worker, which then wakes the caller. It has its own crate client (sockets are
+//!   bound to the driver that opened them). A ticker thread drives it for a moment every
+//!   [`TICK`] so its background tasks (cluster tend, connection recovery) progress while no
+//!   call runs.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::thread;
+use std::time::Duration;
 
 use pyo3::prelude::*;
 use tokio::runtime::{Builder, Handle, Runtime};
@@ -11,36 +22,74 @@ use crate::errors::{invalid_argument, ClientError};
 static WORKERS: AtomicUsize = AtomicUsize::new(1);
 /// Bumped in the child after `fork()`; runtimes and clients of older generations are stale.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
-static RUNTIME: Mutex<Option<(u64, Arc<Runtime>)>> = Mutex::new(None);
+static RUNTIME: Slot = Mutex::new(None);
+static CALLER_DRIVEN: Slot = Mutex::new(None);
+
+/// How often the ticker drives the caller-driven runtime, and for how long.
+const TICK: Duration = Duration::from_millis(100);
+const TICK_HOLD: Duration = Duration::from_millis(2);
 
 /// The current fork generation.
 pub fn generation() -> u64 {
     GENERATION.load(Ordering::Relaxed)
 }
 
-/// A handle to the runtime of the current generation (built on first use).
-pub fn handle() -> PyResult<Handle> {
+type Slot = Mutex<Option<(u64, Arc<Runtime>)>>;
+
+/// The runtime in `slot` for the current generation, built by `build` on first use.
+fn current(
+    slot: &Slot,
+    build: impl FnOnce() -> std::io::Result<Arc<Runtime>>,
+) -> PyResult<Arc<Runtime>> {
     let gen = generation();
-    let mut slot = RUNTIME
+    let mut slot = slot
         .lock()
         .map_err(|_| ClientError::new_err("runtime lock poisoned"))?;
     if let Some((g, rt)) = slot.as_ref() {
         if *g == gen {
-            return Ok(rt.handle().clone());
+            return Ok(rt.clone());
         }
     }
-    let rt = Builder::new_multi_thread()
-        .worker_threads(WORKERS.load(Ordering::Relaxed).max(1))
-        .thread_name("aerospike-fluent")
-        .enable_all()
-        .build()
+    let rt = build()
         .map_err(|e| ClientError::new_err(format!("cannot start the Tokio runtime: {e}")))?;
-    let handle = rt.handle().clone();
-    if let Some((_, stale)) = slot.replace((gen, Arc::new(rt))) {
+    if let Some((_, stale)) = slot.replace((gen, rt.clone())) {
         // Its threads do not exist in a forked child: never join them.
         std::mem::forget(stale);
     }
-    Ok(handle)
+    Ok(rt)
+}
+
+/// A handle to the worker runtime of the current generation (built on first use).
+pub fn handle() -> PyResult<Handle> {
+    let rt = current(&RUNTIME, || {
+        Builder::new_multi_thread()
+            .worker_threads(WORKERS.load(Ordering::Relaxed).max(1))
+            .thread_name("aerospike-fluent")
+            .enable_all()
+            .build()
+            .map(Arc::new)
+    })?;
+    Ok(rt.handle().clone())
+}
+
+/// The caller-driven runtime of the current generation (built, with its ticker, on first use).
+pub fn caller_driven() -> PyResult<Arc<Runtime>> {
+    current(&CALLER_DRIVEN, || {
+        let rt = Arc::new(Builder::new_current_thread().enable_all().build()?);
+        let ticked = Arc::downgrade(&rt);
+        thread::Builder::new()
+            .name("aerospike-fluent-tick".into())
+            .spawn(move || tick(&ticked))?;
+        Ok(rt)
+    })
+}
+
+fn tick(rt: &Weak<Runtime>) {
+    loop {
+        thread::sleep(TICK);
+        let Some(rt) = rt.upgrade() else { return };
+        rt.block_on(async { tokio::time::sleep(TICK_HOLD).await });
+    }
 }
 
 /// Tokio worker count for the runtime (before its first use; default 1).
