@@ -99,3 +99,63 @@ def test_idle_sync_client_survives_a_server_restart(server: n.EmbeddedServer) ->
         assert rec is not None and rec.bins == {"n": 2}
     finally:
         c.close()
+
+
+def _rows(n: int) -> list[tuple[object, ...]]:
+    return [("read", ("test", "pipe", f"k{i}", None), None, False, None) for i in range(n)]
+
+
+def test_large_read_batch_is_pipelined_and_keeps_request_order(server: n.EmbeddedServer) -> None:
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}"))
+    try:
+        for i in range(1000):
+            if i % 7:
+                c.put_blocking(("test", "pipe", f"k{i}", None), {"i": i}, None)
+        server.reset_stats()
+        rows = c.batch_blocking(_rows(1000), None)
+        # parts of 250 rows, requested at once (one native call)
+        assert server.stats()["batch"] == 4
+        assert [r.key[2] for r in rows] == [f"k{i}" for i in range(1000)]
+        for i, row in enumerate(rows):
+            if i % 7:
+                assert row.result_code == 0 and row.record is not None
+                assert row.record.bins == {"i": i}
+            else:
+                assert row.record is None and row.result_code == 2  # not found
+    finally:
+        c.close()
+
+
+def test_small_and_writing_batches_stay_one_request(server: n.EmbeddedServer) -> None:
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}"))
+    try:
+        server.reset_stats()
+        c.batch_blocking(_rows(399), None)
+        writes = [("write", ("test", "pipe", "w", None), [("write", "n", 1)], None)]
+        c.batch_blocking(_rows(1000) + writes, None)
+        assert server.stats()["batch"] == 2
+    finally:
+        c.close()
+
+
+def test_close_fails_a_pipelined_batch_in_flight(server: n.EmbeddedServer) -> None:
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}", total_timeout_ms=20_000))
+    server.fault_delay(10_000, count=2)
+    outcome: list[BaseException | None] = []
+
+    def read() -> None:
+        try:
+            c.batch_blocking(_rows(1000), None)
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    t = threading.Thread(target=read)
+    t.start()
+    time.sleep(0.3)
+    start = time.monotonic()
+    c.close()
+    t.join(30)
+    server.clear_faults()
+    assert len(outcome) == 1 and isinstance(outcome[0], n.ClientClosedError), outcome
+    assert time.monotonic() - start < 8  # not after the 10 s delay

@@ -1,6 +1,12 @@
 //! Batch row tuples → `BatchOperation`s.
+//!
+//! Rows are checked and converted on the caller's thread; the crate operations (and the key
+//! digests) are built by [`Row::into_op`] where the request is built.
 
-use aerospike::{BatchOperation, Bins};
+use std::sync::Arc;
+
+use aerospike::operations::Operation;
+use aerospike::{BatchOperation, Bins, Value};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -8,43 +14,67 @@ use crate::args::Args;
 use crate::errors::invalid_argument;
 use crate::ops::to_ops;
 use crate::policy::{Defaults, Natives, Policy};
-use crate::values::{to_key, to_value, Ctx};
+use crate::values::{to_key_parts, to_value, Ctx, KeyParts};
+
+/// What a row does.
+enum Kind {
+    Read(Bins),
+    ReadOps(Vec<Operation>),
+    Write(Vec<Operation>),
+    Delete,
+    Udf(String, String, Vec<Value>),
+}
 
 /// One converted row.
 pub struct Row {
-    /// The crate operation (results land in it).
-    pub op: BatchOperation,
+    kind: Kind,
+    key_parts: KeyParts,
+    /// The row's own policy (`None`: the batch's).
+    policy: Option<Arc<Natives>>,
     /// Whether the row writes.
     pub writes: bool,
     /// The key tuple the row was asked with (reused in the reply).
     pub key: Py<PyAny>,
 }
 
-fn row_policy<'a>(
-    a: &Args<'_, '_>,
-    i: usize,
-    top: &'a Natives,
-    d: &Defaults,
-    own: &'a mut Option<std::sync::Arc<Natives>>,
-) -> PyResult<&'a Natives> {
+impl Row {
+    /// The crate operation (results land in it) and the key tuple; `top` is the batch's
+    /// policy set.
+    pub fn into_op(self, top: &Natives) -> aerospike::Result<(BatchOperation, Py<PyAny>)> {
+        let p = self.policy.as_deref().unwrap_or(top);
+        let key = self.key_parts.into_key()?;
+        let op = match self.kind {
+            Kind::Read(bins) => BatchOperation::read(&p.batch_read_row, key, bins),
+            Kind::ReadOps(ops) => BatchOperation::read_ops(&p.batch_read_row, key, ops),
+            Kind::Write(ops) => BatchOperation::write(&p.batch_write_row, key, ops),
+            Kind::Delete => BatchOperation::delete(&p.batch_delete_row, key),
+            Kind::Udf(module, function, args) => {
+                BatchOperation::udf(&p.batch_udf_row, key, module, function, args)
+            }
+        };
+        Ok((op, self.key))
+    }
+}
+
+fn row_policy(a: &Args<'_, '_>, i: usize, d: &Defaults) -> PyResult<Option<Arc<Natives>>> {
     let v = a.item(i)?;
     if v.is_none() {
-        return Ok(top);
+        return Ok(None);
     }
     let p = v
         .cast::<Policy>()
         .map_err(|_| a.err(format!("argument {i} must be a Policy or None")))?;
-    Ok(own.insert(p.get().natives(d)))
+    Ok(Some(p.get().natives(d)))
 }
 
 /// Convert the rows: `("read", key, bins|None, header_only, policy|None)`,
 /// `("write", key, ops, policy|None)`, `("delete", key, policy|None)`,
 /// `("udf", key, module, function, args, policy|None)`.
-pub fn to_rows(rows: &Bound<'_, PyAny>, top: &Natives, d: &Defaults) -> PyResult<Vec<Row>> {
-    crate::guard::sync("batch row conversion", || convert_rows(rows, top, d))
+pub fn to_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
+    crate::guard::sync("batch row conversion", || convert_rows(rows, d))
 }
 
-fn convert_rows(rows: &Bound<'_, PyAny>, top: &Natives, d: &Defaults) -> PyResult<Vec<Row>> {
+fn convert_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
     let mut out = Vec::new();
     for row in rows
         .try_iter()
@@ -54,13 +84,10 @@ fn convert_rows(rows: &Bound<'_, PyAny>, top: &Natives, d: &Defaults) -> PyResul
         let t = row
             .cast::<PyTuple>()
             .map_err(|_| invalid_argument("each batch row must be a tuple"))?;
-        let (kind, a) = Args::new(t, "batch row")?;
-        let mut own = None;
-        out.push(match kind.as_str() {
+        let (name, a) = Args::new(t, "batch row")?;
+        let (kind, policy_at) = match name.as_str() {
             "read" => {
                 a.arity(4)?;
-                let orig = a.item(1)?;
-                let key = to_key(&orig)?;
                 let bins_obj = a.item(2)?;
                 let bins = if a.bool(3)? {
                     Bins::None
@@ -73,62 +100,40 @@ fn convert_rows(rows: &Bound<'_, PyAny>, top: &Natives, d: &Defaults) -> PyResul
                             .map_err(|_| a.err("bins must be a sequence of str or None"))?,
                     )
                 };
-                let p = row_policy(&a, 4, top, d, &mut own)?;
-                Row {
-                    op: BatchOperation::read(&p.batch_read_row, key, bins),
-                    writes: false,
-                    key: orig.unbind(),
-                }
+                (Kind::Read(bins), 4)
             }
             "write" => {
                 a.arity(3)?;
-                let orig = a.item(1)?;
-                let key = to_key(&orig)?;
                 let ops = to_ops(&a.item(2)?)?;
-                let p = row_policy(&a, 3, top, d, &mut own)?;
                 if ops.read_only {
-                    Row {
-                        op: BatchOperation::read_ops(&p.batch_read_row, key, ops.ops),
-                        writes: false,
-                        key: orig.clone().unbind(),
-                    }
+                    (Kind::ReadOps(ops.ops), 3)
                 } else {
-                    Row {
-                        op: BatchOperation::write(&p.batch_write_row, key, ops.ops),
-                        writes: true,
-                        key: orig.clone().unbind(),
-                    }
+                    (Kind::Write(ops.ops), 3)
                 }
             }
             "delete" => {
                 a.arity(2)?;
-                let orig = a.item(1)?;
-                let key = to_key(&orig)?;
-                let p = row_policy(&a, 2, top, d, &mut own)?;
-                Row {
-                    op: BatchOperation::delete(&p.batch_delete_row, key),
-                    writes: true,
-                    key: orig.unbind(),
-                }
+                (Kind::Delete, 2)
             }
             "udf" => {
                 a.arity(5)?;
-                let orig = a.item(1)?;
-                let key = to_key(&orig)?;
                 let module = a.str(2)?;
                 let function = a.str(3)?;
                 let args = match to_value(&a.item(4)?, Ctx::bin("<udf args>"))? {
-                    aerospike::Value::List(l) => l,
+                    Value::List(l) => l,
                     _ => return Err(a.err("udf args must be a list")),
                 };
-                let p = row_policy(&a, 5, top, d, &mut own)?;
-                Row {
-                    op: BatchOperation::udf(&p.batch_udf_row, key, module, function, args),
-                    writes: true,
-                    key: orig.unbind(),
-                }
+                (Kind::Udf(module, function, args), 5)
             }
             _ => return Err(a.err("unknown batch row kind (read, write, delete, udf)")),
+        };
+        let orig = a.item(1)?;
+        out.push(Row {
+            writes: !matches!(kind, Kind::Read(_) | Kind::ReadOps(_)),
+            kind,
+            key_parts: to_key_parts(&orig)?,
+            policy: row_policy(&a, policy_at, d)?,
+            key: orig.unbind(),
         });
     }
     Ok(out)

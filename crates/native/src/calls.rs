@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use aerospike::policy::BatchPolicy;
 use aerospike::{
     BatchOperation, Bin, Bins, Client, CollectionIndexType, IndexType, Key, Record as AsRecord,
     ResultCode, Task, UdfLang, Value,
@@ -114,19 +115,61 @@ impl IntoPy for BatchOut {
 /// Reads, writes, deletes and UDF calls in one round trip; per-row outcomes.
 pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
     let has_write = rows.iter().any(|r| r.writes);
-    let (mut ops, keys): (Vec<BatchOperation>, Vec<Py<PyAny>>) =
-        rows.into_iter().map(|r| (r.op, r.key)).unzip();
+    let (ops, keys) = into_ops(rows, &p)?;
     let policy = if has_write { &p.batch_write } else { &p.batch };
-    match i.client.batch(policy, &mut ops).await {
-        Ok(()) => Ok(BatchOut(ops, keys)),
+    Ok(BatchOut(batch_ops(&i.client, policy, ops).await?, keys))
+}
+
+fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, Vec<Py<PyAny>>)> {
+    let mut ops = Vec::with_capacity(rows.len());
+    let mut keys = Vec::with_capacity(rows.len());
+    for row in rows {
+        let (op, key) = row.into_op(p)?;
+        ops.push(op);
+        keys.push(key);
+    }
+    Ok((ops, keys))
+}
+
+/// Run one batch request; rows keep their own outcomes.
+async fn batch_ops(
+    c: &Client,
+    policy: &BatchPolicy,
+    mut ops: Vec<BatchOperation>,
+) -> OpResult<Vec<BatchOperation>> {
+    match c.batch(policy, &mut ops).await {
+        Ok(()) => Ok(ops),
         // node-level failures leave their rows with their own result codes
-        Err(e) if ops.iter().any(|o| o.result_code().is_some()) => {
-            let _ = e;
-            Ok(BatchOut(ops, keys))
-        }
+        Err(_) if ops.iter().any(|o| o.result_code().is_some()) => Ok(ops),
         Err(e) => Err(e.into()),
     }
 }
+
+/// Read-only rows split into `parts` batch requests, each a future to spawn on the worker
+/// runtime (which hashes the keys, builds the request and parses the reply).
+pub fn batch_parts(
+    i: &Arc<Inner>,
+    p: &Arc<Natives>,
+    rows: Vec<Row>,
+    parts: usize,
+) -> Vec<BatchPart> {
+    let size = rows.len().div_ceil(parts.max(1)).max(1);
+    let mut out = Vec::with_capacity(parts);
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let part: Vec<Row> = rows.by_ref().take(size).collect();
+        let (i, p) = (i.clone(), p.clone());
+        out.push(Box::pin(async move {
+            let (ops, keys) = into_ops(part, &p)?;
+            Ok(BatchOut(batch_ops(&i.client, &p.batch, ops).await?, keys))
+        }) as BatchPart);
+    }
+    out
+}
+
+/// One part of a split batch.
+pub type BatchPart =
+    std::pin::Pin<Box<dyn std::future::Future<Output = OpResult<BatchOut>> + Send + 'static>>;
 
 /// Info reply as a dict.
 pub struct InfoOut(Vec<(String, String)>);

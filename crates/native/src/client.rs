@@ -7,7 +7,7 @@ use aerospike::policy::{AdminPolicy, AuthMode, ClientPolicy};
 use aerospike::{Bin, Bins, Host, Value};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyMapping, PyString};
+use pyo3::types::{PyDict, PyList, PyMapping, PyString};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
@@ -302,6 +302,54 @@ impl Client {
     }
 }
 
+/// Read-only blocking batches of at least this many rows are pipelined, in parts of
+/// [`PIPELINE_PART_ROWS`].
+const PIPELINE_MIN_ROWS: usize = 400;
+const PIPELINE_PART_ROWS: usize = 250;
+
+/// Aborts the tasks still running when dropped (an error or Ctrl-C ends the wait early).
+struct AbortAll(Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortAll {
+    fn drop(&mut self) {
+        for task in &self.0 {
+            task.abort();
+        }
+    }
+}
+
+impl Client {
+    /// A large read-only batch as parts requested at once: while this thread turns one
+    /// part's rows into Python objects, the worker runtime parses the next part's reply.
+    fn batch_pipelined(
+        &self,
+        py: Python<'_>,
+        i: &Arc<Inner>,
+        p: &Arc<Natives>,
+        rows: Vec<crate::batch::Row>,
+    ) -> PyResult<Py<PyAny>> {
+        let parts = rows.len().div_ceil(PIPELINE_PART_ROWS);
+        let mut tasks = Vec::with_capacity(parts);
+        let mut running = AbortAll(Vec::with_capacity(parts));
+        for part in calls::batch_parts(i, p, rows, parts) {
+            let task = i.handle.spawn(crate::guard::future(i.until_closed(part)));
+            running.0.push(task.abort_handle());
+            tasks.push(task);
+        }
+        let out = PyList::empty(py);
+        for task in tasks {
+            let part = bridge::block(py, Driver::Worker(&i.handle), async move {
+                task.await
+                    .map_err(|e| Failure::Py(bridge::join_error(&e)))?
+            })?;
+            for row in part.bind(py).try_iter()? {
+                out.append(row?)?;
+            }
+        }
+        Ok(out.into_any().unbind())
+    }
+}
+
 /// Expose `$name` (async, with `done`) and `$blocking` over one future-building closure.
 /// The crate's futures are several KB; boxing them once at creation keeps every later move
 /// (wrappers, spawn, the blocking executor) a pointer copy.
@@ -524,7 +572,7 @@ impl Client {
     ) -> PyResult<Pending> {
         let i = self.live()?.clone();
         let p = self.natives(policy);
-        let b = crate::batch::to_rows(rows, &p, &self.inner.defaults)?;
+        let b = crate::batch::to_rows(rows, &self.inner.defaults)?;
         twin!(self, done, calls::batch(i, p, b))
     }
 
@@ -537,7 +585,10 @@ impl Client {
     ) -> PyResult<Py<PyAny>> {
         let i = self.live()?.clone();
         let p = self.natives(policy);
-        let b = crate::batch::to_rows(rows, &p, &self.inner.defaults)?;
+        let b = crate::batch::to_rows(rows, &self.inner.defaults)?;
+        if b.len() >= PIPELINE_MIN_ROWS && b.iter().all(|r| !r.writes) {
+            return self.batch_pipelined(py, &i, &p, b);
+        }
         twin!(blocking self, py, calls::batch(i, p, b))
     }
 

@@ -9,7 +9,7 @@ use crate::errors;
 use crate::values::{from_key, from_value, key_tuple, Names};
 
 /// A record as read: bins, key, generation and TTL (seconds; `None` = never expires).
-#[pyclass(frozen, module = "aerospike_fluent._native")]
+#[pyclass(frozen, freelist = 1024, module = "aerospike_fluent._native")]
 pub struct Record {
     results: Option<Py<PyList>>,
     key: Option<Py<PyTuple>>,
@@ -167,7 +167,7 @@ impl Record {
 }
 
 /// One row of a batch: its key, the record (when any) and the row's own outcome.
-#[pyclass(frozen, module = "aerospike_fluent._native")]
+#[pyclass(frozen, freelist = 1024, module = "aerospike_fluent._native")]
 pub struct BatchRow {
     key: Py<PyTuple>,
     record: Option<Py<Record>>,

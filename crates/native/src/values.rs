@@ -236,6 +236,32 @@ fn dict_from<'a>(
 
 /// Convert a key tuple `(namespace, set_name, user_key, digest)`.
 pub fn to_key(obj: &Bound<'_, PyAny>) -> PyResult<Key> {
+    to_key_parts(obj)?
+        .into_key()
+        .map_err(|e| invalid_argument(e.to_string()))
+}
+
+/// A checked key whose digest (RIPEMD-160, the bulk of a key's cost) is computed by
+/// [`KeyParts::into_key`], which can run off the caller's thread.
+pub enum KeyParts {
+    /// The caller gave the digest.
+    Ready(Key),
+    /// Namespace, set and user key, digest still to compute.
+    Hash(String, String, Value),
+}
+
+impl KeyParts {
+    /// The crate key (computes the digest when needed).
+    pub fn into_key(self) -> aerospike::Result<Key> {
+        match self {
+            KeyParts::Ready(k) => Ok(k),
+            KeyParts::Hash(ns, set, user) => Key::new(ns, set, user),
+        }
+    }
+}
+
+/// Check a key tuple `(namespace, set, user_key, digest)` without hashing it.
+pub fn to_key_parts(obj: &Bound<'_, PyAny>) -> PyResult<KeyParts> {
     let t = obj
         .cast::<PyTuple>()
         .map_err(|_| invalid_argument("key must be a tuple (namespace, set, user_key, digest)"))?;
@@ -267,12 +293,12 @@ pub fn to_key(obj: &Bound<'_, PyAny>) -> PyResult<Key> {
         } else {
             Some(user_key(&user)?)
         };
-        return Ok(Key::with_digest(ns, set, uk, arr));
+        return Ok(KeyParts::Ready(Key::with_digest(ns, set, uk, arr)));
     }
     if user.is_none() {
         return Err(invalid_argument("key needs a user key or a digest"));
     }
-    Key::new(ns, set, user_key(&user)?).map_err(|e| invalid_argument(e.to_string()))
+    Ok(KeyParts::Hash(ns, set, user_key(&user)?))
 }
 
 fn user_key(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
