@@ -14,7 +14,7 @@ use aerospike::Key;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyDict, PyTuple};
 use tokio::runtime::{Handle, Runtime};
 use tokio::task::AbortHandle;
 
@@ -328,6 +328,8 @@ fn deliver<T: IntoPy>(py: Python<'_>, done: &Py<PyAny>, out: OpResult<T>) {
 struct Probes {
     running_loop: Py<PyAny>,
     sniffio_local: Option<Py<PyAny>>,
+    /// `sys.modules`: trio can only be running once imported.
+    modules: Py<PyDict>,
     main_thread: Option<ThreadId>,
 }
 
@@ -346,6 +348,7 @@ fn probes(py: Python<'_>) -> PyResult<&Probes> {
                 .and_then(|m| m.getattr("thread_local"))
                 .ok()
                 .map(Bound::unbind),
+            modules: py.import("sys")?.getattr("modules")?.cast_into()?.unbind(),
             main_thread: is_main.then(|| std::thread::current().id()),
         })
     })
@@ -369,8 +372,10 @@ fn refuse_in_event_loop(py: Python<'_>, p: &Probes) -> PyResult<()> {
     }
     let asyncio = !p.running_loop.call0(py)?.is_none(py);
     let other = match &p.sniffio_local {
-        Some(l) => !l.bind(py).getattr("name")?.is_none(),
-        None => false,
+        Some(l) if p.modules.bind(py).contains(intern!(py, "trio"))? => {
+            !l.bind(py).getattr("name")?.is_none()
+        }
+        _ => false,
     };
     if asyncio || other {
         return Err(ClientError::new_err(

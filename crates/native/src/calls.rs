@@ -24,26 +24,35 @@ use crate::values::{from_value, Names};
 /// How long index / UDF tasks may take to complete.
 const TASK_WAIT: Duration = Duration::from_secs(30);
 
-/// A record (or none) with the key it was read by.
-pub struct RecordOut(Option<AsRecord>, Key);
+/// A record (or none) with the key it was read by (crate key, caller's key tuple).
+pub struct RecordOut(Option<AsRecord>, Key, Py<PyAny>);
 
 impl IntoPy for RecordOut {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.0 {
-            Some(r) => Ok(Py::new(py, Record::from_native(py, &r, Some(&self.1))?)?.into_any()),
+            Some(r) => {
+                let rec = Record::from_native(py, &r, Some(&self.1), Some(self.2.bind(py)))?;
+                Ok(Py::new(py, rec)?.into_any())
+            }
             None => Ok(py.None()),
         }
     }
 }
 
 /// An operate result (or none), with what each op reports.
-pub struct OperateOut(Option<AsRecord>, Key, Vec<Option<String>>, bool);
+pub struct OperateOut(
+    Option<AsRecord>,
+    (Key, Py<PyAny>),
+    Vec<Option<String>>,
+    bool,
+);
 
 impl IntoPy for OperateOut {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.0 {
             Some(r) => {
-                let rec = Record::from_operate(py, &r, &self.1, &self.2, self.3)?;
+                let key = (&self.1 .0, self.1 .1.bind(py));
+                let rec = Record::from_operate(py, &r, key, &self.2, self.3)?;
                 Ok(Py::new(py, rec)?.into_any())
             }
             None => Ok(py.None()),
@@ -56,10 +65,15 @@ fn not_found(e: &aerospike::Error) -> bool {
 }
 
 /// Read a record; `None` when it does not exist.
-pub async fn get(c: Client, p: Arc<Natives>, key: Key, bins: Bins) -> OpResult<RecordOut> {
+pub async fn get(
+    c: Client,
+    p: Arc<Natives>,
+    (key, orig): (Key, Py<PyAny>),
+    bins: Bins,
+) -> OpResult<RecordOut> {
     match c.get(&p.read, &key, bins).await {
-        Ok(r) => Ok(RecordOut(Some(r), key)),
-        Err(e) if not_found(&e) => Ok(RecordOut(None, key)),
+        Ok(r) => Ok(RecordOut(Some(r), key, orig)),
+        Err(e) if not_found(&e) => Ok(RecordOut(None, key, orig)),
         Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
     }
 }
@@ -87,11 +101,16 @@ pub async fn touch(c: Client, p: Arc<Natives>, key: Key) -> OpResult<()> {
 }
 
 /// Several ops on one record; `None` when a read-only op list finds no record.
-pub async fn operate(c: Client, p: Arc<Natives>, key: Key, ops: Ops) -> OpResult<OperateOut> {
+pub async fn operate(
+    c: Client,
+    p: Arc<Natives>,
+    (key, orig): (Key, Py<PyAny>),
+    ops: Ops,
+) -> OpResult<OperateOut> {
     match c.operate(&p.write, &key, &ops.ops).await {
-        Ok(r) => Ok(OperateOut(Some(r), key, ops.reports, ops.whole)),
+        Ok(r) => Ok(OperateOut(Some(r), (key, orig), ops.reports, ops.whole)),
         Err(e) if ops.read_only && not_found(&e) => {
-            Ok(OperateOut(None, key, ops.reports, ops.whole))
+            Ok(OperateOut(None, (key, orig), ops.reports, ops.whole))
         }
         Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
     }

@@ -414,7 +414,7 @@ impl Client {
     ) -> PyResult<Pending> {
         let i = self.live()?.clone();
         let (k, sel, p) = (
-            to_key(key)?,
+            (to_key(key)?, key.clone().unbind()),
             bins_selector(bins, header_only),
             self.natives(policy),
         );
@@ -432,7 +432,7 @@ impl Client {
     ) -> PyResult<Py<PyAny>> {
         self.live()?;
         let (k, sel, p) = (
-            to_key(key)?,
+            (to_key(key)?, key.clone().unbind()),
             bins_selector(bins, header_only),
             self.natives(policy),
         );
@@ -546,7 +546,11 @@ impl Client {
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Pending> {
         let i = self.live()?.clone();
-        let (k, o, p) = (to_key(key)?, to_ops(ops)?, self.natives(policy));
+        let (k, o, p) = (
+            (to_key(key)?, key.clone().unbind()),
+            to_ops(ops)?,
+            self.natives(policy),
+        );
         twin!(self, done, calls::operate(i.client.clone(), p, k, o))
     }
 
@@ -559,7 +563,11 @@ impl Client {
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Py<PyAny>> {
         self.live()?;
-        let (k, o, p) = (to_key(key)?, to_ops(ops)?, self.natives(policy));
+        let (k, o, p) = (
+            (to_key(key)?, key.clone().unbind()),
+            to_ops(ops)?,
+            self.natives(policy),
+        );
         twin!(direct self, py, move |c| calls::operate(c, p, k, o))
     }
 

@@ -309,7 +309,7 @@ impl IntoPy for ChunkOut {
         };
         let out = PyList::empty(py);
         for r in &recs {
-            out.append(Py::new(py, Record::from_native(py, r, None)?)?)?;
+            out.append(Py::new(py, Record::from_native(py, r, None, None)?)?)?;
         }
         Ok(out.into_any().unbind())
     }

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::errors;
-use crate::values::{from_key, from_value, key_tuple, Names};
+use crate::values::{from_value, key_tuple, Names};
 
 /// A record as read: bins, key, generation and TTL (seconds; `None` = never expires).
 #[pyclass(frozen, freelist = 1024, module = "aerospike_fluent._native")]
@@ -19,14 +19,16 @@ pub struct Record {
 }
 
 impl Record {
-    /// Convert a crate record; `key` overrides the (usually absent) key in the reply.
+    /// Convert a crate record; `key` overrides the (usually absent) key in the reply, and
+    /// `orig`, the key tuple it was asked with, is reused for it where possible.
     pub fn from_native(
         py: Python<'_>,
         rec: &AsRecord,
         key: Option<&aerospike::Key>,
+        orig: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let key = match key.or(rec.key.as_ref()) {
-            Some(k) => Some(from_key(py, k)?),
+            Some(k) => Some(key_tuple(py, orig, k)?),
             None => None,
         };
         Record::convert(py, rec, key, &mut Names::default())
@@ -63,11 +65,11 @@ impl Record {
     pub fn from_operate(
         py: Python<'_>,
         rec: &AsRecord,
-        key: &aerospike::Key,
+        (key, orig): (&aerospike::Key, &Bound<'_, PyAny>),
         reports: &[Option<String>],
         whole: bool,
     ) -> PyResult<Self> {
-        let mut out = Record::from_native(py, rec, Some(key))?;
+        let mut out = Record::from_native(py, rec, Some(key), Some(orig))?;
         let Some(results) = rec.results.as_ref() else {
             return Ok(out);
         };
