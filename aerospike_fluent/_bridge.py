@@ -3,7 +3,10 @@
 asyncio: each loop gets one :class:`Completer`; the native side queues finished operations on it
 without taking the GIL and wakes the loop with one byte on a socket the loop watches
 (``loop.add_reader``); ``Completer.drain`` then settles every ready future in one go on the loop
-thread. Loops without ``add_reader`` fall back to a ``done(result, error)`` callback called from a
+thread. Operations started in one loop iteration are also handed to the runtime together: the
+first schedules ``Completer.flush`` with ``loop.call_soon``, which spawns them all in one go (one
+wake-up of the Tokio worker per loop iteration, not per operation).
+Loops without ``add_reader`` fall back to a ``done(result, error)`` callback called from a
 native thread under the GIL, which hops over with ``loop.call_soon_threadsafe``.
 trio: ``done`` is ``TrioToken.run_sync_soon`` of a reschedule. Cancelling the awaiting task calls
 :meth:`Pending.cancel`, which aborts the native task. No event-loop policy is installed or changed.
@@ -53,7 +56,7 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
         return _completers[loop]
     except KeyError:
         pass
-    c: Completer | None = Completer()
+    c: Completer | None = Completer(loop.call_soon)
     try:
         loop.add_reader(c.fileno(), c.drain)  # type: ignore[union-attr]
     except NotImplementedError:
@@ -163,7 +166,17 @@ async def wait(start: Start) -> Any:
     if library is None:
         running = _running()
         if running is not None:
-            return await _wait_asyncio(running[0], start)
+            loop, completer = running
+            if completer is None:
+                return await _wait_asyncio(loop, start)
+            # _wait_asyncio inlined: one coroutine frame per operation, not two
+            fut = loop.create_future()
+            pending = start((completer, fut))
+            try:
+                return await fut
+            except asyncio.CancelledError:
+                pending.cancel()
+                raise
         library = sniffio.current_async_library()
     if library == "trio":
         return await _wait_trio(start)

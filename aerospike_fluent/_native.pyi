@@ -118,10 +118,18 @@ class BatchRow:
 @final
 class Completer:
     """Completion queue of one asyncio loop: ``done=(completer, future)`` queues the outcome
-    without the GIL; watch :meth:`fileno` with ``loop.add_reader(fd, completer.drain)``."""
+    without the GIL; watch :meth:`fileno` with ``loop.add_reader(fd, completer.drain)``.
 
-    def __init__(self) -> None: ...
+    With ``schedule`` (the loop's ``call_soon``), operations started in the same loop iteration
+    are coalesced: the first schedules :meth:`flush`, which hands them all to the runtime in one
+    go."""
+
+    def __new__(
+        cls, schedule: Callable[[Callable[[], None]], object] | None = None
+    ) -> Completer: ...
     def fileno(self) -> int: ...
+    def flush(self) -> None:
+        """Spawn the operations queued since the last flush; call on the loop thread."""
     def drain(self) -> None:
         """Settle every queued future (cancelled ones are skipped); call on the loop thread."""
 

@@ -80,6 +80,9 @@ def bin_names(values: Iterable[object]) -> tuple[str, ...]:
 
 def user_key(value: object) -> str | int | bytes:
     """Check a user key: ``str``, ``int`` (64-bit) or ``bytes``."""
+    t = type(value)  # the common cases first, on the exact type
+    if (t is str and value.isascii()) or (t is int and INT_MIN <= value <= INT_MAX):  # type: ignore[attr-defined,operator]
+        return value  # type: ignore[return-value]
     if isinstance(value, bool) or not isinstance(value, str | int | bytes | bytearray):
         raise InvalidTypeError(f"key must be str, int or bytes, not {type(value).__name__}")
     if isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
@@ -214,13 +217,31 @@ def _contains_itself(v: object, path: tuple[int, ...]) -> bool:
     return any(_contains_itself(c, here) for c in children)
 
 
+_BIN_NAMES: set[str] = set()
+"""Bin names (exact ``str``) already checked; bounded by :data:`_BIN_NAMES_MAX`."""
+_BIN_NAMES_MAX = 4096
+
+
 def bins(values: object) -> dict[str, Any]:
     """Check a bins mapping for a write; returns a plain ``dict``."""
-    if not isinstance(values, Mapping):
+    if type(values) is not dict and not isinstance(values, Mapping):
         raise InvalidTypeError(f"bins must be a mapping, not {type(values).__name__}")
     if not values:
         raise InvalidArgumentError("bins must not be empty")
+    known = _BIN_NAMES
     for k, v in values.items():
-        bin_name(k)
-        value(k, v)
+        if type(k) is not str or k not in known:
+            bin_name(k)
+            if type(k) is str and len(known) < _BIN_NAMES_MAX:
+                known.add(k)
+        # value() inlined for the flat scalars (one call less per bin)
+        t = type(v)
+        if t is int:
+            if not INT_MIN <= v <= INT_MAX:
+                value(k, v)
+        elif t is str:
+            if not v.isascii():
+                value(k, v)
+        elif t not in _PLAIN:
+            value(k, v)
     return dict(values)

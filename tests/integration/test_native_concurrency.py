@@ -179,3 +179,109 @@ def test_set_worker_threads_validates() -> None:
         n.set_worker_threads(0)
     with pytest.raises(n.ClientError, match="already running"):
         n.set_worker_threads(2)
+
+
+# ------------------------------------------------------------- coalesced submissions (asyncio)
+def _put(client: n.Client, k: Any, bins: dict[str, Any], policy: n.Policy | None) -> Any:
+    return _bridge.wait(lambda done: client.put(done, k, bins, policy))
+
+
+def test_coalesced_ops_each_get_their_own_outcome(client: n.Client) -> None:
+    """Ops started in one loop iteration share a flush; results and errors stay per caller."""
+    create = n.Policy(exists=4)
+
+    async def main() -> list[Any]:
+        await _put(client, ("test", "co", "taken", None), {"a": 0}, None)
+        coros = []
+        for i in range(40):
+            if i % 3 == 0:  # fails: the record exists
+                coros.append(_put(client, ("test", "co", "taken", None), {"a": i}, create))
+            else:
+                coros.append(_put(client, ("test", "co", i, None), {"a": i}, None))
+        return await asyncio.gather(*coros, return_exceptions=True)
+
+    results = asyncio.run(main())
+    for i, r in enumerate(results):
+        if i % 3 == 0:
+            assert isinstance(r, n.RecordExistsError), (i, r)
+        else:
+            assert r is None, (i, r)
+            rec = client.get_blocking(("test", "co", i, None), None, False, None)
+            assert rec is not None and rec["a"] == i
+    taken = client.get_blocking(("test", "co", "taken", None), None, False, None)
+    assert taken is not None and taken["a"] == 0
+
+
+def test_coalesced_argument_error_stays_with_its_caller(client: n.Client) -> None:
+    async def main() -> list[Any]:
+        good = [_put(client, ("test", "co-arg", i, None), {"a": i}, None) for i in range(5)]
+        bad = _put(client, ("test", "co-arg", "x", None), {"a": object()}, None)
+        return await asyncio.gather(*good[:2], bad, *good[2:], return_exceptions=True)
+
+    results = asyncio.run(main())
+    assert isinstance(results[2], (TypeError, n.ClientError)), results[2]
+    assert [r for i, r in enumerate(results) if i != 2] == [None] * 5
+    for i in range(5):
+        assert client.exists_blocking(("test", "co-arg", i, None), None)
+
+
+def test_cancel_one_op_of_a_coalesced_group(server: n.EmbeddedServer, client: n.Client) -> None:
+    """Cancel one op of a coalesced group before its flush, and another after it: neither
+    completes (no outcome is delivered, the queued write never reaches the server); the rest do.
+    """
+    for i in range(6):
+        client.put_blocking(("test", "co-cancel", i, None), {"a": i}, None)
+    slow = n.Policy(total_timeout_ms=10_000)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        completer = _bridge._completer(loop)
+        assert completer is not None
+
+        def put(i: int, value: int) -> tuple[asyncio.Future[Any], n.Pending]:
+            fut = loop.create_future()
+            return fut, client.put(
+                (completer, fut), ("test", "co-cancel", i, None), {"a": value}, slow
+            )
+
+        # one loop iteration: six writes queued, the flush scheduled but not run
+        ops = [put(i, 100 + i) for i in range(6)]
+        before_flush = ops[0]
+        assert before_flush[1].cancel() is True
+        assert "cancelled" in repr(before_flush[1])
+        await asyncio.gather(*(f for f, _ in ops[1:]))
+
+        server.fault_delay(1500, 1)
+        after_flush = put(5, 500)
+        await asyncio.sleep(0.3)  # flushed, sent, its reply held by the server
+        assert after_flush[1].cancel() is True
+        await asyncio.sleep(1.8)
+        assert not before_flush[0].done() and not after_flush[0].done()
+
+    try:
+        asyncio.run(main())
+    finally:
+        server.clear_faults()
+    got = [client.get_blocking(("test", "co-cancel", i, None), None, False, None) for i in range(5)]
+    assert [r["a"] if r is not None else None for r in got] == [0, 101, 102, 103, 104]
+
+
+def test_queued_ops_go_out_when_the_completer_is_dropped_unflushed(client: n.Client) -> None:
+    """A flush that never runs (loop closed first) does not lose the queued writes."""
+    never: list[Any] = []  # a scheduler whose callbacks never run, like a closed loop's
+    completer = n.Completer(never.append)
+
+    async def main(c: n.Completer) -> None:
+        loop = asyncio.get_running_loop()
+        for i in range(5):
+            client.put((c, loop.create_future()), ("test", "co-drop", i, None), {"a": i}, None)
+
+    asyncio.run(main(completer))
+    assert len(never) == 1  # one flush scheduled for the five
+    never.clear()  # drops the bound `flush`, the last reference but ours
+    del completer  # Drop spawns the five writes
+    for _ in range(50):
+        if all(client.exists_blocking(("test", "co-drop", i, None), None) for i in range(5)):
+            break
+        threading.Event().wait(0.1)
+    assert all(client.exists_blocking(("test", "co-drop", i, None), None) for i in range(5))
