@@ -41,7 +41,7 @@ class _Scope(Frozen, Generic[M]):
 
     def key(self, key: str | int | bytes) -> KeyRef[M]:
         """One record by user key."""
-        return KeyRef(self._ex, self._key(key))
+        return KeyRef(self._ex, (self._ns, self._set, _validate.user_key(key), None))
 
     def digest(self, digest: bytes) -> KeyRef[M]:
         """One record by its 20-byte digest."""
