@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 import aerospike_fluent as af
+from aerospike_fluent import _native as n
 from aerospike_fluent import sync as af_sync
 
 _sets = itertools.count()
@@ -40,3 +41,11 @@ def sdb(seeds: str) -> Iterator[af.SyncClient]:
 def set_name() -> str:
     """A set no other test uses."""
     return f"fluent{next(_sets)}"
+
+
+@pytest.fixture
+def server() -> Iterator[n.EmbeddedServer]:
+    """A private in-process embedded server (modules may narrow or widen its scope)."""
+    s = n.EmbeddedServer()
+    yield s
+    s.stop()

@@ -5,20 +5,13 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
 from aerospike_fluent import _native as n
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def server() -> Iterator[n.EmbeddedServer]:
-    s = n.EmbeddedServer()
-    yield s
-    s.stop()
 
 
 def test_ctrl_c_interrupts_a_blocking_call_on_the_main_thread(server: n.EmbeddedServer) -> None:

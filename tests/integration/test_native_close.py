@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import pytest
 
 from aerospike_fluent import _native as n
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def server() -> Iterator[n.EmbeddedServer]:
-    s = n.EmbeddedServer()
-    yield s
-    s.stop()
 
 
 def _connect(server: n.EmbeddedServer) -> n.Client:

@@ -31,13 +31,16 @@ pub struct Row {
     key_parts: KeyParts,
     /// The row's own policy (`None`: the batch's).
     policy: Option<Arc<Natives>>,
-    /// Whether the row writes.
-    pub writes: bool,
     /// The key tuple the row was asked with (reused in the reply).
     pub key: Py<PyAny>,
 }
 
 impl Row {
+    /// Whether the row writes.
+    pub fn writes(&self) -> bool {
+        !matches!(self.kind, Kind::Read(_) | Kind::ReadOps(_))
+    }
+
     /// The crate operation (results land in it) and the key tuple; `top` is the batch's
     /// policy set.
     pub fn into_op(self, top: &Natives) -> aerospike::Result<(BatchOperation, Py<PyAny>)> {
@@ -129,7 +132,6 @@ fn convert_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
         };
         let orig = a.item(1)?;
         out.push(Row {
-            writes: !matches!(kind, Kind::Read(_) | Kind::ReadOps(_)),
             kind,
             key_parts: to_key_parts(&orig)?,
             policy: row_policy(&a, policy_at, d)?,

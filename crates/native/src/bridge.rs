@@ -37,7 +37,7 @@ impl Failure {
         move |e| Failure::Native(e, Some(Box::new(key.clone())))
     }
 
-    fn into_pyerr(self, py: Python<'_>) -> PyErr {
+    pub fn into_pyerr(self, py: Python<'_>) -> PyErr {
         match self {
             Failure::Native(e, key) => {
                 let k = key
@@ -557,18 +557,30 @@ impl Driver<'_> {
     }
 }
 
-/// Run `fut` on the calling thread with the GIL released; Ctrl-C is honoured every 100 ms
-/// on the main thread.
+/// Run `fut` on the calling thread with the GIL released and convert its result; Ctrl-C is
+/// honoured every 100 ms on the main thread.
 pub fn block<F, T>(py: Python<'_>, driver: Driver<'_>, fut: F) -> PyResult<Py<PyAny>>
 where
     F: Future<Output = OpResult<T>> + Send,
     T: IntoPy,
 {
-    let p = probes(py)?;
-    refuse_in_event_loop(py, p)?;
+    let out = wait(py, driver, fut);
+    crate::guard::sync("result conversion", || {
+        out.map_err(|f| f.into_pyerr(py))?.into_py(py)
+    })
+}
+
+/// [`block`] without the conversion: the outcome as the future gave it.
+pub fn wait<F, T>(py: Python<'_>, driver: Driver<'_>, fut: F) -> OpResult<T>
+where
+    F: Future<Output = OpResult<T>> + Send,
+    T: Send,
+{
+    let p = probes(py).map_err(Failure::Py)?;
+    refuse_in_event_loop(py, p).map_err(Failure::Py)?;
     let on_main = p.main_thread == Some(std::thread::current().id());
     let fut = crate::guard::future(fut);
-    let out = if on_main {
+    if on_main {
         py.detach(|| {
             let mut check = || Python::attach(|py| py.check_signals()).map_err(Failure::Py);
             driver.run(fut, Some((SIGNAL_CHECK, &mut check)))
@@ -586,10 +598,7 @@ where
             }
             out
         })
-    };
-    crate::guard::sync("result conversion", || {
-        out.map_err(|f| f.into_pyerr(py))?.into_py(py)
-    })
+    }
 }
 
 /// Error for a spawned part of an operation that ended without a result.

@@ -119,21 +119,30 @@ pub async fn operate(
 /// Finished batch rows, with the key tuples they were asked with.
 pub struct BatchOut(Vec<BatchOperation>, Vec<Py<PyAny>>);
 
-impl IntoPy for BatchOut {
-    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+impl BatchOut {
+    /// Convert the rows, appending them to `out`.
+    pub fn push_rows(self, py: Python<'_>, out: &mut Vec<Py<BatchRow>>) -> PyResult<()> {
         let mut names = Names::default();
-        let mut rows = Vec::with_capacity(self.0.len());
+        out.reserve(self.0.len());
         for (op, key) in self.0.iter().zip(&self.1) {
             let row = BatchRow::from_native(py, op, Some(key.bind(py)), &mut names)?;
-            rows.push(Py::new(py, row)?);
+            out.push(Py::new(py, row)?);
         }
+        Ok(())
+    }
+}
+
+impl IntoPy for BatchOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let mut rows = Vec::new();
+        self.push_rows(py, &mut rows)?;
         Ok(PyList::new(py, rows)?.into_any().unbind())
     }
 }
 
 /// Reads, writes, deletes and UDF calls in one round trip; per-row outcomes.
 pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
-    let has_write = rows.iter().any(|r| r.writes);
+    let has_write = rows.iter().any(Row::writes);
     let (ops, keys) = into_ops(rows, &p)?;
     let policy = if has_write { &p.batch_write } else { &p.batch };
     Ok(BatchOut(batch_ops(&i.client, policy, ops).await?, keys))
@@ -164,16 +173,16 @@ async fn batch_ops(
     }
 }
 
-/// Read-only rows split into `parts` batch requests, each a future to spawn on the worker
-/// runtime (which hashes the keys, builds the request and parses the reply).
+/// Read-only rows split into batch requests of `size` rows, each a future to spawn on the
+/// worker runtime (which hashes the keys, builds the request and parses the reply).
 pub fn batch_parts(
     i: &Arc<Inner>,
     p: &Arc<Natives>,
     rows: Vec<Row>,
-    parts: usize,
+    size: usize,
 ) -> Vec<BatchPart> {
-    let size = rows.len().div_ceil(parts.max(1)).max(1);
-    let mut out = Vec::with_capacity(parts);
+    let size = size.max(1);
+    let mut out = Vec::with_capacity(rows.len().div_ceil(size));
     let mut rows = rows.into_iter().peekable();
     while rows.peek().is_some() {
         let part: Vec<Row> = rows.by_ref().take(size).collect();

@@ -26,7 +26,8 @@ pub struct Inner {
     /// The crate client on the worker runtime (an Arc inside).
     pub client: aerospike::Client,
     handle: Handle,
-    /// The crate client on the caller-driven runtime, connected on first use.
+    /// The caller-driven runtime and the crate client on it, both set on first use.
+    caller: std::sync::OnceLock<Arc<tokio::runtime::Runtime>>,
     direct: tokio::sync::OnceCell<aerospike::Client>,
     policy: ClientPolicy,
     hosts: Vec<Host>,
@@ -149,6 +150,7 @@ async fn do_connect(
         inner: Arc::new(Inner {
             client,
             handle,
+            caller: std::sync::OnceLock::new(),
             direct: tokio::sync::OnceCell::new(),
             policy,
             hosts,
@@ -295,10 +297,16 @@ impl Client {
         F: std::future::Future<Output = OpResult<T>> + Send,
         T: IntoPy,
     {
-        let rt = runtime::caller_driven()?;
         let inner = &self.inner;
+        let rt = match inner.caller.get() {
+            Some(rt) => rt,
+            None => {
+                let rt = runtime::caller_driven()?;
+                inner.caller.get_or_init(|| rt)
+            }
+        };
         let fut = Box::pin(async move { call(inner.direct_client().await?).await });
-        bridge::block(py, Driver::Caller(&rt), inner.until_closed(fut))
+        bridge::block(py, Driver::Caller(rt), inner.until_closed(fut))
     }
 }
 
@@ -328,25 +336,24 @@ impl Client {
         p: &Arc<Natives>,
         rows: Vec<crate::batch::Row>,
     ) -> PyResult<Py<PyAny>> {
-        let parts = rows.len().div_ceil(PIPELINE_PART_ROWS);
-        let mut tasks = Vec::with_capacity(parts);
-        let mut running = AbortAll(Vec::with_capacity(parts));
-        for part in calls::batch_parts(i, p, rows, parts) {
+        let parts = calls::batch_parts(i, p, rows, PIPELINE_PART_ROWS);
+        let mut tasks = Vec::with_capacity(parts.len());
+        let mut running = AbortAll(Vec::with_capacity(parts.len()));
+        for part in parts {
             let task = i.handle.spawn(crate::guard::future(i.until_closed(part)));
             running.0.push(task.abort_handle());
             tasks.push(task);
         }
-        let out = PyList::empty(py);
+        let mut out = Vec::new();
         for task in tasks {
-            let part = bridge::block(py, Driver::Worker(&i.handle), async move {
+            let part = bridge::wait(py, Driver::Worker(&i.handle), async move {
                 task.await
                     .map_err(|e| Failure::Py(bridge::join_error(&e)))?
-            })?;
-            for row in part.bind(py).try_iter()? {
-                out.append(row?)?;
-            }
+            })
+            .map_err(|f| f.into_pyerr(py))?;
+            crate::guard::sync("result conversion", || part.push_rows(py, &mut out))?;
         }
-        Ok(out.into_any().unbind())
+        Ok(PyList::new(py, out)?.into_any().unbind())
     }
 }
 
@@ -390,7 +397,7 @@ impl Client {
         self.inner.handle.spawn(async move {
             let _ = c.close().await;
         });
-        if let (Some(c), Ok(rt)) = (self.inner.direct.get(), runtime::caller_driven()) {
+        if let (Some(c), Some(rt)) = (self.inner.direct.get(), self.inner.caller.get()) {
             let c = c.clone();
             rt.spawn(async move {
                 let _ = c.close().await;
@@ -594,7 +601,7 @@ impl Client {
         let i = self.live()?.clone();
         let p = self.natives(policy);
         let b = crate::batch::to_rows(rows, &self.inner.defaults)?;
-        if b.len() >= PIPELINE_MIN_ROWS && b.iter().all(|r| !r.writes) {
+        if b.len() >= PIPELINE_MIN_ROWS && !b.iter().any(crate::batch::Row::writes) {
             return self.batch_pipelined(py, &i, &p, b);
         }
         twin!(blocking self, py, calls::batch(i, p, b))
