@@ -45,6 +45,10 @@ def _settle(fut: asyncio.Future[Any], result: Any, error: BaseException | None) 
         fut.set_exception(error)
 
 
+# Give each asyncio loop its own runtime, driven by the loop thread (read when a loop is first
+# seen; False: every operation runs on the shared worker runtime).
+LOOP_RUNTIME = True
+
 _completers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Completer | None] = (
     weakref.WeakKeyDictionary()
 )
@@ -56,13 +60,44 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
         return _completers[loop]
     except KeyError:
         pass
-    c: Completer | None = Completer(loop.call_soon)
+    c = Completer(_call_soon_of(loop), loop_runtime=LOOP_RUNTIME)
     try:
-        loop.add_reader(c.fileno(), c.drain)  # type: ignore[union-attr]
+        loop.add_reader(c.fileno(), c.drain)
     except NotImplementedError:
-        c = None
+        _completers[loop] = None
+        return None
+    fd = c.runtime_fileno()
+    if fd is not None:
+        loop.add_reader(fd, c.tick)
+        loop.call_later(c.next_tick(), _tick, loop, weakref.ref(c))
     _completers[loop] = c
     return c
+
+
+def _call_soon_of(loop: asyncio.AbstractEventLoop) -> Callable[[Callable[[], None]], object]:
+    """``loop.call_soon`` without a strong reference to the loop.
+
+    ``_completers`` maps each loop (weakly) to its completer; a completer holding the loop
+    would keep the entry, the loop and the completer's runtime and sockets alive forever.
+    """
+    ref = weakref.ref(loop)
+
+    def call_soon(callback: Callable[[], None]) -> object:
+        live = ref()
+        if live is None:
+            raise RuntimeError("the event loop is gone")
+        return live.call_soon(callback)
+
+    return call_soon
+
+
+def _tick(loop: asyncio.AbstractEventLoop, ref: weakref.ref[Completer]) -> None:
+    """Drive the loop's runtime periodically: its timers and cluster tending need it."""
+    c = ref()
+    if c is None or loop.is_closed():
+        return
+    c.tick()
+    loop.call_later(c.next_tick(), _tick, loop, ref)
 
 
 def _start_asyncio(
@@ -110,7 +145,8 @@ async def _wait_trio(start: Start) -> Any:
 # The last (loop, completer) seen by ``call``. ``asyncio._get_running_loop`` costs a getpid()
 # system call per use on CPython 3.11; a BaseEventLoop records the thread running it in
 # ``_thread_id`` (set and cleared by ``run_forever``), which is a cheap equivalent check.
-_last: tuple[weakref.ref[asyncio.AbstractEventLoop], Completer] | None = None
+# Both weak: a finished loop's completer (and the runtime it owns) must not outlive the loop.
+_last: tuple[weakref.ref[asyncio.AbstractEventLoop], weakref.ref[Completer]] | None = None
 _get_ident = threading.get_ident
 
 
@@ -128,15 +164,19 @@ def _running() -> tuple[asyncio.AbstractEventLoop, Completer | None] | None:
     global _last
     last = _last
     if last is not None:
-        loop = last[0]()
-        if loop is not None and getattr(loop, "_thread_id", None) == _get_ident():
-            return loop, last[1]
+        loop, completer = last[0](), last[1]()
+        if (
+            loop is not None
+            and completer is not None
+            and getattr(loop, "_thread_id", None) == _get_ident()
+        ):
+            return loop, completer
     loop = _get_running_loop()
     if loop is None:
         return None
     completer = _completers.get(loop) or _completer(loop)
     if completer is not None and getattr(loop, "_thread_id", None) == _get_ident():
-        _last = (weakref.ref(loop), completer)
+        _last = (weakref.ref(loop), weakref.ref(completer))
     return loop, completer
 
 

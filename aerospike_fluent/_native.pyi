@@ -122,16 +122,33 @@ class Completer:
 
     With ``schedule`` (the loop's ``call_soon``), operations started in the same loop iteration
     are coalesced: the first schedules :meth:`flush`, which hands them all to the runtime in one
-    go."""
+    go.
+
+    With ``loop_runtime=True`` the loop also gets its own runtime, driven by the loop thread:
+    single-record operations run there (up to ``loop_ops`` in flight, default 16), so a reply
+    wakes only the loop. Watch :meth:`runtime_fileno` with ``loop.add_reader(fd,
+    completer.tick)`` and call :meth:`tick` every :meth:`next_tick` seconds."""
 
     def __new__(
-        cls, schedule: Callable[[Callable[[], None]], object] | None = None
+        cls,
+        schedule: Callable[[Callable[[], None]], object] | None = None,
+        loop_runtime: bool = False,
+        loop_ops: int | None = None,
     ) -> Completer: ...
     def fileno(self) -> int: ...
     def flush(self) -> None:
         """Spawn the operations queued since the last flush; call on the loop thread."""
     def drain(self) -> None:
         """Settle every queued future (cancelled ones are skipped); call on the loop thread."""
+    def runtime_fileno(self) -> int | None:
+        """The loop runtime's descriptor (None: the loop has no runtime of its own)."""
+    def tick(self) -> None:
+        """Drive the loop's runtime without blocking and settle what finished."""
+    def next_tick(self) -> float:
+        """Seconds until the next periodic :meth:`tick` is due."""
+    @property
+    def loop_ops_started(self) -> int:
+        """Operations started on the loop's own runtime so far."""
 
 @final
 class Pending:

@@ -2,11 +2,13 @@
 //! callback (returning a cancellable `Pending`), or blocking on the calling thread.
 
 use std::future::Future;
+
+use futures::FutureExt;
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
@@ -20,6 +22,7 @@ use tokio::runtime::{Handle, Runtime};
 use tokio::task::AbortHandle;
 
 use crate::errors::{self, ClientClosedError, ClientError};
+use crate::local::LoopRuntime;
 use crate::park::Tick;
 use crate::values::from_key;
 
@@ -90,11 +93,28 @@ const RUNNING: u8 = 0;
 const CANCELLED: u8 = 1;
 const COMPLETED: u8 = 2;
 
+/// How to stop an operation's task.
+enum Abort {
+    /// A task on the worker runtime.
+    Task(AbortHandle),
+    /// An operation on an event loop's runtime (dropped at its next tick).
+    Local(futures::future::AbortHandle),
+}
+
 /// Shared by a `Pending` and its task: the race between completing and cancelling, and the
 /// task's abort handle once it is spawned (a coalesced operation is spawned a little later).
 struct OpState {
     state: AtomicU8,
-    abort: OnceLock<AbortHandle>,
+    abort: OnceLock<Abort>,
+}
+
+impl OpState {
+    fn new() -> Arc<Self> {
+        Arc::new(OpState {
+            state: AtomicU8::new(RUNNING),
+            abort: OnceLock::new(),
+        })
+    }
 }
 
 impl OpState {
@@ -123,8 +143,10 @@ impl Pending {
             .is_ok();
         if won {
             // Not spawned yet (coalesced): `Job::spawn` sees CANCELLED and aborts it.
-            if let Some(a) = self.op.abort.get() {
-                a.abort();
+            match self.op.abort.get() {
+                Some(Abort::Task(a)) => a.abort(),
+                Some(Abort::Local(a)) => a.abort(),
+                None => {}
             }
         }
         won
@@ -149,7 +171,7 @@ impl Job {
     /// Spawn the task and publish its abort handle (a cancel that came first aborts it here).
     fn spawn(self, handle: &Handle) {
         let task = handle.spawn(self.task);
-        let _ = self.op.abort.set(task.abort_handle());
+        let _ = self.op.abort.set(Abort::Task(task.abort_handle()));
         if self.op.state.load(Ordering::SeqCst) == CANCELLED {
             task.abort();
         }
@@ -166,10 +188,7 @@ where
     F: Future<Output = OpResult<T>> + Send + 'static,
     T: IntoPy,
 {
-    let op = Arc::new(OpState {
-        state: AtomicU8::new(RUNNING),
-        abort: OnceLock::new(),
-    });
+    let op = OpState::new();
     let st = op.clone();
     Python::attach(|py| {
         let (target, completer) = Target::of(py, done);
@@ -185,13 +204,7 @@ where
                 Target::Callback(done) => {
                     with_python(|py| deliver(py, &done, out));
                 }
-                Target::Queue(c, fut) => c.push(Ready {
-                    fut,
-                    out: Box::new(move |py| {
-                        out.map_err(|f| f.into_pyerr(py))
-                            .and_then(|v| v.into_py(py))
-                    }),
-                }),
+                Target::Queue(c, fut) => c.push(Ready::new(fut, out)),
             }
         };
         let job = Job {
@@ -229,9 +242,110 @@ impl Target {
 
 type Outcome = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
 
-struct Ready {
+/// A finished operation: the future to settle and how to convert its outcome.
+pub struct Ready {
     fut: Py<PyAny>,
     out: Outcome,
+}
+
+impl Ready {
+    fn new<T: IntoPy>(fut: Py<PyAny>, out: OpResult<T>) -> Self {
+        Ready {
+            fut,
+            out: Box::new(move |py| {
+                out.map_err(|f| f.into_pyerr(py))
+                    .and_then(|v| v.into_py(py))
+            }),
+        }
+    }
+}
+
+/// Settle each future with its outcome, on the loop thread (a cancelled one is skipped).
+fn settle(py: Python<'_>, batch: Vec<Ready>) {
+    for r in batch {
+        let fut = r.fut.bind(py);
+        // No `done()` probe per future: settling a cancelled future fails, and only then
+        // is it asked (cancellation is rare; one Python call per completion saved).
+        let res = match crate::guard::sync("result conversion", || (r.out)(py)) {
+            Ok(v) => fut.call_method1(intern!(py, "set_result"), (v,)),
+            Err(e) => fut.call_method1(intern!(py, "set_exception"), (e.into_value(py),)),
+        };
+        if let Err(e) = res {
+            let done = fut
+                .call_method0(intern!(py, "done"))
+                .and_then(|d| d.is_truthy())
+                .unwrap_or(false);
+            if !done {
+                e.write_unraisable(py, Some(fut));
+            }
+        }
+    }
+}
+
+/// An async operation that runs on its event loop's own runtime (see `local.rs`).
+pub struct OnLoop<'py> {
+    completer: Bound<'py, Completer>,
+    fut: Py<PyAny>,
+}
+
+impl<'py> OnLoop<'py> {
+    /// The loop runtime of `done` (a `(Completer, future)` pair), if it has room for one
+    /// more operation.
+    pub fn of(py: Python<'py>, done: &Py<PyAny>) -> Option<Self> {
+        let t = done.bind(py).cast::<PyTuple>().ok()?;
+        if t.len() != 2 {
+            return None;
+        }
+        let completer = t.get_item(0).ok()?.cast_into::<Completer>().ok()?;
+        let c = completer.get();
+        if c.local.as_ref()?.in_flight() >= c.local_max {
+            return None;
+        }
+        let fut = t.get_item(1).ok()?.unbind();
+        Some(OnLoop { completer, fut })
+    }
+
+    /// Most operations in flight on the loop's runtime (more go to the worker runtime).
+    pub fn capacity(&self) -> usize {
+        self.completer.get().local_max
+    }
+
+    /// The loop's runtime.
+    pub fn runtime(&self) -> &Arc<LoopRuntime<Ready>> {
+        // `of` only returns completers with a loop runtime
+        self.completer.get().local.as_ref().expect("a loop runtime")
+    }
+
+    /// Queue `fut` for the loop's next tick (scheduled with the loop iteration's flush).
+    pub fn start<F, T>(self, fut: F) -> Pending
+    where
+        F: Future<Output = OpResult<T>> + Send + 'static,
+        T: IntoPy,
+    {
+        let op = OpState::new();
+        let (abort, registration) = futures::future::AbortHandle::new_pair();
+        let _ = op.abort.set(Abort::Local(abort));
+        let st = op.clone();
+        let OnLoop {
+            completer,
+            fut: target,
+        } = self;
+        let task = async move {
+            if st.state.load(Ordering::Acquire) != RUNNING {
+                return None;
+            }
+            let out = crate::guard::future(fut).await;
+            st.complete().then(|| Ready::new(target, out))
+        };
+        let task = futures::future::Abortable::new(task, registration).map(|r| r.ok().flatten());
+        let c = completer.get();
+        if let Some(local) = &c.local {
+            local.queue(Box::pin(task));
+            c.local_started.fetch_add(1, Ordering::Relaxed);
+        }
+        Completer::arm(&completer);
+        Pending { op }
+    }
 }
 
 struct Queue {
@@ -273,11 +387,17 @@ struct Submissions {
 /// them to the runtime in one spawn. Spawning from the loop thread wakes the (usually parked)
 /// Tokio worker with a system call each time (~10-25 µs of the loop thread on this 2-vCPU VM);
 /// this makes it one wake-up per loop iteration instead of one per operation.
-#[pyclass(frozen, module = "aerospike_fluent._native")]
+#[pyclass(frozen, weakref, module = "aerospike_fluent._native")]
 pub struct Completer {
     queue: Arc<Queue>,
     schedule: Option<Py<PyAny>>,
     submissions: Mutex<Submissions>,
+    /// The loop's own runtime (see `local.rs`), when it could be set up.
+    local: Option<Arc<LoopRuntime<Ready>>>,
+    /// Operations in flight on `local` beyond which new ones go to the worker runtime.
+    local_max: usize,
+    /// Operations started on `local` so far.
+    local_started: AtomicU64,
 }
 
 impl Completer {
@@ -288,32 +408,36 @@ impl Completer {
     /// Queue `job` for `flush` (scheduled by the first job of the iteration); without a
     /// scheduler, spawn it now.
     fn submit(slf: &Bound<'_, Completer>, handle: &Handle, job: Job) {
+        if !Self::arm(slf) {
+            return job.spawn(handle);
+        }
+        let mut s = slf.get().submissions();
+        s.jobs.push(job);
+        s.handle = Some(handle.clone());
+    }
+
+    /// Make sure a `flush` is scheduled for the end of this loop iteration; false when none
+    /// can be (no scheduler, or the loop refused it).
+    fn arm(slf: &Bound<'_, Completer>) -> bool {
         let this = slf.get();
         let Some(schedule) = &this.schedule else {
-            return job.spawn(handle);
+            return false;
         };
-        {
-            let mut s = this.submissions();
-            if s.armed {
-                s.jobs.push(job);
-                return;
-            }
+        if this.submissions().armed {
+            return true;
         }
-        // First of this iteration: schedule the flush (the lock is not held while Python runs).
+        // First of this iteration (the lock is not held while Python runs).
         let armed = slf
             .getattr(intern!(slf.py(), "flush"))
             .and_then(|flush| schedule.call1(slf.py(), (flush,)));
         match armed {
             Ok(_) => {
-                let mut s = this.submissions();
-                s.armed = true;
-                s.jobs.push(job);
-                s.handle = Some(handle.clone());
+                this.submissions().armed = true;
+                true
             }
-            // No flush can come (loop closed?): this one goes out on its own.
             Err(e) => {
                 e.write_unraisable(slf.py(), Some(slf.as_any()));
-                job.spawn(handle);
+                false
             }
         }
     }
@@ -353,10 +477,16 @@ impl Drop for Completer {
 #[pymethods]
 impl Completer {
     /// `schedule`: the loop's `call_soon`, to coalesce the operations started in one
-    /// iteration; without it every operation is spawned on its own.
+    /// iteration; without it every operation is spawned on its own. `loop_runtime`: give the
+    /// loop its own runtime (the caller then watches `runtime_fileno()` and calls `tick()`);
+    /// `loop_ops`: at most this many operations in flight on it (more go to the worker).
     #[new]
-    #[pyo3(signature = (schedule=None))]
-    fn new(schedule: Option<Py<PyAny>>) -> PyResult<Self> {
+    #[pyo3(signature = (schedule=None, loop_runtime=false, loop_ops=None))]
+    fn new(
+        schedule: Option<Py<PyAny>>,
+        loop_runtime: bool,
+        loop_ops: Option<usize>,
+    ) -> PyResult<Self> {
         let (tx, rx) = UnixStream::pair()
             .map_err(|e| ClientError::new_err(format!("cannot create a wake-up socket: {e}")))?;
         for sock in [&tx, &rx] {
@@ -370,6 +500,12 @@ impl Completer {
                 tx,
                 rx,
             }),
+            local: (loop_runtime && schedule.is_some())
+                .then(LoopRuntime::new)
+                .flatten()
+                .map(Arc::new),
+            local_max: loop_ops.unwrap_or(DEFAULT_LOOP_OPS),
+            local_started: AtomicU64::new(0),
             schedule,
             submissions: Mutex::new(Submissions::default()),
         })
@@ -380,10 +516,12 @@ impl Completer {
         self.queue.rx.as_raw_fd()
     }
 
-    /// Hand the operations queued since the last flush to the runtime (one spawn).
-    fn flush(&self) {
+    /// Hand the operations queued since the last flush to the runtime (one spawn), and start
+    /// those queued on the loop's own runtime.
+    fn flush(&self, py: Python<'_>) {
         let (jobs, handle) = self.take();
         spawn_all(jobs, handle);
+        self.tick(py);
     }
 
     /// Settle every queued future (skipping cancelled ones); call on the loop thread.
@@ -396,26 +534,48 @@ impl Completer {
             Ok(mut v) => std::mem::take(&mut *v),
             Err(p) => std::mem::take(&mut *p.into_inner()),
         };
-        for r in batch {
-            let fut = r.fut.bind(py);
-            // No `done()` probe per future: settling a cancelled future fails, and only then
-            // is it asked (cancellation is rare; one Python call per completion saved).
-            let res = match crate::guard::sync("result conversion", || (r.out)(py)) {
-                Ok(v) => fut.call_method1(intern!(py, "set_result"), (v,)),
-                Err(e) => fut.call_method1(intern!(py, "set_exception"), (e.into_value(py),)),
-            };
-            if let Err(e) = res {
-                let done = fut
-                    .call_method0(intern!(py, "done"))
-                    .and_then(|d| d.is_truthy())
-                    .unwrap_or(false);
-                if !done {
-                    e.write_unraisable(py, Some(fut));
-                }
-            }
+        settle(py, batch);
+    }
+
+    /// The descriptor of the loop's own runtime, to watch for readability (None: every
+    /// operation runs on the worker runtime).
+    fn runtime_fileno(&self) -> Option<i32> {
+        self.local.as_deref().map(LoopRuntime::fileno)
+    }
+
+    /// Drive the loop's runtime without blocking and settle what finished; the loop calls
+    /// this when `runtime_fileno()` is readable and every `next_tick()` seconds.
+    fn tick(&self, py: Python<'_>) {
+        let Some(local) = &self.local else { return };
+        match crate::guard::sync("the event loop's runtime", || Ok(local.tick())) {
+            Ok(done) => settle(py, done),
+            Err(e) => e.write_unraisable(py, None),
+        }
+    }
+
+    /// Operations started on the loop's own runtime so far.
+    #[getter]
+    fn loop_ops_started(&self) -> u64 {
+        self.local_started.load(Ordering::Relaxed)
+    }
+
+    /// Seconds until the next periodic tick: timers (timeouts) and cluster tending only
+    /// progress while the runtime is driven.
+    fn next_tick(&self) -> f64 {
+        match &self.local {
+            Some(l) if l.in_flight() > 0 => BUSY_TICK.as_secs_f64(),
+            _ => IDLE_TICK.as_secs_f64(),
         }
     }
 }
+
+/// Default `loop_ops`: operations in flight on a loop's own runtime before new ones go to the
+/// worker runtime.
+pub const DEFAULT_LOOP_OPS: usize = 16;
+/// Periodic tick of a loop runtime with operations in flight (timeout granularity).
+const BUSY_TICK: Duration = Duration::from_millis(10);
+/// Periodic tick of an idle loop runtime (cluster tend, connection upkeep).
+const IDLE_TICK: Duration = Duration::from_millis(100);
 
 /// Set by the `atexit` hook: the interpreter is about to finalize.
 static EXITING: AtomicBool = AtomicBool::new(false);

@@ -1,7 +1,7 @@
 //! `Client`: connection, and each operation exposed twice (async with `done`, `_blocking`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use aerospike::policy::{AdminPolicy, AuthMode, ClientPolicy};
 use aerospike::{Bin, Bins, Host, Value};
@@ -11,9 +11,10 @@ use pyo3::types::{PyDict, PyList, PyMapping, PyString};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
-use crate::bridge::{self, Driver, Failure, IntoPy, OpResult, Pending};
+use crate::bridge::{self, Driver, Failure, IntoPy, OnLoop, OpResult, Pending, Ready};
 use crate::calls;
 use crate::errors::invalid_argument;
+use crate::local::{ClientCell, LoopRuntime};
 use crate::ops::to_ops;
 use crate::policy::{ClientConfig, Defaults, Natives, Policy};
 use crate::query::{self, QueryStream};
@@ -29,6 +30,10 @@ pub struct Inner {
     /// The caller-driven runtime and the crate client on it, both set on first use.
     caller: std::sync::OnceLock<Arc<tokio::runtime::Runtime>>,
     direct: tokio::sync::OnceCell<aerospike::Client>,
+    /// Identifies this client's crate clients on event loops' runtimes (see `local.rs`).
+    id: u64,
+    /// The loop runtimes this client has a crate client on.
+    on_loops: std::sync::Mutex<Vec<Weak<LoopRuntime<Ready>>>>,
     policy: ClientPolicy,
     hosts: Vec<Host>,
     defaults: Defaults,
@@ -41,11 +46,24 @@ pub struct Inner {
     generation: u64,
 }
 
+static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 impl Inner {
     /// The crate client for the caller-driven runtime; call only from futures run on it.
     async fn direct_client(&self) -> OpResult<aerospike::Client> {
         let connect = || aerospike::Client::new(&self.policy, &self.hosts);
         Ok(self.direct.get_or_try_init(connect).await?.clone())
+    }
+
+    /// This client's (lazily connected) crate client on the loop runtime `rt`.
+    fn loop_client(&self, rt: &Arc<LoopRuntime<Ready>>) -> ClientCell {
+        let (cell, created) = rt.client_for(self.id);
+        if created {
+            let mut on_loops = self.on_loops.lock().unwrap_or_else(|p| p.into_inner());
+            on_loops.retain(|l| l.strong_count() > 0);
+            on_loops.push(Arc::downgrade(rt));
+        }
+        cell
     }
 
     /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed.
@@ -75,6 +93,22 @@ async fn closed_signal(mut closing: watch::Receiver<bool>) {
     if !closed {
         std::future::pending::<()>().await;
     }
+}
+
+/// How long `close()` drives a loop runtime to close the client on it.
+const LOOP_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Close a crate client of a loop runtime now: its loop may never run again (or be blocked by
+/// the caller), and only driving the runtime closes the sockets.
+fn close_on_loop(py: Python<'_>, rt: &LoopRuntime<Ready>, c: aerospike::Client) {
+    if Handle::try_current().is_ok() {
+        return; // on a runtime thread, where block_on is not allowed: the loop's end closes it
+    }
+    py.detach(|| {
+        rt.block_on(async move {
+            let _ = tokio::time::timeout(LOOP_CLOSE_WAIT, c.close()).await;
+        })
+    });
 }
 
 /// A connected cluster client.
@@ -135,6 +169,21 @@ fn client_policy(cfg: &ClientConfig) -> PyResult<ClientPolicy> {
     Ok(p)
 }
 
+/// The worker runtime's pool leaves room for an event loop's own pool (see `go_on_loop`), so
+/// that a process with one event loop stays within `max_conns_per_node` for async calls.
+fn worker_policy(policy: &ClientPolicy) -> ClientPolicy {
+    let max = policy.max_conns_per_node;
+    if max <= bridge::DEFAULT_LOOP_OPS {
+        return policy.clone();
+    }
+    let max = max - bridge::DEFAULT_LOOP_OPS;
+    ClientPolicy {
+        max_conns_per_node: max,
+        min_conns_per_node: policy.min_conns_per_node.min(max),
+        ..policy.clone()
+    }
+}
+
 /// Connect (the one async fn behind `connect` and `connect_blocking`).
 async fn do_connect(
     policy: ClientPolicy,
@@ -142,7 +191,7 @@ async fn do_connect(
     defaults: Defaults,
     handle: Handle,
 ) -> OpResult<Client> {
-    let client = aerospike::Client::new(&policy, &hosts).await?;
+    let client = aerospike::Client::new(&worker_policy(&policy), &hosts).await?;
     let admin = AdminPolicy {
         timeout: defaults.total_timeout.max(1000),
     };
@@ -152,6 +201,8 @@ async fn do_connect(
             handle,
             caller: std::sync::OnceLock::new(),
             direct: tokio::sync::OnceCell::new(),
+            id: NEXT_CLIENT_ID.fetch_add(1, Ordering::Relaxed),
+            on_loops: std::sync::Mutex::new(Vec::new()),
             policy,
             hosts,
             natives: Arc::new(Natives::defaults(&defaults)),
@@ -281,6 +332,38 @@ impl Client {
         bridge::start(&self.inner.handle, done, fut)
     }
 
+    /// Async single-record call: on the event loop's own runtime when `done` has one with
+    /// room, else on the worker runtime. `call` gets the crate client of the runtime chosen.
+    fn go_on_loop<C, F, T>(&self, py: Python<'_>, done: Py<PyAny>, call: C) -> Pending
+    where
+        C: FnOnce(aerospike::Client) -> F + Send + 'static,
+        F: std::future::Future<Output = OpResult<T>> + Send + 'static,
+        T: IntoPy,
+    {
+        // A pool capped at or below the loop's capacity stays one pool: the cap is the cap.
+        let on_loop =
+            OnLoop::of(py, &done).filter(|l| self.inner.policy.max_conns_per_node > l.capacity());
+        let Some(on_loop) = on_loop else {
+            return self.go(done, Box::pin(call(self.inner.client.clone())));
+        };
+        let cell = self.inner.loop_client(on_loop.runtime());
+        let inner = self.inner.clone();
+        let max_conns = on_loop.capacity();
+        let fut = Box::pin(async move {
+            let connect = || {
+                let policy = ClientPolicy {
+                    max_conns_per_node: max_conns,
+                    min_conns_per_node: inner.policy.min_conns_per_node.min(max_conns),
+                    ..inner.policy.clone()
+                };
+                async move { aerospike::Client::new(&policy, &inner.hosts).await }
+            };
+            let client = cell.get_or_try_init(connect).await?.clone();
+            call(client).await
+        });
+        on_loop.start(self.inner.until_closed(fut))
+    }
+
     fn wait<F, T>(&self, py: Python<'_>, fut: F) -> PyResult<Py<PyAny>>
     where
         F: std::future::Future<Output = OpResult<T>> + Send,
@@ -372,6 +455,9 @@ macro_rules! twin {
     (direct $self:ident, $py:ident, $call:expr) => {{
         $self.wait_direct($py, $call)
     }};
+    (on_loop $self:ident, $py:ident, $done:expr, $call:expr) => {{
+        Ok($self.go_on_loop($py, $done, $call))
+    }};
 }
 
 #[pymethods]
@@ -385,7 +471,7 @@ impl Client {
     }
 
     /// Close the cluster; in-flight operations fail with ClientClosedError.
-    fn close(&self) {
+    fn close(&self, py: Python<'_>) {
         if self.inner.closed.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -403,6 +489,19 @@ impl Client {
                 let _ = c.close().await;
             });
         }
+        let on_loops = std::mem::take(
+            &mut *self
+                .inner
+                .on_loops
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+        for rt in on_loops.iter().filter_map(Weak::upgrade) {
+            let client = rt.take_client(self.inner.id);
+            if let Some(c) = client.as_ref().and_then(|cell| cell.get()) {
+                close_on_loop(py, &rt, c.clone());
+            }
+        }
     }
 
     /// Names of the cluster's nodes.
@@ -413,19 +512,20 @@ impl Client {
     #[pyo3(signature = (done, key, bins, header_only, policy))]
     fn get(
         &self,
+        py: Python<'_>,
         done: Py<PyAny>,
         key: &Bound<'_, PyAny>,
         bins: Option<Vec<String>>,
         header_only: bool,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Pending> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, sel, p) = (
             (to_key(key)?, key.clone().unbind()),
             bins_selector(bins, header_only),
             self.natives(policy),
         );
-        twin!(self, done, calls::get(i.client.clone(), p, k, sel))
+        twin!(on_loop self, py, done, move |c| calls::get(c, p, k, sel))
     }
 
     #[pyo3(signature = (key, bins, header_only, policy))]
@@ -449,14 +549,15 @@ impl Client {
     #[pyo3(signature = (done, key, bins, policy))]
     fn put(
         &self,
+        py: Python<'_>,
         done: Py<PyAny>,
         key: &Bound<'_, PyAny>,
         bins: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Pending> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, b, p) = (to_key(key)?, to_bins(bins)?, self.natives(policy));
-        twin!(self, done, calls::put(i.client.clone(), p, k, b))
+        twin!(on_loop self, py, done, move |c| calls::put(c, p, k, b))
     }
 
     #[pyo3(signature = (key, bins, policy))]
@@ -475,13 +576,14 @@ impl Client {
     #[pyo3(signature = (done, key, policy))]
     fn delete(
         &self,
+        py: Python<'_>,
         done: Py<PyAny>,
         key: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Pending> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, p) = (to_key(key)?, self.natives(policy));
-        twin!(self, done, calls::delete(i.client.clone(), p, k))
+        twin!(on_loop self, py, done, move |c| calls::delete(c, p, k))
     }
 
     #[pyo3(signature = (key, policy))]
@@ -499,13 +601,14 @@ impl Client {
     #[pyo3(signature = (done, key, policy))]
     fn exists(
         &self,
+        py: Python<'_>,
         done: Py<PyAny>,
         key: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Pending> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, p) = (to_key(key)?, self.natives(policy));
-        twin!(self, done, calls::exists(i.client.clone(), p, k))
+        twin!(on_loop self, py, done, move |c| calls::exists(c, p, k))
     }
 
     #[pyo3(signature = (key, policy))]
@@ -523,13 +626,14 @@ impl Client {
     #[pyo3(signature = (done, key, policy))]
     fn touch(
         &self,
+        py: Python<'_>,
         done: Py<PyAny>,
         key: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Pending> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, p) = (to_key(key)?, self.natives(policy));
-        twin!(self, done, calls::touch(i.client.clone(), p, k))
+        twin!(on_loop self, py, done, move |c| calls::touch(c, p, k))
     }
 
     #[pyo3(signature = (key, policy))]
@@ -547,18 +651,19 @@ impl Client {
     #[pyo3(signature = (done, key, ops, policy))]
     fn operate(
         &self,
+        py: Python<'_>,
         done: Py<PyAny>,
         key: &Bound<'_, PyAny>,
         ops: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) -> PyResult<Pending> {
-        let i = self.live()?.clone();
+        self.live()?;
         let (k, o, p) = (
             (to_key(key)?, key.clone().unbind()),
             to_ops(ops)?,
             self.natives(policy),
         );
-        twin!(self, done, calls::operate(i.client.clone(), p, k, o))
+        twin!(on_loop self, py, done, move |c| calls::operate(c, p, k, o))
     }
 
     #[pyo3(signature = (key, ops, policy))]

@@ -13,6 +13,7 @@ mod embedded;
 mod errors;
 mod expr;
 mod guard;
+mod local;
 mod ops;
 mod park;
 mod policy;

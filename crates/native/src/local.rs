@@ -1,0 +1,211 @@
+//! A Tokio runtime driven by an asyncio event loop's own thread.
+//!
+//! The worker runtime costs an async operation two thread wake-ups on top of the reply's: the
+//! loop wakes the worker to send, and the worker wakes the loop to deliver. Here each event
+//! loop gets a current-thread runtime (with its own crate clients, see `client.rs`) whose I/O
+//! the loop thread drives itself: the runtime's epoll descriptor is watched by the loop
+//! (`loop.add_reader`), and `tick` polls it without blocking, runs the operations that can
+//! progress and hands back the finished ones. A reply then wakes only the loop thread.
+//!
+//! Tokio does not expose its epoll descriptor; it is found in `/proc/self/fd` as the one epoll
+//! instance that building the runtime created (checked against the eventfd registered in it).
+//! Where that cannot be established (not Linux, `/proc` missing, a concurrent epoll creation),
+//! there is no loop runtime and every operation uses the worker runtime as before.
+
+use std::collections::HashSet;
+use std::fs;
+use std::future::Future;
+use std::os::fd::RawFd;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Wake, Waker};
+
+use futures::stream::{FuturesUnordered, StreamExt};
+use tokio::runtime::{Builder, Handle, Runtime};
+
+/// A queued operation: its outcome, or `None` when it was cancelled.
+pub type Op<R> = Pin<Box<dyn Future<Output = Option<R>> + Send>>;
+
+/// A crate client of this runtime, connected by the first operation that needs it.
+pub type ClientCell = Arc<tokio::sync::OnceCell<aerospike::Client>>;
+
+/// Set when an operation can progress; polled by the loop, never wakes a thread.
+#[derive(Default)]
+struct Flag(AtomicBool);
+
+impl Wake for Flag {
+    fn wake(self: Arc<Self>) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+/// Serialises runtime creation, so that the new epoll instance is ours.
+static BUILDING: Mutex<()> = Mutex::new(());
+
+/// The runtime of one event loop, and the operations in flight on it.
+pub struct LoopRuntime<R> {
+    rt: Option<Runtime>,
+    epoll: RawFd,
+    flag: Arc<Flag>,
+    ops: Mutex<FuturesUnordered<Op<R>>>,
+    queued: Mutex<Vec<Op<R>>>,
+    /// Crate clients bound to this runtime, by owner (a native `Client`'s id). They live and
+    /// die with the runtime: its sockets are registered with this runtime's driver.
+    clients: Mutex<Vec<(u64, ClientCell)>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl<R> LoopRuntime<R> {
+    /// Build a runtime for the calling loop thread; `None` where its epoll cannot be found.
+    pub fn new() -> Option<Self> {
+        if Handle::try_current().is_ok() {
+            return None; // block_on would panic on a thread inside another runtime
+        }
+        let _serial = lock(&BUILDING);
+        let (polls, events) = (anon_fds("eventpoll")?, anon_fds("eventfd")?);
+        let rt = Builder::new_current_thread().enable_all().build().ok()?;
+        let Some(epoll) = created_epoll(&polls, &events) else {
+            rt.shutdown_background();
+            return None;
+        };
+        Some(LoopRuntime {
+            rt: Some(rt),
+            epoll,
+            flag: Arc::default(),
+            ops: Mutex::new(FuturesUnordered::new()),
+            queued: Mutex::new(Vec::new()),
+            clients: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The descriptor that becomes readable when the runtime has I/O or a wake-up to process.
+    pub fn fileno(&self) -> RawFd {
+        self.epoll
+    }
+
+    /// The crate client of `owner` on this runtime, and whether it was just created.
+    pub fn client_for(&self, owner: u64) -> (ClientCell, bool) {
+        let mut clients = lock(&self.clients);
+        if let Some((_, c)) = clients.iter().find(|(o, _)| *o == owner) {
+            return (c.clone(), false);
+        }
+        let cell = ClientCell::default();
+        clients.push((owner, cell.clone()));
+        (cell, true)
+    }
+
+    /// Remove and return the crate client of `owner`.
+    pub fn take_client(&self, owner: u64) -> Option<ClientCell> {
+        let mut clients = lock(&self.clients);
+        let at = clients.iter().position(|(o, _)| *o == owner)?;
+        Some(clients.swap_remove(at).1)
+    }
+
+    /// Drive the runtime until `fut` completes, blocking this thread.
+    pub fn block_on<F: Future>(&self, fut: F) -> Option<F::Output> {
+        self.rt.as_ref().map(|rt| rt.block_on(fut))
+    }
+
+    /// Operations queued or in flight.
+    pub fn in_flight(&self) -> usize {
+        lock(&self.ops).len() + lock(&self.queued).len()
+    }
+
+    /// Queue an operation; it is first polled by the next `tick`.
+    pub fn queue(&self, op: Op<R>) {
+        lock(&self.queued).push(op);
+    }
+
+    /// Poll the runtime without blocking: start the queued operations, process ready I/O and
+    /// timers, run what can progress; returns the outcomes of the operations that finished.
+    pub fn tick(&self) -> Vec<R> {
+        let Some(rt) = &self.rt else {
+            return Vec::new();
+        };
+        let mut ops = lock(&self.ops);
+        ops.extend(lock(&self.queued).drain(..));
+        let mut done = Vec::new();
+        let waker = Waker::from(self.flag.clone());
+        rt.block_on(async {
+            loop {
+                self.flag.0.store(false, Ordering::Release);
+                let mut cx = Context::from_waker(&waker);
+                while let Poll::Ready(Some(out)) = ops.poll_next_unpin(&mut cx) {
+                    done.extend(out);
+                }
+                // Lets block_on run the runtime's own tasks and poll epoll with no timeout.
+                tokio::task::yield_now().await;
+                if !self.flag.0.load(Ordering::Acquire) {
+                    break;
+                }
+            }
+        });
+        done
+    }
+}
+
+impl<R> Drop for LoopRuntime<R> {
+    fn drop(&mut self) {
+        lock(&self.ops).clear();
+        lock(&self.queued).clear();
+        lock(&self.clients).clear();
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// Descriptors of this process that are anonymous inodes of `kind`; `None` without `/proc`.
+fn anon_fds(kind: &str) -> Option<HashSet<RawFd>> {
+    let target = format!("anon_inode:[{kind}]");
+    let mut out = HashSet::new();
+    for entry in fs::read_dir("/proc/self/fd").ok()?.flatten() {
+        let Some(fd) = entry.file_name().to_str().and_then(|s| s.parse().ok()) else {
+            continue;
+        };
+        if fs::read_link(entry.path()).is_ok_and(|l| l.as_os_str() == target.as_str()) {
+            out.insert(fd);
+        }
+    }
+    Some(out)
+}
+
+/// The epoll instance created since `polls` and `events` were listed: mio keeps it open
+/// twice (the poller and a registry clone), so several new descriptors may name it; they must
+/// all watch the same descriptors, one of them a new eventfd (the runtime's waker).
+fn created_epoll(polls: &HashSet<RawFd>, events: &HashSet<RawFd>) -> Option<RawFd> {
+    let new_events: HashSet<RawFd> = anon_fds("eventfd")?.difference(events).copied().collect();
+    let mut found: Option<(RawFd, Vec<RawFd>)> = None;
+    for fd in anon_fds("eventpoll")?.difference(polls).copied() {
+        let watched = watched_fds(fd)?;
+        if !watched.iter().any(|w| new_events.contains(w)) {
+            return None; // someone else's epoll appeared meanwhile
+        }
+        match &found {
+            Some((_, w)) if *w != watched => return None,
+            Some((first, _)) if *first < fd => {}
+            _ => found = Some((fd, watched)),
+        }
+    }
+    found.map(|(fd, _)| fd)
+}
+
+/// The descriptors epoll instance `epoll` watches (its `/proc` fdinfo `tfd:` lines).
+fn watched_fds(epoll: RawFd) -> Option<Vec<RawFd>> {
+    let info = fs::read_to_string(format!("/proc/self/fdinfo/{epoll}")).ok()?;
+    let mut fds: Vec<RawFd> = info
+        .lines()
+        .filter_map(|l| l.strip_prefix("tfd:"))
+        .filter_map(|rest| rest.split_whitespace().next()?.parse().ok())
+        .collect();
+    fds.sort_unstable();
+    Some(fds)
+}

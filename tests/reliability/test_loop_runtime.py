@@ -1,0 +1,154 @@
+"""asyncio loops drive their own runtime: routing, timers, cancellation, close, loop lifetime."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+
+import pytest
+
+import aerospike_fluent as af
+from aerospike_fluent import _bridge, errors
+from aerospike_fluent._native import Completer
+from aerospike_fluent.server import EmbeddedServer
+
+from ._util import settle
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _completer() -> Completer:
+    c = _bridge._completers[asyncio.get_running_loop()]
+    assert c is not None
+    return c
+
+
+def _seeds(server: EmbeddedServer) -> str:
+    return f"{server.host}:{server.port}"
+
+
+def test_single_record_calls_run_on_the_loop_runtime(server: EmbeddedServer) -> None:
+    async def main() -> None:
+        async with af.connect(_seeds(server)) as db:
+            c = _completer()
+            assert c.runtime_fileno() is not None
+            before = c.loop_ops_started
+            k = db.namespace("test").set("lr").key("a")
+            await k.put({"n": 1, "s": "x"})
+            rec = await k.get()
+            assert rec is not None and rec["n"] == 1 and rec["s"] == "x"
+            assert await k.exists()
+            got = await k.add("n", 2).read("n").execute()
+            assert got is not None and got["n"] == 3
+            await k.touch()
+            assert await k.delete()
+            assert await k.get() is None
+            assert c.loop_ops_started - before == 7
+
+    asyncio.run(main())
+
+
+def test_operations_beyond_capacity_go_to_the_worker_and_all_complete(
+    server: EmbeddedServer,
+) -> None:
+    async def main() -> None:
+        async with af.connect(_seeds(server)) as db:
+            s = db.namespace("test").set("lr")
+            c = _completer()
+            before = c.loop_ops_started
+            await asyncio.gather(*(s.key(i).put({"i": i}) for i in range(200)))
+            on_loop = c.loop_ops_started - before
+            assert 0 < on_loop < 200
+            recs = await asyncio.gather(*(s.key(i).get() for i in range(200)))
+            assert [r["i"] if r else None for r in recs] == list(range(200))
+
+    asyncio.run(main())
+
+
+def test_a_timeout_fires_while_no_reply_arrives(server: EmbeddedServer) -> None:
+    async def main() -> None:
+        async with af.connect(_seeds(server)) as db:
+            k = db.namespace("test").set("lr").key("slow")
+            await k.put({"n": 1})
+            server.fault_delay(5000, count=1)
+            started = time.monotonic()
+            with pytest.raises(errors.TimeoutError):
+                await k.timeout(0.3, retries=0).get()
+            # the loop's periodic tick drives the timer: well before the 5 s reply
+            assert time.monotonic() - started < 3
+            server.clear_faults()
+
+    asyncio.run(main())
+
+
+def test_a_cancelled_call_on_the_loop_leaves_no_stale_reply(server: EmbeddedServer) -> None:
+    async def main() -> None:
+        async with af.connect(_seeds(server)) as db:
+            s = db.namespace("test").set("lr")
+            await s.key("a").put({"who": "a"})
+            await s.key("b").put({"who": "b"})
+            c = _completer()
+            for _ in range(3):
+                before = c.loop_ops_started
+                server.fault_delay(300, count=1)
+                with pytest.raises(asyncio.TimeoutError):
+                    await asyncio.wait_for(s.key("a").get(), 0.05)
+                got = await asyncio.wait_for(s.key("b").get(), 10)
+                assert got is not None and got["who"] == "b"
+                assert c.loop_ops_started - before == 2
+
+    asyncio.run(main())
+
+
+def test_close_fails_calls_in_flight_on_the_loop(server: EmbeddedServer) -> None:
+    async def main() -> None:
+        db = await af.connect(_seeds(server))
+        k = db.namespace("test").set("lr").key("x")
+        await k.put({"n": 1})
+        server.fault_delay(5000, count=1)
+        task = asyncio.ensure_future(k.get())
+        await asyncio.sleep(0.2)
+        db.close()
+        with pytest.raises(errors.ClientClosedError):
+            await asyncio.wait_for(task, 3)
+        server.clear_faults()
+
+    asyncio.run(main())
+    assert settle(lambda: server.stats()["connections_open"] == 0)
+
+
+def test_a_client_outlives_its_event_loop(server: EmbeddedServer) -> None:
+    async def connect() -> af.AsyncClient:
+        return await af.connect(_seeds(server))
+
+    db = asyncio.run(connect())
+    k = db.namespace("test").set("lr").key("across")
+
+    async def put_and_count() -> int:
+        await k.put({"n": 1})
+        return server.stats()["connections_open"]
+
+    with_loop_pool = asyncio.run(put_and_count())
+    gc.collect()
+    # the finished loop's runtime is gone, and its connections with it
+    assert settle(lambda: server.stats()["connections_open"] < with_loop_pool)
+
+    async def get() -> af.Record | None:
+        return await k.get()
+
+    rec = asyncio.run(get())
+    assert rec is not None and rec["n"] == 1
+    db.close()
+    assert settle(lambda: server.stats()["connections_open"] == 0)
+
+
+def test_a_capped_pool_keeps_every_call_on_the_worker(server: EmbeddedServer) -> None:
+    async def main() -> None:
+        async with af.connect(_seeds(server), max_conns_per_node=4) as db:
+            c = _completer()
+            before = c.loop_ops_started
+            await db.namespace("test").set("lr").key("cap").put({"n": 1})
+            assert c.loop_ops_started == before
+
+    asyncio.run(main())
