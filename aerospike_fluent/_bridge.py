@@ -60,7 +60,9 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
         return _completers[loop]
     except KeyError:
         pass
-    c = Completer(_call_soon_of(loop), loop_runtime=LOOP_RUNTIME)
+    c = Completer(
+        _weakly(loop, "call_soon"), _weakly(loop, "call_later"), loop_runtime=LOOP_RUNTIME
+    )
     try:
         loop.add_reader(c.fileno(), c.drain)
     except NotImplementedError:
@@ -69,35 +71,25 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
     fd = c.runtime_fileno()
     if fd is not None:
         loop.add_reader(fd, c.tick)
-        loop.call_later(c.next_tick(), _tick, loop, weakref.ref(c))
     _completers[loop] = c
     return c
 
 
-def _call_soon_of(loop: asyncio.AbstractEventLoop) -> Callable[[Callable[[], None]], object]:
-    """``loop.call_soon`` without a strong reference to the loop.
+def _weakly(loop: asyncio.AbstractEventLoop, method: str) -> Callable[..., object]:
+    """``loop.<method>`` without a strong reference to the loop.
 
     ``_completers`` maps each loop (weakly) to its completer; a completer holding the loop
     would keep the entry, the loop and the completer's runtime and sockets alive forever.
     """
     ref = weakref.ref(loop)
 
-    def call_soon(callback: Callable[[], None]) -> object:
+    def call(*args: Any) -> object:
         live = ref()
         if live is None:
             raise RuntimeError("the event loop is gone")
-        return live.call_soon(callback)
+        return getattr(live, method)(*args)
 
-    return call_soon
-
-
-def _tick(loop: asyncio.AbstractEventLoop, ref: weakref.ref[Completer]) -> None:
-    """Drive the loop's runtime periodically: its timers and cluster tending need it."""
-    c = ref()
-    if c is None or loop.is_closed():
-        return
-    c.tick()
-    loop.call_later(c.next_tick(), _tick, loop, ref)
+    return call
 
 
 def _start_asyncio(

@@ -124,14 +124,15 @@ class Completer:
     are coalesced: the first schedules :meth:`flush`, which hands them all to the runtime in one
     go.
 
-    With ``loop_runtime=True`` the loop also gets its own runtime, driven by the loop thread:
-    single-record operations run there (up to ``loop_ops`` in flight, default 16), so a reply
-    wakes only the loop. Watch :meth:`runtime_fileno` with ``loop.add_reader(fd,
-    completer.tick)`` and call :meth:`tick` every :meth:`next_tick` seconds."""
+    With ``loop_runtime=True`` (and ``call_later``, the loop's) the loop also gets its own
+    runtime, driven by the loop thread: single-record operations run there (up to ``loop_ops``
+    in flight, default 16), so a reply wakes only the loop. Watch :meth:`runtime_fileno` with
+    ``loop.add_reader(fd, completer.tick)``; the completer schedules its own periodic tick."""
 
     def __new__(
         cls,
         schedule: Callable[[Callable[[], None]], object] | None = None,
+        call_later: Callable[[float, Callable[[], None]], object] | None = None,
         loop_runtime: bool = False,
         loop_ops: int | None = None,
     ) -> Completer: ...
@@ -144,8 +145,8 @@ class Completer:
         """The loop runtime's descriptor (None: the loop has no runtime of its own)."""
     def tick(self) -> None:
         """Drive the loop's runtime without blocking and settle what finished."""
-    def next_tick(self) -> float:
-        """Seconds until the next periodic :meth:`tick` is due."""
+    def periodic(self) -> None:
+        """The periodic tick (timers, cluster tending); schedules the next one."""
     @property
     def loop_ops_started(self) -> int:
         """Operations started on the loop's own runtime so far."""

@@ -17,7 +17,7 @@ use aerospike::Key;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyTuple, PyWeakrefReference};
 use tokio::runtime::{Handle, Runtime};
 use tokio::task::AbortHandle;
 
@@ -398,6 +398,11 @@ pub struct Completer {
     local_max: usize,
     /// Operations started on `local` so far.
     local_started: AtomicU64,
+    /// The loop's `call_later`, for the periodic tick of `local`.
+    call_later: Option<Py<PyAny>>,
+    /// The next periodic tick: when it is due and a weak reference to its `TimerHandle` (the
+    /// handle holds the loop, which must not be kept alive from here).
+    timer: Mutex<Option<(Instant, Py<PyAny>)>>,
 }
 
 impl Completer {
@@ -481,9 +486,10 @@ impl Completer {
     /// loop its own runtime (the caller then watches `runtime_fileno()` and calls `tick()`);
     /// `loop_ops`: at most this many operations in flight on it (more go to the worker).
     #[new]
-    #[pyo3(signature = (schedule=None, loop_runtime=false, loop_ops=None))]
+    #[pyo3(signature = (schedule=None, call_later=None, loop_runtime=false, loop_ops=None))]
     fn new(
         schedule: Option<Py<PyAny>>,
+        call_later: Option<Py<PyAny>>,
         loop_runtime: bool,
         loop_ops: Option<usize>,
     ) -> PyResult<Self> {
@@ -500,12 +506,14 @@ impl Completer {
                 tx,
                 rx,
             }),
-            local: (loop_runtime && schedule.is_some())
+            local: (loop_runtime && schedule.is_some() && call_later.is_some())
                 .then(LoopRuntime::new)
                 .flatten()
                 .map(Arc::new),
             local_max: loop_ops.unwrap_or(DEFAULT_LOOP_OPS),
             local_started: AtomicU64::new(0),
+            call_later,
+            timer: Mutex::new(None),
             schedule,
             submissions: Mutex::new(Submissions::default()),
         })
@@ -518,10 +526,17 @@ impl Completer {
 
     /// Hand the operations queued since the last flush to the runtime (one spawn), and start
     /// those queued on the loop's own runtime.
-    fn flush(&self, py: Python<'_>) {
-        let (jobs, handle) = self.take();
+    fn flush(slf: &Bound<'_, Self>) {
+        let this = slf.get();
+        let (jobs, handle) = this.take();
         spawn_all(jobs, handle);
-        self.tick(py);
+        if let Some(local) = &this.local {
+            match crate::guard::sync("the event loop's runtime", || Ok(local.start_queued())) {
+                Ok(done) => settle(slf.py(), done),
+                Err(e) => e.write_unraisable(slf.py(), None),
+            }
+            Self::arm_tick(slf, local);
+        }
     }
 
     /// Settle every queued future (skipping cancelled ones); call on the loop thread.
@@ -559,19 +574,67 @@ impl Completer {
         self.local_started.load(Ordering::Relaxed)
     }
 
-    /// Seconds until the next periodic tick: timers (timeouts) and cluster tending only
+    /// The periodic tick: timers (timeouts, the connect's waits) and cluster tending only
     /// progress while the runtime is driven.
-    fn next_tick(&self) -> f64 {
-        match &self.local {
-            Some(l) if l.in_flight() > 0 => BUSY_TICK.as_secs_f64(),
-            _ => IDLE_TICK.as_secs_f64(),
+    fn periodic(slf: &Bound<'_, Self>) {
+        let this = slf.get();
+        lock(&this.timer).take();
+        this.tick(slf.py());
+        if let Some(local) = &this.local {
+            Self::arm_tick(slf, local);
         }
     }
+}
+
+impl Completer {
+    /// Make sure a periodic tick is due within the delay the runtime's state calls for.
+    fn arm_tick(slf: &Bound<'_, Self>, local: &LoopRuntime<Ready>) {
+        let this = slf.get();
+        let Some(call_later) = &this.call_later else {
+            return;
+        };
+        let delay = if local.connecting() {
+            CONNECTING_TICK
+        } else if local.in_flight() > 0 {
+            BUSY_TICK
+        } else {
+            IDLE_TICK
+        };
+        let due = Instant::now() + delay;
+        let stale = {
+            let mut timer = lock(&this.timer);
+            if timer.as_ref().is_some_and(|(at, _)| *at <= due) {
+                return;
+            }
+            timer.take()
+        };
+        let py = slf.py();
+        if let Some(handle) = stale.and_then(|(_, h)| h.call0(py).ok()) {
+            if !handle.is_none(py) {
+                let _ = handle.call_method0(py, intern!(py, "cancel"));
+            }
+        }
+        let scheduled = slf
+            .getattr(intern!(py, "periodic"))
+            .and_then(|f| call_later.call1(py, (delay.as_secs_f64(), f)))
+            .and_then(|h| Ok(PyWeakrefReference::new(h.bind(py))?.into_any().unbind()));
+        match scheduled {
+            Ok(handle) => *lock(&this.timer) = Some((due, handle)),
+            Err(e) => e.write_unraisable(py, Some(slf.as_any())),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Default `loop_ops`: operations in flight on a loop's own runtime before new ones go to the
 /// worker runtime.
 pub const DEFAULT_LOOP_OPS: usize = 16;
+/// Periodic tick of a loop runtime while a crate client connects on it (it waits 1 ms between
+/// its first tend cycles).
+const CONNECTING_TICK: Duration = Duration::from_millis(1);
 /// Periodic tick of a loop runtime with operations in flight (timeout granularity).
 const BUSY_TICK: Duration = Duration::from_millis(10);
 /// Periodic tick of an idle loop runtime (cluster tend, connection upkeep).

@@ -349,14 +349,19 @@ impl Client {
         let cell = self.inner.loop_client(on_loop.runtime());
         let inner = self.inner.clone();
         let max_conns = on_loop.capacity();
+        let connecting = on_loop.runtime().connect_guard();
         let fut = Box::pin(async move {
             let connect = || {
+                let guard = connecting();
                 let policy = ClientPolicy {
                     max_conns_per_node: max_conns,
                     min_conns_per_node: inner.policy.min_conns_per_node.min(max_conns),
                     ..inner.policy.clone()
                 };
-                async move { aerospike::Client::new(&policy, &inner.hosts).await }
+                async move {
+                    let _connecting = guard;
+                    aerospike::Client::new(&policy, &inner.hosts).await
+                }
             };
             let client = cell.get_or_try_init(connect).await?.clone();
             call(client).await

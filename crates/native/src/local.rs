@@ -17,7 +17,7 @@ use std::fs;
 use std::future::Future;
 use std::os::fd::RawFd;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake, Waker};
 
@@ -47,6 +47,15 @@ impl Wake for Flag {
 /// Serialises runtime creation, so that the new epoll instance is ours.
 static BUILDING: Mutex<()> = Mutex::new(());
 
+/// A connect in progress on a loop runtime (see [`LoopRuntime::connect_guard`]).
+pub struct Connecting(Arc<AtomicUsize>);
+
+impl Drop for Connecting {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// The runtime of one event loop, and the operations in flight on it.
 pub struct LoopRuntime<R> {
     rt: Option<Runtime>,
@@ -54,6 +63,8 @@ pub struct LoopRuntime<R> {
     flag: Arc<Flag>,
     ops: Mutex<FuturesUnordered<Op<R>>>,
     queued: Mutex<Vec<Op<R>>>,
+    /// Crate clients connecting right now.
+    connecting: Arc<AtomicUsize>,
     /// Crate clients bound to this runtime, by owner (a native `Client`'s id). They live and
     /// die with the runtime: its sockets are registered with this runtime's driver.
     clients: Mutex<Vec<(u64, ClientCell)>>,
@@ -83,6 +94,7 @@ impl<R> LoopRuntime<R> {
             ops: Mutex::new(FuturesUnordered::new()),
             queued: Mutex::new(Vec::new()),
             clients: Mutex::new(Vec::new()),
+            connecting: Arc::default(),
         })
     }
 
@@ -114,6 +126,20 @@ impl<R> LoopRuntime<R> {
         self.rt.as_ref().map(|rt| rt.block_on(fut))
     }
 
+    /// Whether a crate client is connecting (its waits need the runtime driven often).
+    pub fn connecting(&self) -> bool {
+        self.connecting.load(Ordering::Acquire) > 0
+    }
+
+    /// Mark a connect as running on this runtime until the returned guard is dropped.
+    pub fn connect_guard(&self) -> impl FnOnce() -> Connecting + Send + 'static {
+        let count = self.connecting.clone();
+        move || {
+            count.fetch_add(1, Ordering::AcqRel);
+            Connecting(count)
+        }
+    }
+
     /// Operations queued or in flight.
     pub fn in_flight(&self) -> usize {
         lock(&self.ops).len() + lock(&self.queued).len()
@@ -124,8 +150,23 @@ impl<R> LoopRuntime<R> {
         lock(&self.queued).push(op);
     }
 
-    /// Poll the runtime without blocking: start the queued operations, process ready I/O and
-    /// timers, run what can progress; returns the outcomes of the operations that finished.
+    /// Start the queued operations: poll each once (it sends its request) inside the
+    /// runtime's context, without polling the driver; returns those that already finished.
+    pub fn start_queued(&self) -> Vec<R> {
+        let Some(rt) = &self.rt else {
+            return Vec::new();
+        };
+        let mut ops = lock(&self.ops);
+        ops.extend(lock(&self.queued).drain(..));
+        let _context = rt.enter();
+        let mut done = Vec::new();
+        self.poll_ops(&mut ops, &mut done);
+        done
+    }
+
+    /// Poll the runtime without blocking: process ready I/O and timers, run what can
+    /// progress; returns the outcomes of the operations that finished. Readiness that comes
+    /// later stays in the epoll instance, which the loop watches.
     pub fn tick(&self) -> Vec<R> {
         let Some(rt) = &self.rt else {
             return Vec::new();
@@ -133,22 +174,25 @@ impl<R> LoopRuntime<R> {
         let mut ops = lock(&self.ops);
         ops.extend(lock(&self.queued).drain(..));
         let mut done = Vec::new();
-        let waker = Waker::from(self.flag.clone());
         rt.block_on(async {
-            loop {
-                self.flag.0.store(false, Ordering::Release);
-                let mut cx = Context::from_waker(&waker);
-                while let Poll::Ready(Some(out)) = ops.poll_next_unpin(&mut cx) {
-                    done.extend(out);
-                }
-                // Lets block_on run the runtime's own tasks and poll epoll with no timeout.
-                tokio::task::yield_now().await;
-                if !self.flag.0.load(Ordering::Acquire) {
-                    break;
-                }
+            self.poll_ops(&mut ops, &mut done);
+            // block_on runs the runtime's own tasks, then polls epoll with no timeout
+            tokio::task::yield_now().await;
+            if self.flag.0.load(Ordering::Acquire) {
+                self.poll_ops(&mut ops, &mut done);
             }
         });
         done
+    }
+
+    /// Poll every operation that was woken (all of them the first time); collect outcomes.
+    fn poll_ops(&self, ops: &mut FuturesUnordered<Op<R>>, done: &mut Vec<R>) {
+        self.flag.0.store(false, Ordering::Release);
+        let waker = Waker::from(self.flag.clone());
+        let mut cx = Context::from_waker(&waker);
+        while let Poll::Ready(Some(out)) = ops.poll_next_unpin(&mut cx) {
+            done.extend(out);
+        }
     }
 }
 
