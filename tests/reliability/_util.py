@@ -8,6 +8,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from aerospike_fluent.server import EmbeddedServer
+
+
+def seeds_of(server: EmbeddedServer) -> str:
+    """The seed string of an in-process embedded server."""
+    return f"{server.host}:{server.port}"
+
 
 def open_fds() -> int:
     """Number of file descriptors this process has open."""

@@ -13,7 +13,7 @@ from aerospike_fluent import _bridge, errors
 from aerospike_fluent._native import Completer
 from aerospike_fluent.server import EmbeddedServer
 
-from ._util import settle
+from ._util import seeds_of, settle
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -24,13 +24,9 @@ def _completer() -> Completer:
     return c
 
 
-def _seeds(server: EmbeddedServer) -> str:
-    return f"{server.host}:{server.port}"
-
-
 def test_single_record_calls_run_on_the_loop_runtime(server: EmbeddedServer) -> None:
     async def main() -> None:
-        async with af.connect(_seeds(server)) as db:
+        async with af.connect(seeds_of(server)) as db:
             c = _completer()
             assert c.runtime_fileno() is not None
             before = c.loop_ops_started
@@ -53,7 +49,7 @@ def test_operations_beyond_capacity_go_to_the_worker_and_all_complete(
     server: EmbeddedServer,
 ) -> None:
     async def main() -> None:
-        async with af.connect(_seeds(server)) as db:
+        async with af.connect(seeds_of(server)) as db:
             s = db.namespace("test").set("lr")
             c = _completer()
             before = c.loop_ops_started
@@ -68,7 +64,7 @@ def test_operations_beyond_capacity_go_to_the_worker_and_all_complete(
 
 def test_a_timeout_fires_while_no_reply_arrives(server: EmbeddedServer) -> None:
     async def main() -> None:
-        async with af.connect(_seeds(server)) as db:
+        async with af.connect(seeds_of(server)) as db:
             k = db.namespace("test").set("lr").key("slow")
             await k.put({"n": 1})
             server.fault_delay(5000, count=1)
@@ -84,7 +80,7 @@ def test_a_timeout_fires_while_no_reply_arrives(server: EmbeddedServer) -> None:
 
 def test_a_cancelled_call_on_the_loop_leaves_no_stale_reply(server: EmbeddedServer) -> None:
     async def main() -> None:
-        async with af.connect(_seeds(server)) as db:
+        async with af.connect(seeds_of(server)) as db:
             s = db.namespace("test").set("lr")
             await s.key("a").put({"who": "a"})
             await s.key("b").put({"who": "b"})
@@ -103,7 +99,7 @@ def test_a_cancelled_call_on_the_loop_leaves_no_stale_reply(server: EmbeddedServ
 
 def test_close_fails_calls_in_flight_on_the_loop(server: EmbeddedServer) -> None:
     async def main() -> None:
-        db = await af.connect(_seeds(server))
+        db = await af.connect(seeds_of(server))
         k = db.namespace("test").set("lr").key("x")
         await k.put({"n": 1})
         server.fault_delay(5000, count=1)
@@ -120,7 +116,7 @@ def test_close_fails_calls_in_flight_on_the_loop(server: EmbeddedServer) -> None
 
 def test_a_client_outlives_its_event_loop(server: EmbeddedServer) -> None:
     async def connect() -> af.AsyncClient:
-        return await af.connect(_seeds(server))
+        return await af.connect(seeds_of(server))
 
     db = asyncio.run(connect())
     k = db.namespace("test").set("lr").key("across")
@@ -145,7 +141,7 @@ def test_a_client_outlives_its_event_loop(server: EmbeddedServer) -> None:
 
 def test_a_capped_pool_keeps_every_call_on_the_worker(server: EmbeddedServer) -> None:
     async def main() -> None:
-        async with af.connect(_seeds(server), max_conns_per_node=4) as db:
+        async with af.connect(seeds_of(server), max_conns_per_node=4) as db:
             c = _completer()
             before = c.loop_ops_started
             await db.namespace("test").set("lr").key("cap").put({"n": 1})

@@ -195,6 +195,22 @@ pub fn batch_parts(
     out
 }
 
+/// The rows of a split batch, gathered part by part on the loop thread.
+#[derive(Default)]
+pub struct BatchRows(Vec<Py<BatchRow>>);
+
+impl crate::bridge::Parts for BatchRows {
+    type Part = BatchOut;
+
+    fn push(&mut self, py: Python<'_>, part: BatchOut) -> PyResult<()> {
+        part.push_rows(py, &mut self.0)
+    }
+
+    fn finish(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(PyList::new(py, self.0)?.into_any().unbind())
+    }
+}
+
 /// One part of a split batch.
 pub type BatchPart =
     std::pin::Pin<Box<dyn std::future::Future<Output = OpResult<BatchOut>> + Send + 'static>>;

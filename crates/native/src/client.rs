@@ -398,21 +398,15 @@ impl Client {
     }
 }
 
-/// Read-only blocking batches of at least this many rows are pipelined, in parts of
+/// Whether a batch is sent as parts (read-only, large): see [`PIPELINE_MIN_ROWS`].
+fn pipelined(rows: &[crate::batch::Row]) -> bool {
+    rows.len() >= PIPELINE_MIN_ROWS && !rows.iter().any(crate::batch::Row::writes)
+}
+
+/// Read-only batches of at least this many rows are pipelined, in parts of
 /// [`PIPELINE_PART_ROWS`].
 const PIPELINE_MIN_ROWS: usize = 400;
 const PIPELINE_PART_ROWS: usize = 250;
-
-/// Aborts the tasks still running when dropped (an error or Ctrl-C ends the wait early).
-struct AbortAll(Vec<tokio::task::AbortHandle>);
-
-impl Drop for AbortAll {
-    fn drop(&mut self) {
-        for task in &self.0 {
-            task.abort();
-        }
-    }
-}
 
 impl Client {
     /// A large read-only batch as parts requested at once: while this thread turns one
@@ -426,7 +420,7 @@ impl Client {
     ) -> PyResult<Py<PyAny>> {
         let parts = calls::batch_parts(i, p, rows, PIPELINE_PART_ROWS);
         let mut tasks = Vec::with_capacity(parts.len());
-        let mut running = AbortAll(Vec::with_capacity(parts.len()));
+        let mut running = bridge::AbortAll(Vec::with_capacity(parts.len()));
         for part in parts {
             let task = i.handle.spawn(crate::guard::future(i.until_closed(part)));
             running.0.push(task.abort_handle());
@@ -698,6 +692,14 @@ impl Client {
         let i = self.live()?.clone();
         let p = self.natives(policy);
         let b = crate::batch::to_rows(rows, &self.inner.defaults)?;
+        if pipelined(&b) && bridge::takes_parts(rows.py(), &done) {
+            let parts = calls::batch_parts(&i, &p, b, PIPELINE_PART_ROWS)
+                .into_iter()
+                .map(|part| Box::pin(i.until_closed(part)) as bridge::PartFuture<_>)
+                .collect();
+            let acc = calls::BatchRows::default();
+            return Ok(bridge::start_parts(&i.handle, done, parts, acc));
+        }
         twin!(self, done, calls::batch(i, p, b))
     }
 
@@ -711,7 +713,7 @@ impl Client {
         let i = self.live()?.clone();
         let p = self.natives(policy);
         let b = crate::batch::to_rows(rows, &self.inner.defaults)?;
-        if b.len() >= PIPELINE_MIN_ROWS && !b.iter().any(crate::batch::Row::writes) {
+        if pipelined(&b) {
             return self.batch_pipelined(py, &i, &p, b);
         }
         twin!(blocking self, py, calls::batch(i, p, b))
