@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Generic, NoReturn, Self
 
 from aerospike_fluent import _policy, _validate
 from aerospike_fluent._bins import BinRef
+from aerospike_fluent._collections import number
 from aerospike_fluent._exec import Executor, M
 from aerospike_fluent._types import Op
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
@@ -48,6 +49,8 @@ def filter_exp(condition: Exp | str) -> tuple[Any, ...]:
     return e.compile()
 
 
+_INT_MIN, _INT_MAX = _validate.INT_MIN, _validate.INT_MAX
+
 _VERB_EXISTS: dict[str, int] = {
     verb: _policy.EXISTS[mode]
     for verb, mode in (
@@ -70,7 +73,11 @@ class OpChain(Frozen, Generic[M]):
     _limits: _policy.Limits | None
 
     def _with_op(self, op: Op) -> Self:
-        return self._evolve(_ops=(*self._ops, op))
+        return self._with_ops((*self._ops, op))
+
+    def _with_ops(self, ops: tuple[Op, ...]) -> Self:
+        """Return a copy whose operations are ``ops``."""
+        return self._evolve(_ops=ops)
 
     def bin(self, name: str) -> BinRef[Self]:
         """Operations on bin ``name``: ``.set``, ``.add``, ``.append``, ``.list``, ``.map``..."""
@@ -79,11 +86,15 @@ class OpChain(Frozen, Generic[M]):
     def set_bins(self, bins: dict[str, Any]) -> Self:
         """Write several bins (in the same request as the chain's other operations)."""
         checked: dict[str, Any] = _validate.bins(bins)
-        return self._evolve(_ops=(*self._ops, *(("write", k, v) for k, v in checked.items())))
+        return self._with_ops((*self._ops, *(("write", k, v) for k, v in checked.items())))
 
     def add(self, bin_name: str, amount: int | float = 1) -> Self:
         """Add ``amount`` to a numeric bin."""
-        return self.bin(bin_name).add(amount)
+        name = _validate.bin_name(bin_name)
+        t = type(amount)
+        if t is not float and (t is not int or not _INT_MIN <= amount <= _INT_MAX):
+            amount = number(name, amount)  # the errors
+        return self._with_op(("add", name, amount))
 
     increment = add
 
@@ -99,7 +110,9 @@ class OpChain(Frozen, Generic[M]):
         """Read bins (all when none given) after the operations before it."""
         if not bins:
             return self._with_op(("read_all", None))
-        return self._evolve(_ops=(*self._ops, *(("read", b) for b in _validate.bin_names(bins))))
+        if len(bins) == 1:
+            return self._with_op(("read", _validate.bin_name(bins[0])))
+        return self._with_ops((*self._ops, *(("read", b) for b in _validate.bin_names(bins))))
 
     def read_header(self) -> Self:
         """Read generation and TTL only."""
@@ -174,7 +187,7 @@ class OpChain(Frozen, Generic[M]):
             and self._limits is None
         ):
             # every option at its default (the common case): skip the keyword-heavy build
-            return _policy.build(operate=True) if operate else None
+            return _policy.operate_default() if operate else None
         return _policy.build(
             operate=operate,
             filter=self._filter,

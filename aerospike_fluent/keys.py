@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from datetime import timedelta
-from typing import Any, ClassVar, Generic, overload
+from typing import Any, ClassVar, Generic, Self, overload
 
 from aerospike_fluent import _policy, _validate
 from aerospike_fluent._chain import OpChain
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent._native import Record
-from aerospike_fluent._types import Key
+from aerospike_fluent._types import Key, Op
 from aerospike_fluent.errors import InvalidArgumentError
 from aerospike_fluent.results import BatchResult
 
@@ -46,6 +46,16 @@ class KeyRef(OpChain[M], Generic[M]):
 
     def __repr__(self) -> str:
         return f"KeyRef({self._key!r}, ops={len(self._ops)})"
+
+    def _with_ops(self, ops: tuple[Op, ...]) -> Self:
+        # _evolve(_ops=ops) unrolled like __init__: every chained operation copies the chain
+        new = _NEW(type(self))
+        _SET_EX(new, self._ex)
+        _SET_OPS(new, ops)
+        _SET_FILTER(new, self._filter)
+        _SET_LIMITS(new, self._limits)
+        _SET_KEY(new, self._key)
+        return new
 
     @property
     def key(self) -> Key:
@@ -311,14 +321,26 @@ class KeyRef(OpChain[M], Generic[M]):
         """
         if not self._ops:
             raise InvalidArgumentError("execute() needs at least one operation in the chain")
-        policy = self._policy(
-            ttl=ttl,
-            generation=generation,
-            exists=_policy.exists(exists),
-            send_key=send_key,
-            durable=durable,
-            operate=True,
-        )
+        if (
+            ttl is None
+            and generation is None
+            and type(exists) is str
+            and exists == "upsert"
+            and not send_key
+            and not durable
+            and self._filter is None
+            and self._limits is None
+        ):
+            policy = _policy.operate_default()
+        else:
+            policy = self._policy(
+                ttl=ttl,
+                generation=generation,
+                exists=_policy.exists(exists),
+                send_key=send_key,
+                durable=durable,
+                operate=True,
+            )
         return self._ex.call(Call("operate", (self._key, list(self._ops), policy)))
 
     @overload
@@ -349,6 +371,7 @@ def _batch_program(rows: list[tuple[Any, ...]], missing_ok: bool) -> Program[Bat
     return BatchResult(result, missing_ok)
 
 
+_NEW = object.__new__
 _SET_EX, _SET_OPS, _SET_FILTER, _SET_LIMITS, _SET_KEY = (
     getattr(cls, name).__set__
     for cls, name in (
