@@ -90,7 +90,11 @@ class OpChain(Frozen, Generic[M]):
         return new
 
     def _with_op(self, op: Op) -> Self:
-        return self._copy(self._base, (*self._ops, op))
+        # _copy inlined: once per chained operation
+        new = _NEW(type(self))
+        _SET_BASE(new, self._base)
+        _SET_OPS(new, (*self._ops, op))
+        return new
 
     def _with_ops(self, ops: tuple[Op, ...]) -> Self:
         """Return a copy whose operations are ``ops``."""
