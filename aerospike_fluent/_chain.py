@@ -114,7 +114,7 @@ class OpChain(Frozen, Generic[M]):
         name = _validate.bin_name(bin_name)
         t = type(amount)
         if t is not float and (t is not int or not _INT_MIN <= amount <= _INT_MAX):
-            amount = number(name, amount)  # the errors
+            amount = number(name, amount)  # raises for anything but an int64 or a float
         return self._with_op(("add", name, amount))
 
     increment = add
