@@ -7,6 +7,7 @@ from typing import Any, ClassVar, Generic, NoReturn, Self
 
 from aerospike_fluent import _policy, _validate
 from aerospike_fluent._bins import BinRef
+from aerospike_fluent._collections import number
 from aerospike_fluent._exec import Executor, M
 from aerospike_fluent._types import Op
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
@@ -48,6 +49,8 @@ def filter_exp(condition: Exp | str) -> tuple[Any, ...]:
     return e.compile()
 
 
+_INT_MIN, _INT_MAX = _validate.INT_MIN, _validate.INT_MAX
+
 _VERB_EXISTS: dict[str, int] = {
     verb: _policy.EXISTS[mode]
     for verb, mode in (
@@ -60,17 +63,42 @@ _VERB_EXISTS: dict[str, int] = {
 }
 
 
-class OpChain(Frozen, Generic[M]):
-    """Accumulates bin operations plus the ``where`` filter and transaction limits."""
+Base = tuple[Executor[Any], tuple[Any, ...] | None, _policy.Limits | None, Any]
+"""What a chain's operations do not change: executor, filter, limits, target (key or keys)."""
 
-    __slots__ = ("_ex", "_filter", "_limits", "_ops")
-    _ex: Executor[M]
+
+class OpChain(Frozen, Generic[M]):
+    """Accumulates bin operations plus the ``where`` filter and transaction limits.
+
+    Two slots, ``_base`` and ``_ops``: every chained operation returns a copy, and a copy costs
+    a slot write per field.
+    """
+
+    __slots__ = ("_base", "_ops")
+    _fields: ClassVar[tuple[str, ...]] = ("_base", "_ops")
+    _base: Base
     _ops: tuple[Op, ...]
-    _filter: tuple[Any, ...] | None
-    _limits: _policy.Limits | None
+
+    @property
+    def _ex(self) -> Executor[M]:
+        return self._base[0]
+
+    def _copy(self, base: Base, ops: tuple[Op, ...]) -> Self:
+        new = _NEW(type(self))
+        _SET_BASE(new, base)
+        _SET_OPS(new, ops)
+        return new
 
     def _with_op(self, op: Op) -> Self:
-        return self._evolve(_ops=(*self._ops, op))
+        # _copy inlined: once per chained operation
+        new = _NEW(type(self))
+        _SET_BASE(new, self._base)
+        _SET_OPS(new, (*self._ops, op))
+        return new
+
+    def _with_ops(self, ops: tuple[Op, ...]) -> Self:
+        """Return a copy whose operations are ``ops``."""
+        return self._copy(self._base, ops)
 
     def bin(self, name: str) -> BinRef[Self]:
         """Operations on bin ``name``: ``.set``, ``.add``, ``.append``, ``.list``, ``.map``..."""
@@ -79,11 +107,15 @@ class OpChain(Frozen, Generic[M]):
     def set_bins(self, bins: dict[str, Any]) -> Self:
         """Write several bins (in the same request as the chain's other operations)."""
         checked: dict[str, Any] = _validate.bins(bins)
-        return self._evolve(_ops=(*self._ops, *(("write", k, v) for k, v in checked.items())))
+        return self._with_ops((*self._ops, *(("write", k, v) for k, v in checked.items())))
 
     def add(self, bin_name: str, amount: int | float = 1) -> Self:
         """Add ``amount`` to a numeric bin."""
-        return self.bin(bin_name).add(amount)
+        name = _validate.bin_name(bin_name)
+        t = type(amount)
+        if t is not float and (t is not int or not _INT_MIN <= amount <= _INT_MAX):
+            amount = number(name, amount)  # raises for anything but an int64 or a float
+        return self._with_op(("add", name, amount))
 
     increment = add
 
@@ -99,7 +131,9 @@ class OpChain(Frozen, Generic[M]):
         """Read bins (all when none given) after the operations before it."""
         if not bins:
             return self._with_op(("read_all", None))
-        return self._evolve(_ops=(*self._ops, *(("read", b) for b in _validate.bin_names(bins))))
+        if len(bins) == 1:
+            return self._with_op(("read", _validate.bin_name(bins[0])))
+        return self._with_ops((*self._ops, *(("read", b) for b in _validate.bin_names(bins))))
 
     def read_header(self) -> Self:
         """Read generation and TTL only."""
@@ -107,7 +141,8 @@ class OpChain(Frozen, Generic[M]):
 
     def where(self, condition: Exp | str) -> Self:
         """Apply only to records matching ``condition`` (others fail with FilteredOutError)."""
-        return self._evolve(_filter=filter_exp(condition))
+        ex, _, lim, target = self._base
+        return self._copy((ex, filter_exp(condition), lim, target), self._ops)
 
     def timeout(
         self,
@@ -129,7 +164,9 @@ class OpChain(Frozen, Generic[M]):
                 not ``add``/``append``/list appends).
 
         """
-        return self._evolve(_limits=_policy.limits(total, socket, retries, retry_writes))
+        ex, filt, _, target = self._base
+        lim = _policy.limits(total, socket, retries, retry_writes)
+        return self._copy((ex, filt, lim, target), self._ops)
 
     @property
     def ops(self) -> tuple[Op, ...]:
@@ -164,24 +201,30 @@ class OpChain(Frozen, Generic[M]):
         durable: bool = False,
         operate: bool = False,
     ) -> Any:
+        _, filt, lim, _ = self._base
         if (
             ttl is None
             and generation is None
             and not exists
             and not send_key
             and not durable
-            and self._filter is None
-            and self._limits is None
+            and filt is None
+            and lim is None
         ):
             # every option at its default (the common case): skip the keyword-heavy build
-            return _policy.build(operate=True) if operate else None
+            return _policy.operate_default() if operate else None
         return _policy.build(
             operate=operate,
-            filter=self._filter,
-            lim=self._limits,
+            filter=filt,
+            lim=lim,
             ttl=_validate.ttl(ttl),
             generation=_validate.generation(generation),
             exists=exists,
             send_key=bool(send_key),
             durable_delete=bool(durable),
         )
+
+
+_NEW = object.__new__
+# the slots' own setters: a third of object.__setattr__'s cost
+_SET_BASE, _SET_OPS = (getattr(OpChain, name).__set__ for name in ("_base", "_ops"))

@@ -72,7 +72,7 @@ def build(
         and not send_key
         and not durable_delete
     ):
-        return _operate_default() if operate else None
+        return operate_default() if operate else None
     total, socket, retries, retry_writes = lim if lim is not None else (None, None, None, False)
     return _native.Policy(
         ttl=ttl,
@@ -92,7 +92,8 @@ def build(
 _OPERATE: list[_native.Policy] = []
 
 
-def _operate_default() -> _native.Policy:
+def operate_default() -> _native.Policy:
+    """Return the policy of an operate chain with every option at its default."""
     if not _OPERATE:
         _OPERATE.append(_native.Policy(respond_all_ops=False))
     return _OPERATE[0]

@@ -68,9 +68,19 @@ def set_name(value: object) -> str:
     return name("set", value, SET_MAX)
 
 
+_BIN_NAMES: set[str] = set()
+"""Bin names (exact ``str``) already checked; bounded by :data:`_BIN_NAMES_MAX`."""
+_BIN_NAMES_MAX = 4096
+
+
 def bin_name(value: object) -> str:
-    """Check a bin name."""
-    return name("bin", value, BIN_MAX)
+    """Check a bin name (names seen before, exact ``str``, skip the check)."""
+    if type(value) is str and value in _BIN_NAMES:
+        return value
+    checked = name("bin", value, BIN_MAX)
+    if type(value) is str and len(_BIN_NAMES) < _BIN_NAMES_MAX:
+        _BIN_NAMES.add(checked)
+    return checked
 
 
 def bin_names(values: Iterable[object]) -> tuple[str, ...]:
@@ -217,11 +227,6 @@ def _contains_itself(v: object, path: tuple[int, ...]) -> bool:
     return any(_contains_itself(c, here) for c in children)
 
 
-_BIN_NAMES: set[str] = set()
-"""Bin names (exact ``str``) already checked; bounded by :data:`_BIN_NAMES_MAX`."""
-_BIN_NAMES_MAX = 4096
-
-
 def bins(values: object) -> dict[str, Any]:
     """Check a bins mapping for a write; returns a plain ``dict``."""
     if type(values) is not dict and not isinstance(values, Mapping):
@@ -232,8 +237,6 @@ def bins(values: object) -> dict[str, Any]:
     for k, v in values.items():
         if type(k) is not str or k not in known:
             bin_name(k)
-            if type(k) is str and len(known) < _BIN_NAMES_MAX:
-                known.add(k)
         # value() inlined for the flat scalars (one call less per bin)
         t = type(v)
         if t is int:

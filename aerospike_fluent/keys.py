@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from datetime import timedelta
-from typing import Any, ClassVar, Generic, overload
+from typing import TYPE_CHECKING, Any, Generic, overload
 
 from aerospike_fluent import _policy, _validate
-from aerospike_fluent._chain import OpChain
+from aerospike_fluent._chain import _SET_BASE, _SET_OPS, OpChain
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent._native import Record
 from aerospike_fluent._types import Key
@@ -31,26 +31,25 @@ class KeyRef(OpChain[M], Generic[M]):
 
     """
 
-    __slots__ = ("_key",)
-    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_ops", "_filter", "_limits", "_key")
-    _key: Key
+    __slots__ = ()
+    _base: tuple[Executor[M], tuple[Any, ...] | None, _policy.Limits | None, Key]
 
     def __init__(self, ex: Executor[M], key: Key) -> None:
-        # _init(ex, (), None, None, key) unrolled with the slots' own setters (a third of
-        # object.__setattr__'s cost): one KeyRef per single-record call
-        _SET_EX(self, ex)
+        _SET_BASE(self, (ex, None, None, key))
         _SET_OPS(self, ())
-        _SET_FILTER(self, None)
-        _SET_LIMITS(self, None)
-        _SET_KEY(self, key)
 
     def __repr__(self) -> str:
-        return f"KeyRef({self._key!r}, ops={len(self._ops)})"
+        return f"KeyRef({self._base[3]!r}, ops={len(self._ops)})"
 
     @property
     def key(self) -> Key:
         """The key tuple ``(namespace, set, user_key, digest)``."""
-        return self._key
+        return self._base[3]
+
+    if TYPE_CHECKING:
+        _key: Key  # Frozen rejects every write
+    else:
+        _key = key
 
     # ----------------------------------------------------------------- compiled plans
     def _write_call(
@@ -63,15 +62,17 @@ class KeyRef(OpChain[M], Generic[M]):
     ) -> Call:
         checked = _validate.bins(bins)
         policy = self._write_policy(verb, ttl, generation, send_key)
+        key = self._base[3]
         if not self._ops:
-            return Call("put", (self._key, checked, policy))
-        return Call("operate", (self._key, self._writes_then_ops(checked), policy), finish=_none)
+            return Call("put", (key, checked, policy))
+        return Call("operate", (key, self._writes_then_ops(checked), policy), finish=_none)
 
     def _get_call(self, bins: tuple[str, ...], header: bool) -> Call:
         names = _validate.bin_names(bins) if bins else None
         policy = self._policy(operate=bool(self._ops))
+        key = self._base[3]
         if not self._ops:
-            return Call("get", (self._key, names, header, policy))
+            return Call("get", (key, names, header, policy))
         ops: list[Any] = list(self._ops)
         if header:
             ops.append(("read_header", None))
@@ -79,7 +80,7 @@ class KeyRef(OpChain[M], Generic[M]):
             ops.extend(("read", b) for b in names)
         else:
             ops.append(("read_all", None))
-        return Call("operate", (self._key, ops, policy))
+        return Call("operate", (key, ops, policy))
 
     def _plain(self, verb: str) -> None:
         if self._ops:
@@ -311,15 +312,28 @@ class KeyRef(OpChain[M], Generic[M]):
         """
         if not self._ops:
             raise InvalidArgumentError("execute() needs at least one operation in the chain")
-        policy = self._policy(
-            ttl=ttl,
-            generation=generation,
-            exists=_policy.exists(exists),
-            send_key=send_key,
-            durable=durable,
-            operate=True,
-        )
-        return self._ex.call(Call("operate", (self._key, list(self._ops), policy)))
+        ex, filt, lim, key = self._base
+        if (
+            ttl is None
+            and generation is None
+            and type(exists) is str
+            and exists == "upsert"
+            and not send_key
+            and not durable
+            and filt is None
+            and lim is None
+        ):
+            policy = _policy.operate_default()
+        else:
+            policy = self._policy(
+                ttl=ttl,
+                generation=generation,
+                exists=_policy.exists(exists),
+                send_key=send_key,
+                durable=durable,
+                operate=True,
+            )
+        return ex.call(Call("operate", (key, list(self._ops), policy)))
 
     @overload
     def udf(self: KeyRef[Async], module: str, function: str, *args: Any) -> Awaitable[Any]: ...
@@ -349,18 +363,6 @@ def _batch_program(rows: list[tuple[Any, ...]], missing_ok: bool) -> Program[Bat
     return BatchResult(result, missing_ok)
 
 
-_SET_EX, _SET_OPS, _SET_FILTER, _SET_LIMITS, _SET_KEY = (
-    getattr(cls, name).__set__
-    for cls, name in (
-        (OpChain, "_ex"),
-        (OpChain, "_ops"),
-        (OpChain, "_filter"),
-        (OpChain, "_limits"),
-        (KeyRef, "_key"),
-    )
-)
-
-
 class KeysRef(OpChain[M], Generic[M]):
     """Many records: the same operations on every key, compiled to one batch request.
 
@@ -370,12 +372,15 @@ class KeysRef(OpChain[M], Generic[M]):
     (``None`` for plain writes): ``keys.add("n", 1).read("n")`` gives ``{"n": [None, 6]}``.
     """
 
-    __slots__ = ("_keys",)
-    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_ops", "_filter", "_limits", "_keys")
-    _keys: tuple[Key, ...]
+    __slots__ = ()
+    _base: tuple[Executor[M], tuple[Any, ...] | None, _policy.Limits | None, tuple[Key, ...]]
 
     def __init__(self, ex: Executor[M], keys: tuple[Key, ...]) -> None:
-        self._init(ex, (), None, None, keys)
+        self._init((ex, None, None, keys), ())
+
+    @property
+    def _keys(self) -> tuple[Key, ...]:
+        return self._base[3]
 
     def __repr__(self) -> str:
         return f"KeysRef({len(self._keys)} keys, ops={len(self._ops)})"

@@ -4,7 +4,7 @@ use aerospike::operations::exp::{read_exp, write_exp, ExpReadFlags, ExpWriteFlag
 use aerospike::operations::{self as o, lists as l, maps as m, Operation};
 use aerospike::{Bin, ListReturnType, ListSortFlags, MapReturnType, Value};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 
 use crate::args::{list_order, map_order, Args};
 use crate::errors::invalid_argument;
@@ -29,26 +29,66 @@ pub fn to_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
 }
 
 fn convert_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
-    let mut ops = Vec::new();
-    let mut reports = Vec::new();
-    let mut whole = false;
-    let mut read_only = true;
-    let iter = if let Ok(l) = seq.cast::<PyList>() {
-        l.as_sequence().try_iter()?
-    } else {
-        seq.try_iter()
-            .map_err(|_| invalid_argument("ops must be a sequence of tuples"))?
+    let mut out = Ops {
+        ops: Vec::new(),
+        read_only: true,
+        reports: Vec::new(),
+        whole: false,
     };
-    for item in iter {
-        let item = item?;
+    if let Ok(l) = seq.cast::<PyList>() {
+        out.reserve(l.len());
+        for item in l.iter() {
+            out.push(&item)?;
+        }
+    } else if let Ok(t) = seq.cast::<PyTuple>() {
+        out.reserve(t.len());
+        for item in t.iter() {
+            out.push(&item)?;
+        }
+    } else {
+        let iter = seq
+            .try_iter()
+            .map_err(|_| invalid_argument("ops must be a sequence of tuples"))?;
+        for item in iter {
+            out.push(&item?)?;
+        }
+    }
+    if out.ops.is_empty() {
+        return Err(invalid_argument("operate needs at least one op"));
+    }
+    Ok(out)
+}
+
+/// One converted op: the operation, whether it only reads, the bin it reports (if any).
+type Converted = (Operation, bool, Option<String>);
+
+impl Ops {
+    fn reserve(&mut self, n: usize) {
+        self.ops.reserve_exact(n);
+        self.reports.reserve_exact(n);
+    }
+
+    /// Convert one op tuple and append it.
+    fn push(&mut self, item: &Bound<'_, PyAny>) -> PyResult<()> {
         let t = item
             .cast::<PyTuple>()
             .map_err(|_| invalid_argument("each op must be a tuple (name, bin, *args)"))?;
+        let (op, reads, report) = match scalar_op(t) {
+            Some(converted) => converted?,
+            None => self.any_op(t)?,
+        };
+        self.read_only &= reads;
+        self.ops.push(op);
+        self.reports.push(report);
+        Ok(())
+    }
+
+    /// Any op tuple, through `to_op` (whose errors name the op).
+    fn any_op(&mut self, t: &Bound<'_, PyTuple>) -> PyResult<Converted> {
         let (op, reads) = to_op(t)?;
-        read_only &= reads;
         let name = t.get_item(0)?;
         let name = name.extract::<&str>().unwrap_or("");
-        whole |= matches!(name, "read_all" | "read_header");
+        self.whole |= matches!(name, "read_all" | "read_header");
         let silent = matches!(
             name,
             "write"
@@ -60,22 +100,45 @@ fn convert_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
                 | "read_all"
                 | "read_header"
         );
-        reports.push(if silent {
+        let report = if silent {
             None
         } else {
             t.get_item(1)?.extract::<String>().ok()
-        });
-        ops.push(op);
+        };
+        Ok((op, reads, report))
     }
-    if ops.is_empty() {
-        return Err(invalid_argument("operate needs at least one op"));
+}
+
+/// The common scalar ops in their usual shape, converted without `Args` (no copies of the
+/// name); `None` sends anything else to `any_op`, which also gives the errors.
+fn scalar_op(t: &Bound<'_, PyTuple>) -> Option<PyResult<Converted>> {
+    let name = t.get_item(0).ok()?;
+    let name = name.cast_exact::<PyString>().ok()?.to_str().ok()?;
+    let arity = match name {
+        "read" => 1,
+        "write" | "add" | "append" | "prepend" => 2,
+        _ => return None,
+    };
+    if t.len() != arity + 1 {
+        return None;
     }
-    Ok(Ops {
-        ops,
-        read_only,
-        reports,
-        whole,
-    })
+    let bin = t.get_item(1).ok()?;
+    let bin = bin.cast_exact::<PyString>().ok()?.to_str().ok()?;
+    if name == "read" {
+        return Some(Ok((o::get_bin(bin), true, Some(bin.to_owned()))));
+    }
+    let v = match to_value(&t.get_item(2).ok()?, Ctx::bin(bin)) {
+        Ok(v) => v,
+        Err(e) => return Some(Err(e)),
+    };
+    let op = match (name, &v) {
+        ("write", _) => o::put,
+        ("add", Value::Int(_) | Value::Float(_)) => o::add,
+        ("append", Value::String(_) | Value::Blob(_)) => o::append,
+        ("prepend", Value::String(_) | Value::Blob(_)) => o::prepend,
+        _ => return None,
+    };
+    Some(Ok((op(&Bin::new(bin, v)), false, None)))
 }
 
 fn bin_name(a: &Args<'_, '_>) -> PyResult<String> {

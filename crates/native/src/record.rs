@@ -31,7 +31,12 @@ impl Record {
             Some(k) => Some(key_tuple(py, orig, k)?),
             None => None,
         };
-        Record::convert(py, rec, key, &mut Names::default())
+        // one record: its bin names are distinct, a `Names` cache would only add copies
+        let bins = PyDict::new(py);
+        for (name, v) in &rec.bins {
+            bins.set_item(name, from_value(py, v)?)?;
+        }
+        Ok(Record::new(rec, key, bins))
     }
 
     /// Convert a crate record with its key tuple ready; bin names come from `names`.
@@ -45,21 +50,22 @@ impl Record {
         for (name, v) in &rec.bins {
             bins.set_item(names.get(py, name), from_value(py, v)?)?;
         }
-        let key = key.map(Bound::unbind);
+        Ok(Record::new(rec, key, bins))
+    }
+
+    fn new(rec: &AsRecord, key: Option<Bound<'_, PyTuple>>, bins: Bound<'_, PyDict>) -> Self {
         let ttl = rec
             .time_to_live()
             .map(|d| u32::try_from(d.as_secs()).unwrap_or(u32::MAX));
-        Ok(Record {
+        Record {
             results: None,
-            key,
+            key: key.map(Bound::unbind),
             bins: bins.unbind(),
             generation: rec.generation,
             ttl,
-        })
+        }
     }
-}
 
-impl Record {
     /// An operate result: `bins` holds, per bin, the last result of an op that reports one;
     /// `results` holds every op's result in request order.
     pub fn from_operate(
@@ -69,26 +75,37 @@ impl Record {
         reports: &[Option<String>],
         whole: bool,
     ) -> PyResult<Self> {
-        let mut out = Record::from_native(py, rec, Some(key), Some(orig))?;
         let Some(results) = rec.results.as_ref() else {
-            return Ok(out);
+            return Record::from_native(py, rec, Some(key), Some(orig));
         };
-        let list = PyList::empty(py);
-        for v in results {
-            list.append(from_value(py, v)?)?;
+        if whole || results.len() != reports.len() {
+            let mut out = Record::from_native(py, rec, Some(key), Some(orig))?;
+            out.results = Some(results_list(py, results)?.unbind());
+            return Ok(out);
         }
-        if !whole && results.len() == reports.len() {
-            let bins = PyDict::new(py);
-            for (i, name) in reports.iter().enumerate() {
-                if let Some(name) = name {
-                    bins.set_item(name, list.get_item(i)?)?;
-                }
+        let key = key_tuple(py, Some(orig), key)?;
+        let list = results_list(py, results)?;
+        let bins = PyDict::new(py);
+        for (name, v) in reports.iter().zip(list.iter()) {
+            if let Some(name) = name {
+                bins.set_item(name, v)?;
             }
-            out.bins = bins.unbind();
         }
+        let mut out = Record::new(rec, Some(key), bins);
         out.results = Some(list.unbind());
         Ok(out)
     }
+}
+
+fn results_list<'py>(
+    py: Python<'py>,
+    results: &[aerospike::Value],
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for v in results {
+        list.append(from_value(py, v)?)?;
+    }
+    Ok(list)
 }
 
 #[pymethods]
