@@ -24,11 +24,38 @@ def _completer() -> Completer:
     return c
 
 
+async def _until_on_loop(s: af.RecordSet[af.Async]) -> None:
+    """Make calls until the client's pool on this loop's runtime is connected and used."""
+    c = _completer()
+    for i in range(5000):
+        before = c.loop_ops_started
+        await s.key(f"warm{i % 10}").exists()
+        if c.loop_ops_started > before:
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError("no call ever ran on the loop's runtime")
+
+
+def test_a_loop_with_few_calls_opens_no_pool_of_its_own(server: EmbeddedServer) -> None:
+    async def main() -> None:
+        async with af.connect(seeds_of(server)) as db:
+            s = db.namespace("test").set("lr")
+            await s.key("a").put({"n": 1})
+            opened = server.stats()["connections_total"]
+            for _ in range(5):
+                assert await s.key("a").get() is not None
+            assert _completer().loop_ops_started == 0
+            assert server.stats()["connections_total"] == opened
+
+    asyncio.run(main())
+
+
 def test_single_record_calls_run_on_the_loop_runtime(server: EmbeddedServer) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
             c = _completer()
             assert c.runtime_fileno() is not None
+            await _until_on_loop(db.namespace("test").set("lr"))
             before = c.loop_ops_started
             k = db.namespace("test").set("lr").key("a")
             await k.put({"n": 1, "s": "x"})
@@ -52,6 +79,7 @@ def test_operations_beyond_capacity_go_to_the_worker_and_all_complete(
         async with af.connect(seeds_of(server)) as db:
             s = db.namespace("test").set("lr")
             c = _completer()
+            await _until_on_loop(s)
             before = c.loop_ops_started
             await asyncio.gather(*(s.key(i).put({"i": i}) for i in range(200)))
             on_loop = c.loop_ops_started - before
@@ -65,6 +93,7 @@ def test_operations_beyond_capacity_go_to_the_worker_and_all_complete(
 def test_a_timeout_fires_while_no_reply_arrives(server: EmbeddedServer) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
+            await _until_on_loop(db.namespace("test").set("lr"))
             k = db.namespace("test").set("lr").key("slow")
             await k.put({"n": 1})
             server.fault_delay(5000, count=1)
@@ -84,6 +113,7 @@ def test_a_cancelled_call_on_the_loop_leaves_no_stale_reply(server: EmbeddedServ
             s = db.namespace("test").set("lr")
             await s.key("a").put({"who": "a"})
             await s.key("b").put({"who": "b"})
+            await _until_on_loop(s)
             c = _completer()
             for _ in range(3):
                 before = c.loop_ops_started
@@ -102,9 +132,12 @@ def test_close_fails_calls_in_flight_on_the_loop(server: EmbeddedServer) -> None
         db = await af.connect(seeds_of(server))
         k = db.namespace("test").set("lr").key("x")
         await k.put({"n": 1})
+        await _until_on_loop(db.namespace("test").set("lr"))
+        before = _completer().loop_ops_started
         server.fault_delay(5000, count=1)
         task = asyncio.ensure_future(k.get())
         await asyncio.sleep(0.2)
+        assert _completer().loop_ops_started == before + 1
         db.close()
         with pytest.raises(errors.ClientClosedError):
             await asyncio.wait_for(task, 3)
@@ -123,6 +156,7 @@ def test_a_client_outlives_its_event_loop(server: EmbeddedServer) -> None:
 
     async def put_and_count() -> int:
         await k.put({"n": 1})
+        await _until_on_loop(db.namespace("test").set("lr"))
         return server.stats()["connections_open"]
 
     with_loop_pool = asyncio.run(put_and_count())
@@ -142,9 +176,9 @@ def test_a_client_outlives_its_event_loop(server: EmbeddedServer) -> None:
 def test_a_capped_pool_keeps_every_call_on_the_worker(server: EmbeddedServer) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server), max_conns_per_node=4) as db:
-            c = _completer()
-            before = c.loop_ops_started
-            await db.namespace("test").set("lr").key("cap").put({"n": 1})
-            assert c.loop_ops_started == before
+            s = db.namespace("test").set("lr")
+            for i in range(100):
+                await s.key(i % 4).put({"n": i})
+            assert _completer().loop_ops_started == 0
 
     asyncio.run(main())

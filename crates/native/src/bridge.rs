@@ -455,6 +455,12 @@ impl<'py> OnLoop<'py> {
         self.completer.get().local.as_ref().expect("a loop runtime")
     }
 
+    /// Run `task` on the loop's runtime, with no one waiting for it.
+    pub fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        self.runtime().queue(Box::pin(task.map(|()| None)));
+        Completer::arm(&self.completer);
+    }
+
     /// Queue `fut` for the loop's next tick (scheduled with the loop iteration's flush).
     pub fn start<F, T>(self, fut: F) -> Pending
     where

@@ -55,15 +55,40 @@ impl Inner {
         Ok(self.direct.get_or_try_init(connect).await?.clone())
     }
 
-    /// This client's (lazily connected) crate client on the loop runtime `rt`.
-    fn loop_client(&self, rt: &Arc<LoopRuntime<Ready>>) -> ClientCell {
-        let (cell, created) = rt.client_for(self.id);
-        if created {
+    /// This client's crate client on the loop runtime `rt` (connected by
+    /// [`Self::connect_on_loop`]) and the number of calls made there so far.
+    fn loop_client(&self, rt: &Arc<LoopRuntime<Ready>>) -> (ClientCell, usize) {
+        let (cell, calls) = rt.client_for(self.id);
+        if calls == 1 {
             let mut on_loops = self.on_loops.lock().unwrap_or_else(|p| p.into_inner());
             on_loops.retain(|l| l.strong_count() > 0);
             on_loops.push(Arc::downgrade(rt));
         }
-        cell
+        (cell, calls)
+    }
+
+    /// Connect `cell`'s crate client on the loop's runtime: a pool of up to the loop's
+    /// capacity, abandoned if this client closes first.
+    fn connect_on_loop(
+        self: &Arc<Self>,
+        on_loop: &OnLoop<'_>,
+        cell: ClientCell,
+    ) -> impl std::future::Future<Output = OpResult<()>> + Send + 'static {
+        let max_conns = on_loop.capacity();
+        let policy = ClientPolicy {
+            max_conns_per_node: max_conns,
+            min_conns_per_node: self.policy.min_conns_per_node.min(max_conns),
+            ..self.policy.clone()
+        };
+        let connecting = on_loop.runtime().connect_guard();
+        let inner = self.clone();
+        let connect = async move {
+            let _connecting = connecting();
+            let connect = || aerospike::Client::new(&policy, &inner.hosts);
+            cell.get_or_try_init(connect).await?;
+            Ok(())
+        };
+        self.until_closed(crate::guard::future(connect))
     }
 
     /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed.
@@ -94,6 +119,11 @@ async fn closed_signal(mut closing: watch::Receiver<bool>) {
         std::future::pending::<()>().await;
     }
 }
+
+/// A client's calls on an event loop before it connects a pool on the loop's own runtime, and
+/// how often a failed connect is tried again (in calls).
+const LOOP_CONNECT_AFTER: usize = 8;
+const LOOP_CONNECT_RETRY: usize = 1024;
 
 /// How long `close()` drives a loop runtime to close the client on it.
 const LOOP_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
@@ -346,27 +376,19 @@ impl Client {
         let Some(on_loop) = on_loop else {
             return self.go(done, Box::pin(call(self.inner.client.clone())));
         };
-        let cell = self.inner.loop_client(on_loop.runtime());
-        let inner = self.inner.clone();
-        let max_conns = on_loop.capacity();
-        let connecting = on_loop.runtime().connect_guard();
-        let fut = Box::pin(async move {
-            let connect = || {
-                let guard = connecting();
-                let policy = ClientPolicy {
-                    max_conns_per_node: max_conns,
-                    min_conns_per_node: inner.policy.min_conns_per_node.min(max_conns),
-                    ..inner.policy.clone()
-                };
-                async move {
-                    let _connecting = guard;
-                    aerospike::Client::new(&policy, &inner.hosts).await
-                }
-            };
-            let client = cell.get_or_try_init(connect).await?.clone();
-            call(client).await
-        });
-        on_loop.start(self.inner.until_closed(fut))
+        let (cell, calls) = self.inner.loop_client(on_loop.runtime());
+        let Some(client) = cell.get().cloned() else {
+            // A loop that makes a few calls (asyncio.run per request) never pays for a pool
+            // of its own; a busier one connects it in the background, meanwhile the worker.
+            if calls == LOOP_CONNECT_AFTER || calls % LOOP_CONNECT_RETRY == 0 {
+                let connect = self.inner.connect_on_loop(&on_loop, cell);
+                on_loop.spawn(async move {
+                    let _ = connect.await;
+                });
+            }
+            return self.go(done, Box::pin(call(self.inner.client.clone())));
+        };
+        on_loop.start(self.inner.until_closed(Box::pin(call(client))))
     }
 
     fn wait<F, T>(&self, py: Python<'_>, fut: F) -> PyResult<Py<PyAny>>

@@ -56,6 +56,13 @@ impl Drop for Connecting {
     }
 }
 
+/// One owner's crate client on a loop runtime, and how many calls the owner has made here.
+struct LoopClient {
+    owner: u64,
+    cell: ClientCell,
+    calls: usize,
+}
+
 /// The runtime of one event loop, and the operations in flight on it.
 pub struct LoopRuntime<R> {
     rt: Option<Runtime>,
@@ -67,7 +74,7 @@ pub struct LoopRuntime<R> {
     connecting: Arc<AtomicUsize>,
     /// Crate clients bound to this runtime, by owner (a native `Client`'s id). They live and
     /// die with the runtime: its sockets are registered with this runtime's driver.
-    clients: Mutex<Vec<(u64, ClientCell)>>,
+    clients: Mutex<Vec<LoopClient>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -103,22 +110,28 @@ impl<R> LoopRuntime<R> {
         self.epoll
     }
 
-    /// The crate client of `owner` on this runtime, and whether it was just created.
-    pub fn client_for(&self, owner: u64) -> (ClientCell, bool) {
+    /// The crate client of `owner` on this runtime and the number of calls `owner` has made
+    /// here, this one included (1: the entry was just created).
+    pub fn client_for(&self, owner: u64) -> (ClientCell, usize) {
         let mut clients = lock(&self.clients);
-        if let Some((_, c)) = clients.iter().find(|(o, _)| *o == owner) {
-            return (c.clone(), false);
+        if let Some(c) = clients.iter_mut().find(|c| c.owner == owner) {
+            c.calls += 1;
+            return (c.cell.clone(), c.calls);
         }
         let cell = ClientCell::default();
-        clients.push((owner, cell.clone()));
-        (cell, true)
+        clients.push(LoopClient {
+            owner,
+            cell: cell.clone(),
+            calls: 1,
+        });
+        (cell, 1)
     }
 
     /// Remove and return the crate client of `owner`.
     pub fn take_client(&self, owner: u64) -> Option<ClientCell> {
         let mut clients = lock(&self.clients);
-        let at = clients.iter().position(|(o, _)| *o == owner)?;
-        Some(clients.swap_remove(at).1)
+        let at = clients.iter().position(|c| c.owner == owner)?;
+        Some(clients.swap_remove(at).cell)
     }
 
     /// Drive the runtime until `fut` completes, blocking this thread.
