@@ -60,6 +60,7 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
         return _completers[loop]
     except KeyError:
         pass
+    _release_closed()
     c = Completer(
         _weakly(loop, "call_soon"), _weakly(loop, "call_later"), loop_runtime=LOOP_RUNTIME
     )
@@ -73,6 +74,17 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
         loop.add_reader(fd, c.tick)
     _completers[loop] = c
     return c
+
+
+def _release_closed() -> None:
+    """Release the completers of closed loops: what was in flight when a loop closed never
+    completes, and holds that loop (and its runtime and connections) alive.
+    """
+    for old, c in list(_completers.items()):
+        if old.is_closed():
+            if c is not None:
+                c.release()
+            del _completers[old]
 
 
 def _weakly(loop: asyncio.AbstractEventLoop, method: str) -> Callable[..., object]:

@@ -147,6 +147,8 @@ class Completer:
         """Drive the loop's runtime without blocking and settle what finished."""
     def periodic(self) -> None:
         """The periodic tick (timers, cluster tending); schedules the next one."""
+    def release(self) -> None:
+        """The loop is closed: drop the operations, clients and outcomes it still holds."""
     @property
     def loop_ops_started(self) -> int:
         """Operations started on the loop's own runtime so far."""

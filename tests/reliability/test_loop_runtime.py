@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+import weakref
 
 import pytest
 
@@ -175,10 +176,35 @@ def test_a_client_outlives_its_event_loop(server: EmbeddedServer) -> None:
 
 def test_a_capped_pool_keeps_every_call_on_the_worker(server: EmbeddedServer) -> None:
     async def main() -> None:
-        async with af.connect(seeds_of(server), max_conns_per_node=4) as db:
+        async with af.connect(seeds_of(server), max_conns_per_node=63) as db:
             s = db.namespace("test").set("lr")
             for i in range(100):
                 await s.key(i % 4).put({"n": i})
             assert _completer().loop_ops_started == 0
 
     asyncio.run(main())
+
+
+def test_a_loop_closed_with_a_call_in_flight_is_freed(server: EmbeddedServer) -> None:
+    db_box: list[af.AsyncClient] = []
+    loop_ref: list[weakref.ref[asyncio.AbstractEventLoop]] = []
+
+    async def abandon_a_call() -> None:
+        db = await af.connect(seeds_of(server), total_timeout_ms=20_000)
+        db_box.append(db)
+        await _until_on_loop(db.namespace("test").set("lr"))
+        server.fault_delay(3000, count=1)
+        asyncio.ensure_future(db.namespace("test").set("lr").key("x").get())
+        await asyncio.sleep(0.05)
+        loop_ref.append(weakref.ref(asyncio.get_running_loop()))
+        # asyncio.run cancels the call's task and closes the loop: no tick ever comes again
+
+    async def next_loop() -> bool:
+        return await db_box[0].namespace("test").set("lr").key("y").exists()
+
+    asyncio.run(abandon_a_call())
+    asyncio.run(next_loop())
+    server.clear_faults()
+    gc.collect()
+    assert loop_ref[0]() is None
+    db_box[0].close()

@@ -97,7 +97,8 @@ const COMPLETED: u8 = 2;
 enum Abort {
     /// A task on the worker runtime.
     Task(AbortHandle),
-    /// An operation on an event loop's runtime (dropped at its next tick).
+    /// An operation on an event loop's runtime (dropped at its next tick, or when the
+    /// completer is released).
     Local(futures::future::AbortHandle),
 }
 
@@ -400,7 +401,7 @@ fn part_ready<A: Parts>(
         out: Box::new(move |py| {
             let mut slot = lock(&acc);
             if let Ok(a) = slot.as_mut() {
-                if let Err(e) = a.push(py, part) {
+                if let Err(e) = crate::guard::sync("result conversion", || a.push(py, part)) {
                     *slot = Err(e);
                 }
             }
@@ -437,7 +438,8 @@ impl<'py> OnLoop<'py> {
         }
         let completer = t.get_item(0).ok()?.cast_into::<Completer>().ok()?;
         let c = completer.get();
-        if c.local.as_ref()?.in_flight() >= c.local_max {
+        let local = c.local.as_ref()?;
+        if !local.usable() || local.in_flight() >= c.local_max {
             return None;
         }
         let fut = t.get_item(1).ok()?.unbind();
@@ -711,6 +713,15 @@ impl Completer {
             Ok(done) => settle(py, done),
             Err(e) => e.write_unraisable(py, None),
         }
+    }
+
+    /// The loop is closed: drop what it still holds (operations in flight on its runtime,
+    /// that runtime's crate clients, undelivered outcomes), which keep the loop alive.
+    fn release(&self) {
+        if let Some(local) = &self.local {
+            local.release();
+        }
+        lock(&self.queue.ready).clear();
     }
 
     /// Operations started on the loop's own runtime so far.

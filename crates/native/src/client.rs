@@ -85,7 +85,11 @@ impl Inner {
         let connect = async move {
             let _connecting = connecting();
             let connect = || aerospike::Client::new(&policy, &inner.hosts);
-            cell.get_or_try_init(connect).await?;
+            let client = cell.get_or_try_init(connect).await?;
+            if inner.closed.load(Ordering::Acquire) {
+                // close() ran while this connected (and took the cell before it was set)
+                let _ = client.close().await;
+            }
             Ok(())
         };
         self.until_closed(crate::guard::future(connect))
@@ -131,14 +135,14 @@ const LOOP_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// Close a crate client of a loop runtime now: its loop may never run again (or be blocked by
 /// the caller), and only driving the runtime closes the sockets.
 fn close_on_loop(py: Python<'_>, rt: &LoopRuntime<Ready>, c: aerospike::Client) {
+    let close = async move {
+        let _ = tokio::time::timeout(LOOP_CLOSE_WAIT, c.close()).await;
+    };
     if Handle::try_current().is_ok() {
-        return; // on a runtime thread, where block_on is not allowed: the loop's end closes it
+        rt.spawn(close); // block_on is not allowed here: the loop's next tick runs it
+    } else {
+        py.detach(|| rt.block_on(close));
     }
-    py.detach(|| {
-        rt.block_on(async move {
-            let _ = tokio::time::timeout(LOOP_CLOSE_WAIT, c.close()).await;
-        })
-    });
 }
 
 /// A connected cluster client.
@@ -199,11 +203,20 @@ fn client_policy(cfg: &ClientConfig) -> PyResult<ClientPolicy> {
     Ok(p)
 }
 
+/// Event loops get a pool of their own only where the loop runtime exists (Linux) and the
+/// client's pool is at least this large; the worker's pool then keeps the rest.
+const LOOP_POOLS_FROM: usize = 64;
+
+/// Whether a client with this pool size gives event loops a pool of their own.
+fn loop_pools(max_conns_per_node: usize) -> bool {
+    cfg!(target_os = "linux") && max_conns_per_node >= LOOP_POOLS_FROM
+}
+
 /// The worker runtime's pool leaves room for an event loop's own pool (see `go_on_loop`), so
 /// that a process with one event loop stays within `max_conns_per_node` for async calls.
 fn worker_policy(policy: &ClientPolicy) -> ClientPolicy {
     let max = policy.max_conns_per_node;
-    if max <= bridge::DEFAULT_LOOP_OPS {
+    if !loop_pools(max) {
         return policy.clone();
     }
     let max = max - bridge::DEFAULT_LOOP_OPS;
@@ -370,9 +383,11 @@ impl Client {
         F: std::future::Future<Output = OpResult<T>> + Send + 'static,
         T: IntoPy,
     {
-        // A pool capped at or below the loop's capacity stays one pool: the cap is the cap.
-        let on_loop =
-            OnLoop::of(py, &done).filter(|l| self.inner.policy.max_conns_per_node > l.capacity());
+        // A small pool stays one pool: the cap is the cap.
+        let on_loop = OnLoop::of(py, &done).filter(|l| {
+            let max = self.inner.policy.max_conns_per_node;
+            loop_pools(max) && l.capacity() <= bridge::DEFAULT_LOOP_OPS
+        });
         let Some(on_loop) = on_loop else {
             return self.go(done, Box::pin(call(self.inner.client.clone())));
         };

@@ -66,6 +66,11 @@ struct LoopClient {
 /// The runtime of one event loop, and the operations in flight on it.
 pub struct LoopRuntime<R> {
     rt: Option<Runtime>,
+    /// The fork generation it was built in (a forked child must not touch it: its epoll
+    /// instance is shared with the parent).
+    generation: u64,
+    /// Set by `release` (its loop is closed): no more operations.
+    released: AtomicBool,
     epoll: RawFd,
     flag: Arc<Flag>,
     ops: Mutex<FuturesUnordered<Op<R>>>,
@@ -96,6 +101,8 @@ impl<R> LoopRuntime<R> {
         };
         Some(LoopRuntime {
             rt: Some(rt),
+            generation: crate::runtime::generation(),
+            released: AtomicBool::new(false),
             epoll,
             flag: Arc::default(),
             ops: Mutex::new(FuturesUnordered::new()),
@@ -150,6 +157,29 @@ impl<R> LoopRuntime<R> {
         move || {
             count.fetch_add(1, Ordering::AcqRel);
             Connecting(count)
+        }
+    }
+
+    /// Whether it can take operations (not released, not inherited over `fork()`).
+    pub fn usable(&self) -> bool {
+        !self.released.load(Ordering::Acquire) && self.generation == crate::runtime::generation()
+    }
+
+    /// Drop every operation and crate client (its loop is closed and will never tick again;
+    /// what they hold, the loop's futures included, would otherwise live forever).
+    pub fn release(&self) {
+        self.released.store(true, Ordering::Release);
+        if self.generation == crate::runtime::generation() {
+            lock(&self.ops).clear();
+            lock(&self.queued).clear();
+            lock(&self.clients).clear();
+        }
+    }
+
+    /// Spawn a task on the runtime (it runs at the loop's next tick).
+    pub fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        if let Some(rt) = &self.rt {
+            rt.spawn(task);
         }
     }
 
@@ -211,6 +241,15 @@ impl<R> LoopRuntime<R> {
 
 impl<R> Drop for LoopRuntime<R> {
     fn drop(&mut self) {
+        if self.generation != crate::runtime::generation() {
+            // In a forked child: dropping the sockets would deregister them from the epoll
+            // instance the parent still uses.
+            std::mem::forget(self.rt.take());
+            std::mem::forget(std::mem::take(&mut *lock(&self.ops)));
+            std::mem::forget(std::mem::take(&mut *lock(&self.queued)));
+            std::mem::forget(std::mem::take(&mut *lock(&self.clients)));
+            return;
+        }
         lock(&self.ops).clear();
         lock(&self.queued).clear();
         lock(&self.clients).clear();
