@@ -77,8 +77,10 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
 
 
 def _release_closed() -> None:
-    """Release the completers of closed loops: what was in flight when a loop closed never
-    completes, and holds that loop (and its runtime and connections) alive.
+    """Release the completers of closed loops.
+
+    What was in flight when a loop closed never completes, and holds that loop (and its
+    runtime and connections) alive.
     """
     for old, c in list(_completers.items()):
         if old.is_closed():

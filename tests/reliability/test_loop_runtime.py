@@ -194,8 +194,9 @@ def test_a_loop_closed_with_a_call_in_flight_is_freed(server: EmbeddedServer) ->
         db_box.append(db)
         await _until_on_loop(db.namespace("test").set("lr"))
         server.fault_delay(3000, count=1)
-        asyncio.ensure_future(db.namespace("test").set("lr").key("x").get())
+        in_flight = asyncio.ensure_future(db.namespace("test").set("lr").key("x").get())
         await asyncio.sleep(0.05)
+        assert not in_flight.done()
         loop_ref.append(weakref.ref(asyncio.get_running_loop()))
         # asyncio.run cancels the call's task and closes the loop: no tick ever comes again
 
