@@ -422,6 +422,15 @@ fn deliver_failure(st: &OpState, queue: &Queue, fut: Option<Py<PyAny>>, f: Failu
     }
 }
 
+/// Settle what a pass over the loop's runtime finished (a panic in it is reported, not
+/// raised: the loop called us).
+fn settle_from(py: Python<'_>, pass: impl FnOnce() -> Vec<Ready>) {
+    match crate::guard::sync("the event loop's runtime", || Ok(pass())) {
+        Ok(done) => settle(py, done),
+        Err(e) => e.write_unraisable(py, None),
+    }
+}
+
 /// An async operation that runs on its event loop's own runtime (see `local.rs`).
 pub struct OnLoop<'py> {
     completer: Bound<'py, Completer>,
@@ -678,10 +687,7 @@ impl Completer {
         let (jobs, handle) = this.take();
         spawn_all(jobs, handle);
         if let Some(local) = &this.local {
-            match crate::guard::sync("the event loop's runtime", || Ok(local.start_queued())) {
-                Ok(done) => settle(slf.py(), done),
-                Err(e) => e.write_unraisable(slf.py(), None),
-            }
+            settle_from(slf.py(), || local.start_queued());
             Self::arm_tick(slf, local);
         }
     }
@@ -692,11 +698,7 @@ impl Completer {
         let mut buf = [0u8; 64];
         while matches!((&q.rx).read(&mut buf), Ok(n) if n > 0) {}
         q.woken.store(false, Ordering::SeqCst);
-        let batch = match q.ready.lock() {
-            Ok(mut v) => std::mem::take(&mut *v),
-            Err(p) => std::mem::take(&mut *p.into_inner()),
-        };
-        settle(py, batch);
+        settle(py, std::mem::take(&mut *lock(&q.ready)));
     }
 
     /// The descriptor of the loop's own runtime, to watch for readability (None: every
@@ -708,10 +710,8 @@ impl Completer {
     /// Drive the loop's runtime without blocking and settle what finished; the loop calls
     /// this when `runtime_fileno()` is readable and every `next_tick()` seconds.
     fn tick(&self, py: Python<'_>) {
-        let Some(local) = &self.local else { return };
-        match crate::guard::sync("the event loop's runtime", || Ok(local.tick())) {
-            Ok(done) => settle(py, done),
-            Err(e) => e.write_unraisable(py, None),
+        if let Some(local) = &self.local {
+            settle_from(py, || local.tick());
         }
     }
 

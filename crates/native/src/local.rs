@@ -36,7 +36,7 @@ struct Flag(AtomicBool);
 
 impl Wake for Flag {
     fn wake(self: Arc<Self>) {
-        self.0.store(true, Ordering::Release);
+        self.wake_by_ref();
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
@@ -199,8 +199,7 @@ impl<R> LoopRuntime<R> {
         let Some(rt) = &self.rt else {
             return Vec::new();
         };
-        let mut ops = lock(&self.ops);
-        ops.extend(lock(&self.queued).drain(..));
+        let mut ops = self.ops_with_queued();
         let _context = rt.enter();
         let mut done = Vec::new();
         self.poll_ops(&mut ops, &mut done);
@@ -214,8 +213,7 @@ impl<R> LoopRuntime<R> {
         let Some(rt) = &self.rt else {
             return Vec::new();
         };
-        let mut ops = lock(&self.ops);
-        ops.extend(lock(&self.queued).drain(..));
+        let mut ops = self.ops_with_queued();
         let mut done = Vec::new();
         rt.block_on(async {
             self.poll_ops(&mut ops, &mut done);
@@ -226,6 +224,13 @@ impl<R> LoopRuntime<R> {
             }
         });
         done
+    }
+
+    /// The operations in flight, the queued ones moved in.
+    fn ops_with_queued(&self) -> MutexGuard<'_, FuturesUnordered<Op<R>>> {
+        let mut ops = lock(&self.ops);
+        ops.extend(lock(&self.queued).drain(..));
+        ops
     }
 
     /// Poll every operation that was woken (all of them the first time); collect outcomes.
