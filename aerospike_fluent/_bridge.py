@@ -62,16 +62,16 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
         pass
     _release_closed()
     c = Completer(
-        _weakly(loop, "call_soon"), _weakly(loop, "call_later"), loop_runtime=LOOP_RUNTIME
+        _weakly(loop, "call_soon"),
+        _weakly(loop, "call_later"),
+        _weakly(loop, "add_reader"),
+        loop_runtime=LOOP_RUNTIME,
     )
     try:
         loop.add_reader(c.fileno(), c.drain)
     except NotImplementedError:
         _completers[loop] = None
         return None
-    fd = c.runtime_fileno()
-    if fd is not None:
-        loop.add_reader(fd, c.tick)
     _completers[loop] = c
     return c
 
@@ -186,7 +186,7 @@ def _running() -> tuple[asyncio.AbstractEventLoop, Completer | None] | None:
     return loop, completer
 
 
-async def call(method: Callable[..., Pending], args: tuple[Any, ...]) -> Any:
+async def call(method: Callable[..., Pending], *args: Any) -> Any:
     """Await ``method(done, *args)``: :func:`wait` without the closure for the common case.
 
     On asyncio the future is handed to the loop's completer directly (one coroutine frame,

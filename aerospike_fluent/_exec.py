@@ -8,6 +8,7 @@ call each) and returns the final value. The async executor awaits each step thro
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, NamedTuple, TypeVar, final
 
 from aerospike_fluent import _bridge
@@ -51,19 +52,45 @@ def single(call: Call) -> Program[Any]:
     return call.finish(result) if call.finish is not None else result
 
 
+class Verbs(dict[str, Callable[..., Any]]):
+    """Native methods by name, bound on first use: ``verbs["put"](key, bins, policy)``.
+
+    Sync executors bind the ``*_blocking`` twin; async ones a coroutine function running the
+    method on the current event loop. One dict lookup per call instead of building a
+    :class:`Call` and resolving the method again.
+    """
+
+    __slots__ = ("_bind", "_native")
+
+    def __init__(self, native: Any, bind: Callable[[Any, str], Callable[..., Any]]) -> None:
+        super().__init__()
+        self._native = native
+        self._bind = bind
+
+    def __missing__(self, method: str) -> Callable[..., Any]:
+        fn = self[method] = self._bind(self._native, method)
+        return fn
+
+
 class Executor(Generic[M]):
     """Runs programs against a native client; shared by every builder of one client."""
 
-    __slots__ = ("_native",)
+    __slots__ = ("_native", "verbs")
     is_async: ClassVar[bool] = False
 
     def __init__(self, native: _native.Client) -> None:
         self._native: Final = native
+        self.verbs: Final = Verbs(native, type(self)._bind)
 
     @property
     def native(self) -> _native.Client:
         """The native client."""
         return self._native
+
+    @staticmethod
+    def _bind(native: Any, method: str) -> Callable[..., Any]:
+        """Return the callable that runs ``native.method`` for this executor."""
+        raise NotImplementedError
 
     def run(self, program: Program[T]) -> Any:
         """Run ``program``: an awaitable for async clients, the value for sync ones."""
@@ -81,22 +108,31 @@ class AsyncExecutor(Executor[Async]):
     __slots__ = ()
     is_async: ClassVar[bool] = True
 
+    @staticmethod
+    def _bind(native: Any, method: str) -> Callable[..., Any]:
+        return partial(_bridge.call, getattr(native, method))
+
     def run(self, program: Program[T]) -> Any:
         """Return a coroutine running ``program``."""
         return self._drive(program)
 
     def call(self, call: Call) -> Any:
         """Return a coroutine running one call (the common case, without a generator)."""
-        target = self._native if call.target is None else call.target
-        if call.finish is None:
-            return _bridge.call(getattr(target, call.method), call.args)
-        return self._call(getattr(target, call.method), call.args, call.finish)
+        if call.target is None:
+            if call.finish is None:
+                return self.verbs[call.method](*call.args)
+            method = getattr(self._native, call.method)
+        else:
+            method = getattr(call.target, call.method)
+            if call.finish is None:
+                return _bridge.call(method, *call.args)
+        return self._call(method, call.args, call.finish)
 
     @staticmethod
     async def _call(
         method: Callable[..., Any], args: tuple[Any, ...], finish: Callable[[Any], Any]
     ) -> Any:
-        return finish(await _bridge.call(method, args))
+        return finish(await _bridge.call(method, *args))
 
     async def _drive(self, program: Program[T]) -> T:
         try:
@@ -104,7 +140,7 @@ class AsyncExecutor(Executor[Async]):
             while True:
                 target = self._native if step.target is None else step.target
                 try:
-                    result = await _bridge.call(getattr(target, step.method), step.args)
+                    result = await _bridge.call(getattr(target, step.method), *step.args)
                 except BaseException as exc:
                     step = program.throw(exc)
                 else:
@@ -115,25 +151,22 @@ class AsyncExecutor(Executor[Async]):
             program.close()
 
 
-_BLOCKING: dict[str, str] = {}
-
-
-def _blocking_name(method: str) -> str:
-    name = _BLOCKING[method] = method + "_blocking"
-    return name
-
-
 @final
 class SyncExecutor(Executor[Sync]):
     """Calls the blocking twin of each step on the calling thread."""
 
     __slots__ = ()
 
+    @staticmethod
+    def _bind(native: Any, method: str) -> Callable[..., Any]:
+        return getattr(native, method + "_blocking")  # type: ignore[no-any-return]
+
     def call(self, call: Call) -> Any:
         """Run one call on the calling thread."""
-        target = self._native if call.target is None else call.target
-        name = _BLOCKING.get(call.method) or _blocking_name(call.method)
-        result = getattr(target, name)(*call.args)
+        if call.target is None:
+            result = self.verbs[call.method](*call.args)
+        else:
+            result = getattr(call.target, call.method + "_blocking")(*call.args)
         return call.finish(result) if call.finish is not None else result
 
     def run(self, program: Program[T]) -> T:
@@ -141,8 +174,10 @@ class SyncExecutor(Executor[Sync]):
         try:
             step = next(program)
             while True:
-                target = self._native if step.target is None else step.target
-                blocking = getattr(target, step.method + "_blocking")
+                if step.target is None:
+                    blocking = self.verbs[step.method]
+                else:
+                    blocking = getattr(step.target, step.method + "_blocking")
                 try:
                     result = blocking(*step.args)
                 except BaseException as exc:

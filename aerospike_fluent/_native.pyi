@@ -17,7 +17,7 @@ Conventions:
 import asyncio
 import builtins
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, final
+from typing import Any, Final, final
 
 Key = tuple[str, str, str | int | bytes | None, bytes | None]
 Op = tuple[Any, ...]
@@ -25,6 +25,8 @@ Exp = tuple[Any, ...]
 Done = Callable[[Any, BaseException | None], None] | tuple[Completer, asyncio.Future[Any]]
 
 __version__: str
+LOOP_RUNTIME_AFTER: Final[int]
+"""An asyncio loop gets its own runtime at its this-many-th call (all clients together)."""
 
 # ---------------------------------------------------------------- errors (declared in Rust)
 class AerospikeError(Exception):
@@ -124,15 +126,17 @@ class Completer:
     are coalesced: the first schedules :meth:`flush`, which hands them all to the runtime in one
     go.
 
-    With ``loop_runtime=True`` (and ``call_later``, the loop's) the loop also gets its own
-    runtime, driven by the loop thread: single-record operations run there (up to ``loop_ops``
-    in flight, default 16), so a reply wakes only the loop. Watch :meth:`runtime_fileno` with
-    ``loop.add_reader(fd, completer.tick)``; the completer schedules its own periodic tick."""
+    With ``loop_runtime=True`` (and ``call_later`` and ``watch``, the loop's ``call_later``
+    and ``add_reader``) a busy loop also gets its own runtime, built at its eighth call and
+    driven by the loop thread: single-record operations run there (up to ``loop_ops`` in
+    flight, default 16), so a reply wakes only the loop. The completer watches the runtime
+    with ``watch(fd, completer.tick)`` and schedules its own periodic tick."""
 
     def __new__(
         cls,
         schedule: Callable[[Callable[[], None]], object] | None = None,
         call_later: Callable[[float, Callable[[], None]], object] | None = None,
+        watch: Callable[[int, Callable[[], None]], object] | None = None,
         loop_runtime: bool = False,
         loop_ops: int | None = None,
     ) -> Completer: ...
@@ -142,7 +146,7 @@ class Completer:
     def drain(self) -> None:
         """Settle every queued future (cancelled ones are skipped); call on the loop thread."""
     def runtime_fileno(self) -> int | None:
-        """The loop runtime's descriptor (None: the loop has no runtime of its own)."""
+        """The loop runtime's descriptor (None: the loop has no runtime of its own yet)."""
     def tick(self) -> None:
         """Drive the loop's runtime without blocking and settle what finished."""
     def periodic(self) -> None:

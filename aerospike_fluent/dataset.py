@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar, Generic, Literal, overload
 
 from aerospike_fluent import _validate
-from aerospike_fluent._chain import Frozen
+from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
@@ -41,7 +41,10 @@ class _Scope(Frozen, Generic[M]):
 
     def key(self, key: str | int | bytes) -> KeyRef[M]:
         """One record by user key."""
-        return KeyRef(self._ex, (self._ns, self._set, _validate.user_key(key), None))
+        ref: KeyRef[M] = _NEW(KeyRef)  # KeyRef.__init__ inlined: once per single-record call
+        _SET_BASE(ref, (self._ex, None, None, (self._ns, self._set, _validate.user_key(key), None)))
+        _SET_OPS(ref, ())
+        return ref
 
     def digest(self, digest: bytes) -> KeyRef[M]:
         """One record by its 20-byte digest."""

@@ -122,7 +122,17 @@ class KeyRef(OpChain[M], Generic[M]):
             send_key: store the user key with the record.
 
         """
-        return self._ex.call(self._write_call("put", bins, ttl, generation, send_key))
+        ex, filt, lim, key = self._base
+        if (
+            ttl is None
+            and generation is None
+            and not send_key
+            and not self._ops
+            and filt is None
+            and lim is None
+        ):  # the common case: one native put with the default policy
+            return ex.verbs["put"](key, _validate.bins(bins), None)
+        return ex.call(self._write_call("put", bins, ttl, generation, send_key))
 
     @overload
     def insert(
@@ -234,7 +244,10 @@ class KeyRef(OpChain[M], Generic[M]):
 
         After bin operations, runs them and the read as one operate.
         """
-        return self._ex.call(self._get_call(bins, False))
+        ex, filt, lim, key = self._base
+        if not bins and not self._ops and filt is None and lim is None:
+            return ex.verbs["get"](key, None, False, None)
+        return ex.call(self._get_call(bins, False))
 
     @overload
     def get_header(self: KeyRef[Async]) -> Awaitable[Record | None]: ...
@@ -251,7 +264,7 @@ class KeyRef(OpChain[M], Generic[M]):
     def exists(self) -> Any:
         """Whether the record exists."""
         self._plain("exists")
-        return self._ex.call(Call("exists", (self._key, self._policy())))
+        return self._ex.verbs["exists"](self._key, self._policy())
 
     @overload
     def delete(self: KeyRef[Async], *, durable: bool = False) -> Awaitable[bool]: ...
@@ -260,7 +273,7 @@ class KeyRef(OpChain[M], Generic[M]):
     def delete(self, *, durable: bool = False) -> Any:
         """Delete the record; True if it existed. ``durable`` leaves a tombstone."""
         self._plain("delete")
-        return self._ex.call(Call("delete", (self._key, self._policy(durable=durable))))
+        return self._ex.verbs["delete"](self._key, self._policy(durable=durable))
 
     @overload
     def touch(self: KeyRef[Async], *, ttl: TTL = None) -> Awaitable[None]: ...
@@ -269,7 +282,7 @@ class KeyRef(OpChain[M], Generic[M]):
     def touch(self, *, ttl: TTL = None) -> Any:
         """Reset the record's TTL (to ``ttl`` or the namespace default)."""
         self._plain("touch")
-        return self._ex.call(Call("touch", (self._key, self._policy(ttl=ttl))))
+        return self._ex.verbs["touch"](self._key, self._policy(ttl=ttl))
 
     @overload
     def execute(
@@ -333,7 +346,7 @@ class KeyRef(OpChain[M], Generic[M]):
                 durable=durable,
                 operate=True,
             )
-        return ex.call(Call("operate", (key, list(self._ops), policy)))
+        return ex.verbs["operate"](key, list(self._ops), policy)
 
     @overload
     def udf(self: KeyRef[Async], module: str, function: str, *args: Any) -> Awaitable[Any]: ...

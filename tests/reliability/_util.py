@@ -8,12 +8,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import aerospike_fluent as af
+from aerospike_fluent import _native
 from aerospike_fluent.server import EmbeddedServer
 
 
 def seeds_of(server: EmbeddedServer) -> str:
     """The seed string of an in-process embedded server."""
     return f"{server.host}:{server.port}"
+
+
+async def warm_loop(seeds: str) -> None:
+    """Make enough calls on the running loop for it to build its own runtime (asyncio), so
+    that the runtime's descriptors are part of an fd baseline taken afterwards."""
+    async with af.connect(seeds) as db:
+        key = db.namespace("test").set("warm").key("warm")
+        for _ in range(_native.LOOP_RUNTIME_AFTER):
+            await key.exists()
 
 
 def open_fds() -> int:

@@ -9,7 +9,7 @@ import aerospike_fluent as af
 from aerospike_fluent import errors
 from aerospike_fluent.server import EmbeddedServer
 
-from ._util import fds_back_to, open_fds, settle
+from ._util import fds_back_to, open_fds, settle, warm_loop
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -19,9 +19,8 @@ async def _put(s: af.RecordSet[af.Async], i: int) -> None:
 
 
 async def _baseline(seeds: str) -> int:
-    """The fd count once the runtime exists and a client has come and gone."""
-    async with af.connect(seeds) as db:
-        await db.namespace("test").set("c").key("warm").exists()
+    """The fd count once the runtimes exist and a client has come and gone."""
+    await warm_loop(seeds)
     return fds_back_to(0, slack=10_000)
 
 

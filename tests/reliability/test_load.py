@@ -9,7 +9,7 @@ import aerospike_fluent as af
 from aerospike_fluent import errors
 from aerospike_fluent.server import EmbeddedServer
 
-from ._util import fds_back_to, rss_mb
+from ._util import fds_back_to, rss_mb, warm_loop
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(90)]
 
@@ -34,8 +34,7 @@ async def _all(n: int, job: object) -> list[object]:
 async def test_ten_thousand_concurrent_tasks(
     server: EmbeddedServer, seeds: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    async with af.connect(seeds) as warm:  # the runtime's own fds exist from the first connect
-        await warm.namespace("test").set("load").key("warm").exists()
+    await warm_loop(seeds)  # the runtimes' own fds exist from here on
     fds_before = fds_back_to(0, slack=10_000)
     async with af.connect(seeds, total_timeout_ms=20_000) as db:
         s = db.namespace("test").set("load")

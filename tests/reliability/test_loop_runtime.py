@@ -37,7 +37,7 @@ async def _until_on_loop(s: af.RecordSet[af.Async]) -> None:
     raise AssertionError("no call ever ran on the loop's runtime")
 
 
-def test_a_loop_with_few_calls_opens_no_pool_of_its_own(server: EmbeddedServer) -> None:
+def test_a_loop_with_few_calls_builds_no_runtime_nor_pool(server: EmbeddedServer) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
             s = db.namespace("test").set("lr")
@@ -46,6 +46,7 @@ def test_a_loop_with_few_calls_opens_no_pool_of_its_own(server: EmbeddedServer) 
             for _ in range(5):
                 assert await s.key("a").get() is not None
             assert _completer().loop_ops_started == 0
+            assert _completer().runtime_fileno() is None
             assert server.stats()["connections_total"] == opened
 
     asyncio.run(main())
@@ -55,8 +56,9 @@ def test_single_record_calls_run_on_the_loop_runtime(server: EmbeddedServer) -> 
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
             c = _completer()
-            assert c.runtime_fileno() is not None
+            assert c.runtime_fileno() is None  # built at the loop's eighth call
             await _until_on_loop(db.namespace("test").set("lr"))
+            assert c.runtime_fileno() is not None
             before = c.loop_ops_started
             k = db.namespace("test").set("lr").key("a")
             await k.put({"n": 1, "s": "x"})

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from aerospike_fluent._exec import Call, Executor, Program, Sync, T
+from aerospike_fluent._exec import Call, Executor, Program, Sync, T, single
 
 
 class Recorder(Executor[Sync]):
@@ -14,9 +15,17 @@ class Recorder(Executor[Sync]):
     __slots__ = ("calls", "reply")
 
     def __init__(self, reply: Callable[[Call], Any] | None = None) -> None:
-        super().__init__(None)  # type: ignore[arg-type]
+        super().__init__(self)  # type: ignore[arg-type]  # verbs bind to the recorder
         self.calls: list[Call] = []
         self.reply = reply or (lambda call: None)
+
+    @staticmethod
+    def _bind(recorder: Any, method: str) -> Callable[..., Any]:
+        return partial(recorder.record, method)
+
+    def record(self, method: str, *args: Any) -> Any:
+        """Record a direct verb call as the one-step program it stands for."""
+        return self.run(single(Call(method, args)))
 
     def run(self, program: Program[T]) -> T:
         try:

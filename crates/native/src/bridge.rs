@@ -438,8 +438,8 @@ pub struct OnLoop<'py> {
 }
 
 impl<'py> OnLoop<'py> {
-    /// The loop runtime of `done` (a `(Completer, future)` pair), if it has room for one
-    /// more operation.
+    /// The loop of `done` (a `(Completer, future)` pair), if it may get a runtime and its
+    /// runtime, once built, has room for one more operation.
     pub fn of(py: Python<'py>, done: &Py<PyAny>) -> Option<Self> {
         let t = done.bind(py).cast::<PyTuple>().ok()?;
         if t.len() != 2 {
@@ -447,9 +447,15 @@ impl<'py> OnLoop<'py> {
         }
         let completer = t.get_item(0).ok()?.cast_into::<Completer>().ok()?;
         let c = completer.get();
-        let local = c.local.as_ref()?;
-        if !local.usable() || local.in_flight() >= c.local_max {
+        if !c.local_allowed {
             return None;
+        }
+        match c.local.get() {
+            Some(None) => return None,
+            Some(Some(local)) if !local.usable() || local.in_flight() >= c.local_max => {
+                return None
+            }
+            _ => {}
         }
         let fut = t.get_item(1).ok()?.unbind();
         Some(OnLoop { completer, fut })
@@ -460,16 +466,25 @@ impl<'py> OnLoop<'py> {
         self.completer.get().local_max
     }
 
-    /// The loop's runtime.
-    pub fn runtime(&self) -> &Arc<LoopRuntime<Ready>> {
-        // `of` only returns completers with a loop runtime
-        self.completer.get().local.as_ref().expect("a loop runtime")
+    /// The loop's runtime, once built: at the loop's [`LOOP_RUNTIME_AFTER`]-th call (a loop
+    /// making a few calls, `asyncio.run` per request, never pays for one).
+    pub fn runtime(&self) -> Option<&Arc<LoopRuntime<Ready>>> {
+        let c = self.completer.get();
+        if let Some(local) = c.local() {
+            return Some(local);
+        }
+        if c.local_calls.fetch_add(1, Ordering::Relaxed) + 1 < LOOP_RUNTIME_AFTER {
+            return None;
+        }
+        Completer::build_local(&self.completer)
     }
 
-    /// Run `task` on the loop's runtime, with no one waiting for it.
+    /// Run `task` on the loop's runtime (if built), with no one waiting for it.
     pub fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
-        self.runtime().queue(Box::pin(task.map(|()| None)));
-        Completer::arm(&self.completer);
+        if let Some(local) = self.completer.get().local() {
+            local.queue(Box::pin(task.map(|()| None)));
+            Completer::arm(&self.completer);
+        }
     }
 
     /// Queue `fut` for the loop's next tick (scheduled with the loop iteration's flush).
@@ -495,7 +510,7 @@ impl<'py> OnLoop<'py> {
         };
         let task = futures::future::Abortable::new(task, registration).map(|r| r.ok().flatten());
         let c = completer.get();
-        if let Some(local) = &c.local {
+        if let Some(local) = c.local() {
             local.queue(Box::pin(task));
             c.local_started.fetch_add(1, Ordering::Relaxed);
         }
@@ -548,20 +563,59 @@ pub struct Completer {
     queue: Arc<Queue>,
     schedule: Option<Py<PyAny>>,
     submissions: Mutex<Submissions>,
-    /// The loop's own runtime (see `local.rs`), when it could be set up.
-    local: Option<Arc<LoopRuntime<Ready>>>,
+    /// The loop's own runtime (see `local.rs`), built at the loop's
+    /// [`LOOP_RUNTIME_AFTER`]-th call; `None` inside when it could not be set up.
+    local: OnceLock<Option<Arc<LoopRuntime<Ready>>>>,
+    /// Whether the loop may get a runtime (asked for, and the loop gave `call_soon`,
+    /// `call_later` and `add_reader`).
+    local_allowed: bool,
+    /// Calls offered to the loop's runtime before it was built.
+    local_calls: AtomicUsize,
     /// Operations in flight on `local` beyond which new ones go to the worker runtime.
     local_max: usize,
     /// Operations started on `local` so far.
     local_started: AtomicU64,
     /// The loop's `call_later`, for the periodic tick of `local`.
     call_later: Option<Py<PyAny>>,
+    /// The loop's `add_reader`, to watch `local` once built.
+    watch: Option<Py<PyAny>>,
     /// The next periodic tick: when it is due and a weak reference to its `TimerHandle` (the
     /// handle holds the loop, which must not be kept alive from here).
     timer: Mutex<Option<(Instant, Py<PyAny>)>>,
 }
 
 impl Completer {
+    /// The loop's runtime, if built.
+    fn local(&self) -> Option<&Arc<LoopRuntime<Ready>>> {
+        self.local.get().and_then(Option::as_ref)
+    }
+
+    /// Build the loop's runtime and have the loop watch it (once; `None` when that failed).
+    fn build_local<'a>(slf: &'a Bound<'_, Self>) -> Option<&'a Arc<LoopRuntime<Ready>>> {
+        let this = slf.get();
+        if !this.local_allowed {
+            return None;
+        }
+        let local = this.local.get_or_init(|| {
+            let local = Arc::new(LoopRuntime::new()?);
+            let watch = this.watch.as_ref()?;
+            let py = slf.py();
+            let watched = slf
+                .getattr(intern!(py, "tick"))
+                .and_then(|tick| watch.call1(py, (local.fileno(), tick)));
+            match watched {
+                Ok(_) => Some(local),
+                Err(e) => {
+                    e.write_unraisable(py, Some(slf.as_any()));
+                    None
+                }
+            }
+        });
+        let local = local.as_ref()?;
+        Self::arm_tick(slf, local);
+        Some(local)
+    }
+
     fn submissions(&self) -> std::sync::MutexGuard<'_, Submissions> {
         self.submissions.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -638,14 +692,16 @@ impl Drop for Completer {
 #[pymethods]
 impl Completer {
     /// `schedule`: the loop's `call_soon`, to coalesce the operations started in one
-    /// iteration; without it every operation is spawned on its own. `loop_runtime`: give the
-    /// loop its own runtime (the caller then watches `runtime_fileno()` and calls `tick()`);
-    /// `loop_ops`: at most this many operations in flight on it (more go to the worker).
+    /// iteration; without it every operation is spawned on its own. `loop_runtime`: give a
+    /// busy loop its own runtime, built at its eighth call and watched with `watch` (the
+    /// loop's `add_reader`) calling `tick()`; `loop_ops`: at most this many operations in
+    /// flight on it (more go to the worker).
     #[new]
-    #[pyo3(signature = (schedule=None, call_later=None, loop_runtime=false, loop_ops=None))]
+    #[pyo3(signature = (schedule=None, call_later=None, watch=None, loop_runtime=false, loop_ops=None))]
     fn new(
         schedule: Option<Py<PyAny>>,
         call_later: Option<Py<PyAny>>,
+        watch: Option<Py<PyAny>>,
         loop_runtime: bool,
         loop_ops: Option<usize>,
     ) -> PyResult<Self> {
@@ -662,10 +718,13 @@ impl Completer {
                 tx,
                 rx,
             }),
-            local: (loop_runtime && schedule.is_some() && call_later.is_some())
-                .then(LoopRuntime::new)
-                .flatten()
-                .map(Arc::new),
+            local: OnceLock::new(),
+            local_allowed: loop_runtime
+                && schedule.is_some()
+                && call_later.is_some()
+                && watch.is_some(),
+            local_calls: AtomicUsize::new(0),
+            watch,
             local_max: loop_ops.unwrap_or(DEFAULT_LOOP_OPS),
             local_started: AtomicU64::new(0),
             call_later,
@@ -686,7 +745,7 @@ impl Completer {
         let this = slf.get();
         let (jobs, handle) = this.take();
         spawn_all(jobs, handle);
-        if let Some(local) = &this.local {
+        if let Some(local) = this.local() {
             settle_from(slf.py(), || local.start_queued());
             Self::arm_tick(slf, local);
         }
@@ -701,16 +760,16 @@ impl Completer {
         settle(py, std::mem::take(&mut *lock(&q.ready)));
     }
 
-    /// The descriptor of the loop's own runtime, to watch for readability (None: every
-    /// operation runs on the worker runtime).
+    /// The descriptor of the loop's own runtime (None: not built, every operation runs on
+    /// the worker runtime).
     fn runtime_fileno(&self) -> Option<i32> {
-        self.local.as_deref().map(LoopRuntime::fileno)
+        self.local().map(|l| l.fileno())
     }
 
     /// Drive the loop's runtime without blocking and settle what finished; the loop calls
     /// this when `runtime_fileno()` is readable and every `next_tick()` seconds.
     fn tick(&self, py: Python<'_>) {
-        if let Some(local) = &self.local {
+        if let Some(local) = self.local() {
             settle_from(py, || local.tick());
         }
     }
@@ -718,7 +777,7 @@ impl Completer {
     /// The loop is closed: drop what it still holds (operations in flight on its runtime,
     /// that runtime's crate clients, undelivered outcomes), which keep the loop alive.
     fn release(&self) {
-        if let Some(local) = &self.local {
+        if let Some(local) = self.local() {
             local.release();
         }
         lock(&self.queue.ready).clear();
@@ -736,7 +795,7 @@ impl Completer {
         let this = slf.get();
         lock(&this.timer).take();
         this.tick(slf.py());
-        if let Some(local) = &this.local {
+        if let Some(local) = this.local() {
             Self::arm_tick(slf, local);
         }
     }
@@ -785,6 +844,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// A loop gets its own runtime at its eighth call on it (all clients together).
+pub const LOOP_RUNTIME_AFTER: usize = 8;
 /// Default `loop_ops`: operations in flight on a loop's own runtime before new ones go to the
 /// worker runtime.
 pub const DEFAULT_LOOP_OPS: usize = 16;

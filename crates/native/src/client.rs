@@ -71,16 +71,16 @@ impl Inner {
     /// capacity, abandoned if this client closes first.
     fn connect_on_loop(
         self: &Arc<Self>,
-        on_loop: &OnLoop<'_>,
+        rt: &LoopRuntime<Ready>,
+        max_conns: usize,
         cell: ClientCell,
     ) -> impl std::future::Future<Output = OpResult<()>> + Send + 'static {
-        let max_conns = on_loop.capacity();
         let policy = ClientPolicy {
             max_conns_per_node: max_conns,
             min_conns_per_node: self.policy.min_conns_per_node.min(max_conns),
             ..self.policy.clone()
         };
-        let connecting = on_loop.runtime().connect_guard();
+        let connecting = rt.connect_guard();
         let inner = self.clone();
         let connect = async move {
             let _connecting = connecting();
@@ -124,8 +124,8 @@ async fn closed_signal(mut closing: watch::Receiver<bool>) {
     }
 }
 
-/// A client's calls on an event loop before it connects a pool on the loop's own runtime, and
-/// how often a failed connect is tried again (in calls).
+/// A client's calls on a loop's runtime before it connects a pool there, and how often a failed
+/// connect is tried again (in calls).
 const LOOP_CONNECT_AFTER: usize = 8;
 const LOOP_CONNECT_RETRY: usize = 1024;
 
@@ -391,12 +391,15 @@ impl Client {
         let Some(on_loop) = on_loop else {
             return self.go(done, Box::pin(call(self.inner.client.clone())));
         };
-        let (cell, calls) = self.inner.loop_client(on_loop.runtime());
+        let Some(rt) = on_loop.runtime() else {
+            return self.go(done, Box::pin(call(self.inner.client.clone())));
+        };
+        let (cell, calls) = self.inner.loop_client(rt);
         let Some(client) = cell.get().cloned() else {
-            // A loop that makes a few calls (asyncio.run per request) never pays for a pool
-            // of its own; a busier one connects it in the background, meanwhile the worker.
+            // A client making a few calls on a busy loop never pays for a pool there; a busier
+            // one connects it in the background, meanwhile the worker.
             if calls == LOOP_CONNECT_AFTER || calls % LOOP_CONNECT_RETRY == 0 {
-                let connect = self.inner.connect_on_loop(&on_loop, cell);
+                let connect = self.inner.connect_on_loop(rt, on_loop.capacity(), cell);
                 on_loop.spawn(async move {
                     let _ = connect.await;
                 });

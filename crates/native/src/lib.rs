@@ -28,6 +28,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("LOOP_RUNTIME_AFTER", bridge::LOOP_RUNTIME_AFTER)?;
     errors::register(m)?;
     values::register(m)?;
     runtime::register(m)?;
