@@ -80,6 +80,12 @@ class GeoJSON:
 INFINITY: object  # CDT range bound above every value
 WILDCARD: object  # CDT value matching anything
 
+def bins_ok(values: object) -> bool:
+    """Whether ``values`` is certainly a valid bins ``dict`` (False: check it in Python)."""
+
+def value_ok(value: object) -> bool:
+    """Whether ``value`` is certainly a storable plain value (False: check it in Python)."""
+
 # ---------------------------------------------------------------- results
 @final
 class Record:

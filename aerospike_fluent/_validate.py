@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from aerospike_fluent import _native
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
@@ -30,6 +30,9 @@ _SCALARS = (str, bytes, bytearray, float, _native.GeoJSON)
 _PLAIN = frozenset({bytes, float, bool, type(None), bytearray, _native.GeoJSON})
 _MAP_KEYS = frozenset({str, int, bytes})
 _KEYS = (str, int, bytes)
+# "certainly valid" in one native pass; anything they do not vouch for is checked here
+_bins_ok = _native.bins_ok
+_value_ok = _native.value_ok
 
 
 def text(what: str, value: str) -> str:
@@ -164,7 +167,7 @@ def value(bin_: str, v: object) -> None:
     elif t is int:
         if not INT_MIN <= v <= INT_MAX:  # type: ignore[operator]
             raise InvalidArgumentError(f"bin {bin_!r}: integer {v} does not fit in 64 bits")
-    elif t not in _PLAIN:
+    elif t not in _PLAIN and not _value_ok(v):
         _walk(bin_, v, v, 0)
 
 
@@ -229,6 +232,8 @@ def _contains_itself(v: object, path: tuple[int, ...]) -> bool:
 
 def bins(values: object) -> dict[str, Any]:
     """Check a bins mapping for a write; returns a plain ``dict``."""
+    if _bins_ok(values):  # the common case, checked natively in one pass
+        return cast("dict[str, Any]", values).copy()
     if type(values) is not dict and not isinstance(values, Mapping):
         raise InvalidTypeError(f"bins must be a mapping, not {type(values).__name__}")
     if not values:

@@ -87,6 +87,13 @@ class Weird:
     pass
 
 
+def _cycle() -> list[Any]:
+    """A list that contains itself (no stack overflow: nesting is bounded natively too)."""
+    v: list[Any] = []
+    v.append(v)
+    return v
+
+
 BAD_PUTS: list[tuple[Any, type[BaseException], str]] = [
     ({"big": 2**64}, OverflowError, "big"),
     ({"neg": -(2**63) - 1}, OverflowError, "neg"),
@@ -97,6 +104,7 @@ BAD_PUTS: list[tuple[Any, type[BaseException], str]] = [
     ({"mkey": {1.5: 1}}, TypeError, "mkey"),
     ({"inf": n.INFINITY}, TypeError, "inf"),
     ({1: "x"}, TypeError, "bin names"),
+    ({"cyc": _cycle()}, n.InvalidArgumentError, "cyc.*nested more than"),
 ]
 
 

@@ -6,8 +6,10 @@ from enum import IntEnum
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from aerospike_fluent import F, _validate
+from aerospike_fluent import F, _native, _validate
 from aerospike_fluent._exec import Sync
 from aerospike_fluent.dataset import Namespace, RecordSet
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
@@ -114,3 +116,56 @@ def test_timeout_upper_bound() -> None:
     assert _validate.millis("timeout", 0xFFFF_FFFF / 1000) == 0xFFFF_FFFF
     with pytest.raises(InvalidArgumentError, match="over the maximum"):
         _validate.millis("timeout", 0xFFFF_FFFF / 1000 + 0.001)
+
+
+# scalars across the edges the checks look at: 64-bit bounds, lone surrogates, other types
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**64), max_value=2**64)
+    | st.floats(allow_nan=True)
+    | st.text(max_size=4)
+    | st.binary(max_size=4)
+    | st.sampled_from([LONE, (1,), 1.5j, _native.INFINITY, bytearray(b"x")])
+)
+_MAP_KEYS = (
+    st.text(max_size=3)
+    | st.integers(-(2**64), 2**64)
+    | st.binary(max_size=2)
+    | st.floats()
+    | st.booleans()
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_MAP_KEYS, inner),
+    max_leaves=12,
+)
+_NAMES = st.text(max_size=17) | st.sampled_from([LONE, 1, b"b", "é" * 8])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(_NAMES, _VALUES, max_size=3))
+def test_the_native_fast_path_never_vouches_for_what_python_rejects(bins: dict[Any, Any]) -> None:
+    vouched = _native.bins_ok(bins)
+    saved = _validate._bins_ok
+    _validate._bins_ok = lambda values: False  # the Python checks alone
+    try:
+        _validate.bins(bins)
+        accepted = True
+    except InvalidArgumentError:
+        accepted = False
+    finally:
+        _validate._bins_ok = saved
+    assert accepted or not vouched
+    for v in bins.values():
+        if _native.value_ok(v):
+            _validate._walk("v", v, v, 0)  # the Python walk agrees: raises nothing
+
+
+def test_the_native_fast_path_takes_the_common_shapes() -> None:
+    assert _native.bins_ok({"name": "Ann", "age": 30, "score": 1.5, "raw": b"x", "ok": True})
+    assert _native.bins_ok({"tags": ["a", 1, None], "m": {"k": [1, {2: b"v"}]}})
+    assert _native.value_ok(_nested(_validate.MAX_DEPTH))
+    assert not _native.value_ok(_nested(_validate.MAX_DEPTH + 1))
+    assert not _native.bins_ok({})
+    assert not _native.bins_ok({"a" * 16: 1})

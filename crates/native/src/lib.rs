@@ -16,6 +16,7 @@ mod guard;
 mod local;
 mod ops;
 mod park;
+mod plain;
 mod policy;
 mod query;
 mod record;
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LOOP_RUNTIME_AFTER", bridge::LOOP_RUNTIME_AFTER)?;
     errors::register(m)?;
     values::register(m)?;
+    plain::register(m)?;
     runtime::register(m)?;
     bridge::init(m)?;
     m.add_class::<record::Record>()?;

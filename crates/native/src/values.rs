@@ -81,18 +81,47 @@ pub struct Ctx<'a> {
     pub bin: &'a str,
     /// Whether `INFINITY` / `WILDCARD` are accepted.
     pub cdt: bool,
+    /// Lists/maps entered so far.
+    depth: usize,
 }
 
 impl<'a> Ctx<'a> {
     /// A bin value.
     pub fn bin(bin: &'a str) -> Self {
-        Ctx { bin, cdt: false }
+        Ctx {
+            bin,
+            cdt: false,
+            depth: 0,
+        }
     }
     /// A CDT argument (markers allowed).
     pub fn cdt(bin: &'a str) -> Self {
-        Ctx { bin, cdt: true }
+        Ctx {
+            bin,
+            cdt: true,
+            depth: 0,
+        }
+    }
+
+    /// The context of a list's or map's items; refuses nesting past [`NESTING_MAX`] (a value
+    /// that contains itself would otherwise recurse until the stack overflows).
+    fn nested(self) -> PyResult<Self> {
+        if self.depth >= NESTING_MAX {
+            return Err(invalid_argument(format!(
+                "bin {:?}: lists/maps are nested more than {NESTING_MAX} levels deep",
+                self.bin
+            )));
+        }
+        Ok(Ctx {
+            depth: self.depth + 1,
+            ..self
+        })
     }
 }
+
+/// Deepest nesting converted here: above the SDK's own limit (`_validate.MAX_DEPTH`, checked
+/// first, with its own messages), so it only guards direct callers of this module.
+const NESTING_MAX: usize = 256;
 
 fn type_error(ctx: Ctx<'_>, obj: &Bound<'_, PyAny>) -> PyErr {
     let tname = obj
@@ -135,16 +164,18 @@ pub fn to_value(obj: &Bound<'_, PyAny>, ctx: Ctx<'_>) -> PyResult<Value> {
         return Ok(Value::Blob(b.to_vec()));
     }
     if let Ok(l) = obj.cast::<PyList>() {
+        let inner = ctx.nested()?;
         let mut out = Vec::with_capacity(l.len());
         for item in l.iter() {
-            out.push(to_value(&item, ctx)?);
+            out.push(to_value(&item, inner)?);
         }
         return Ok(Value::List(out));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
+        let inner = ctx.nested()?;
         let mut out = HashMap::with_capacity(d.len());
         for (k, v) in d.iter() {
-            out.insert(map_key(&k, ctx)?, to_value(&v, ctx)?);
+            out.insert(map_key(&k, inner)?, to_value(&v, inner)?);
         }
         return Ok(Value::HashMap(out));
     }
