@@ -47,6 +47,25 @@ impl Wake for Flag {
 /// Serialises runtime creation, so that the new epoll instance is ours.
 static BUILDING: Mutex<()> = Mutex::new(());
 
+/// How long a build waits for another thread's (a child forked during a build inherits the lock
+/// held forever: its loops then go without a runtime of their own instead of hanging).
+const BUILDING_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Take [`BUILDING`], waiting at most [`BUILDING_WAIT`].
+fn building() -> Option<MutexGuard<'static, ()>> {
+    let deadline = std::time::Instant::now() + BUILDING_WAIT;
+    loop {
+        match BUILDING.try_lock() {
+            Ok(guard) => return Some(guard),
+            Err(std::sync::TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        }
+    }
+}
+
 /// A connect in progress on a loop runtime (see [`LoopRuntime::connect_guard`]).
 pub struct Connecting(Arc<AtomicUsize>);
 
@@ -92,7 +111,7 @@ impl<R> LoopRuntime<R> {
         if Handle::try_current().is_ok() {
             return None; // block_on would panic on a thread inside another runtime
         }
-        let _serial = lock(&BUILDING);
+        let _serial = building()?;
         let (polls, events) = (anon_fds("eventpoll")?, anon_fds("eventfd")?);
         let rt = Builder::new_current_thread().enable_all().build().ok()?;
         let Some(epoll) = created_epoll(&polls, &events) else {
