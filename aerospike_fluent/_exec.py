@@ -7,7 +7,7 @@ call each) and returns the final value. The async executor awaits each step thro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, NamedTuple, TypeVar, final
 
@@ -92,6 +92,12 @@ class Executor(Generic[M]):
         """Return the callable that runs ``native.method`` for this executor."""
         raise NotImplementedError
 
+    def _fn(self, call: Call) -> Callable[..., Any]:
+        """Return the callable running ``call``: the bound verb, or one on its target."""
+        if call.target is None:
+            return self.verbs[call.method]
+        return self._bind(call.target, call.method)
+
     def run(self, program: Program[T]) -> Any:
         """Run ``program``: an awaitable for async clients, the value for sync ones."""
         raise NotImplementedError
@@ -118,29 +124,23 @@ class AsyncExecutor(Executor[Async]):
 
     def call(self, call: Call) -> Any:
         """Return a coroutine running one call (the common case, without a generator)."""
-        if call.target is None:
-            if call.finish is None:
-                return self.verbs[call.method](*call.args)
-            method = getattr(self._native, call.method)
-        else:
-            method = getattr(call.target, call.method)
-            if call.finish is None:
-                return _bridge.call(method, *call.args)
-        return self._call(method, call.args, call.finish)
+        fn = self._fn(call)
+        if call.finish is None:
+            return fn(*call.args)
+        return self._finish(fn, call.args, call.finish)
 
     @staticmethod
-    async def _call(
-        method: Callable[..., Any], args: tuple[Any, ...], finish: Callable[[Any], Any]
+    async def _finish(
+        fn: Callable[..., Awaitable[Any]], args: tuple[Any, ...], finish: Callable[[Any], Any]
     ) -> Any:
-        return finish(await _bridge.call(method, *args))
+        return finish(await fn(*args))
 
     async def _drive(self, program: Program[T]) -> T:
         try:
             step = next(program)
             while True:
-                target = self._native if step.target is None else step.target
                 try:
-                    result = await _bridge.call(getattr(target, step.method), *step.args)
+                    result = await self._fn(step)(*step.args)
                 except BaseException as exc:
                     step = program.throw(exc)
                 else:
@@ -163,10 +163,7 @@ class SyncExecutor(Executor[Sync]):
 
     def call(self, call: Call) -> Any:
         """Run one call on the calling thread."""
-        if call.target is None:
-            result = self.verbs[call.method](*call.args)
-        else:
-            result = getattr(call.target, call.method + "_blocking")(*call.args)
+        result = self._fn(call)(*call.args)
         return call.finish(result) if call.finish is not None else result
 
     def run(self, program: Program[T]) -> T:
@@ -174,10 +171,7 @@ class SyncExecutor(Executor[Sync]):
         try:
             step = next(program)
             while True:
-                if step.target is None:
-                    blocking = self.verbs[step.method]
-                else:
-                    blocking = getattr(step.target, step.method + "_blocking")
+                blocking = self._fn(step)
                 try:
                     result = blocking(*step.args)
                 except BaseException as exc:

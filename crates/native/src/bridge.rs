@@ -4,12 +4,13 @@
 use std::future::Future;
 
 use futures::FutureExt;
+use parking_lot::{Mutex, MutexGuard};
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
@@ -399,7 +400,7 @@ fn part_ready<A: Parts>(
     Ready {
         fut,
         out: Box::new(move |py| {
-            let mut slot = lock(&acc);
+            let mut slot = acc.lock();
             if let Ok(a) = slot.as_mut() {
                 if let Err(e) = crate::guard::sync("result conversion", || a.push(py, part)) {
                     *slot = Err(e);
@@ -529,10 +530,7 @@ struct Queue {
 
 impl Queue {
     fn push(&self, r: Ready) {
-        match self.ready.lock() {
-            Ok(mut q) => q.push(r),
-            Err(p) => p.into_inner().push(r),
-        }
+        self.ready.lock().push(r);
         if !self.woken.swap(true, Ordering::SeqCst) {
             // one byte per wake-up; a full socket buffer still means "wake up"
             let _ = (&self.tx).write(&[1]);
@@ -616,8 +614,8 @@ impl Completer {
         Some(local)
     }
 
-    fn submissions(&self) -> std::sync::MutexGuard<'_, Submissions> {
-        self.submissions.lock().unwrap_or_else(|p| p.into_inner())
+    fn submissions(&self) -> MutexGuard<'_, Submissions> {
+        self.submissions.lock()
     }
 
     /// Queue `job` for `flush` (scheduled by the first job of the iteration); without a
@@ -757,7 +755,7 @@ impl Completer {
         let mut buf = [0u8; 64];
         while matches!((&q.rx).read(&mut buf), Ok(n) if n > 0) {}
         q.woken.store(false, Ordering::SeqCst);
-        settle(py, std::mem::take(&mut *lock(&q.ready)));
+        settle(py, std::mem::take(&mut *q.ready.lock()));
     }
 
     /// The descriptor of the loop's own runtime (None: not built, every operation runs on
@@ -767,7 +765,7 @@ impl Completer {
     }
 
     /// Drive the loop's runtime without blocking and settle what finished; the loop calls
-    /// this when `runtime_fileno()` is readable and every `next_tick()` seconds.
+    /// this when `runtime_fileno()` is readable, `periodic` on its timer.
     fn tick(&self, py: Python<'_>) {
         if let Some(local) = self.local() {
             settle_from(py, || local.tick());
@@ -780,7 +778,7 @@ impl Completer {
         if let Some(local) = self.local() {
             local.release();
         }
-        lock(&self.queue.ready).clear();
+        self.queue.ready.lock().clear();
     }
 
     /// Operations started on the loop's own runtime so far.
@@ -793,7 +791,7 @@ impl Completer {
     /// progress while the runtime is driven.
     fn periodic(slf: &Bound<'_, Self>) {
         let this = slf.get();
-        lock(&this.timer).take();
+        this.timer.lock().take();
         this.tick(slf.py());
         if let Some(local) = this.local() {
             Self::arm_tick(slf, local);
@@ -817,7 +815,7 @@ impl Completer {
         };
         let due = Instant::now() + delay;
         let stale = {
-            let mut timer = lock(&this.timer);
+            let mut timer = this.timer.lock();
             if timer.as_ref().is_some_and(|(at, _)| *at <= due) {
                 return;
             }
@@ -834,14 +832,10 @@ impl Completer {
             .and_then(|f| call_later.call1(py, (delay.as_secs_f64(), f)))
             .and_then(|h| Ok(PyWeakrefReference::new(h.bind(py))?.into_any().unbind()));
         match scheduled {
-            Ok(handle) => *lock(&this.timer) = Some((due, handle)),
+            Ok(handle) => *this.timer.lock() = Some((due, handle)),
             Err(e) => e.write_unraisable(py, Some(slf.as_any())),
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A loop gets its own runtime at its eighth call on it (all clients together).

@@ -33,7 +33,7 @@ pub struct Inner {
     /// Identifies this client's crate clients on event loops' runtimes (see `local.rs`).
     id: u64,
     /// The loop runtimes this client has a crate client on.
-    on_loops: std::sync::Mutex<Vec<Weak<LoopRuntime<Ready>>>>,
+    on_loops: parking_lot::Mutex<Vec<Weak<LoopRuntime<Ready>>>>,
     policy: ClientPolicy,
     hosts: Vec<Host>,
     defaults: Defaults,
@@ -60,7 +60,7 @@ impl Inner {
     fn loop_client(&self, rt: &Arc<LoopRuntime<Ready>>) -> (ClientCell, usize) {
         let (cell, calls) = rt.client_for(self.id);
         if calls == 1 {
-            let mut on_loops = self.on_loops.lock().unwrap_or_else(|p| p.into_inner());
+            let mut on_loops = self.on_loops.lock();
             on_loops.retain(|l| l.strong_count() > 0);
             on_loops.push(Arc::downgrade(rt));
         }
@@ -245,7 +245,7 @@ async fn do_connect(
             caller: std::sync::OnceLock::new(),
             direct: tokio::sync::OnceCell::new(),
             id: NEXT_CLIENT_ID.fetch_add(1, Ordering::Relaxed),
-            on_loops: std::sync::Mutex::new(Vec::new()),
+            on_loops: parking_lot::Mutex::new(Vec::new()),
             policy,
             hosts,
             natives: Arc::new(Natives::defaults(&defaults)),
@@ -383,17 +383,27 @@ impl Client {
         F: std::future::Future<Output = OpResult<T>> + Send + 'static,
         T: IntoPy,
     {
+        match self.on_loop(py, &done) {
+            Some((on_loop, client)) => {
+                on_loop.start(self.inner.until_closed(Box::pin(call(client))))
+            }
+            None => self.go(done, Box::pin(call(self.inner.client.clone()))),
+        }
+    }
+
+    /// The event loop of `done` and this client's crate client on its runtime, when a call can
+    /// run there now.
+    fn on_loop<'py>(
+        &self,
+        py: Python<'py>,
+        done: &Py<PyAny>,
+    ) -> Option<(OnLoop<'py>, aerospike::Client)> {
         // A small pool stays one pool: the cap is the cap.
-        let on_loop = OnLoop::of(py, &done).filter(|l| {
-            let max = self.inner.policy.max_conns_per_node;
-            loop_pools(max) && l.capacity() <= bridge::DEFAULT_LOOP_OPS
-        });
-        let Some(on_loop) = on_loop else {
-            return self.go(done, Box::pin(call(self.inner.client.clone())));
-        };
-        let Some(rt) = on_loop.runtime() else {
-            return self.go(done, Box::pin(call(self.inner.client.clone())));
-        };
+        if !loop_pools(self.inner.policy.max_conns_per_node) {
+            return None;
+        }
+        let on_loop = OnLoop::of(py, done).filter(|l| l.capacity() <= bridge::DEFAULT_LOOP_OPS)?;
+        let rt = on_loop.runtime()?;
         let (cell, calls) = self.inner.loop_client(rt);
         let Some(client) = cell.get().cloned() else {
             // A client making a few calls on a busy loop never pays for a pool there; a busier
@@ -404,9 +414,9 @@ impl Client {
                     let _ = connect.await;
                 });
             }
-            return self.go(done, Box::pin(call(self.inner.client.clone())));
+            return None;
         };
-        on_loop.start(self.inner.until_closed(Box::pin(call(client))))
+        Some((on_loop, client))
     }
 
     fn wait<F, T>(&self, py: Python<'_>, fut: F) -> PyResult<Py<PyAny>>
@@ -528,13 +538,7 @@ impl Client {
                 let _ = c.close().await;
             });
         }
-        let on_loops = std::mem::take(
-            &mut *self
-                .inner
-                .on_loops
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()),
-        );
+        let on_loops = std::mem::take(&mut *self.inner.on_loops.lock());
         for rt in on_loops.iter().filter_map(Weak::upgrade) {
             let client = rt.take_client(self.inner.id);
             if let Some(c) = client.as_ref().and_then(|cell| cell.get()) {

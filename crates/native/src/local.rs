@@ -18,10 +18,11 @@ use std::future::Future;
 use std::os::fd::RawFd;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 use futures::stream::{FuturesUnordered, StreamExt};
+use parking_lot::{Mutex, MutexGuard};
 use tokio::runtime::{Builder, Handle, Runtime};
 
 /// A queued operation: its outcome, or `None` when it was cancelled.
@@ -50,21 +51,6 @@ static BUILDING: Mutex<()> = Mutex::new(());
 /// How long a build waits for another thread's (a child forked during a build inherits the lock
 /// held forever: its loops then go without a runtime of their own instead of hanging).
 const BUILDING_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
-
-/// Take [`BUILDING`], waiting at most [`BUILDING_WAIT`].
-fn building() -> Option<MutexGuard<'static, ()>> {
-    let deadline = std::time::Instant::now() + BUILDING_WAIT;
-    loop {
-        match BUILDING.try_lock() {
-            Ok(guard) => return Some(guard),
-            Err(std::sync::TryLockError::Poisoned(p)) => return Some(p.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            Err(std::sync::TryLockError::WouldBlock) => return None,
-        }
-    }
-}
 
 /// A connect in progress on a loop runtime (see [`LoopRuntime::connect_guard`]).
 pub struct Connecting(Arc<AtomicUsize>);
@@ -101,17 +87,13 @@ pub struct LoopRuntime<R> {
     clients: Mutex<Vec<LoopClient>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl<R> LoopRuntime<R> {
     /// Build a runtime for the calling loop thread; `None` where its epoll cannot be found.
     pub fn new() -> Option<Self> {
         if Handle::try_current().is_ok() {
             return None; // block_on would panic on a thread inside another runtime
         }
-        let _serial = building()?;
+        let _serial = BUILDING.try_lock_for(BUILDING_WAIT)?;
         let (polls, events) = (anon_fds("eventpoll")?, anon_fds("eventfd")?);
         let rt = Builder::new_current_thread().enable_all().build().ok()?;
         let Some(epoll) = created_epoll(&polls, &events) else {
@@ -139,7 +121,7 @@ impl<R> LoopRuntime<R> {
     /// The crate client of `owner` on this runtime and the number of calls `owner` has made
     /// here, this one included (1: the entry was just created).
     pub fn client_for(&self, owner: u64) -> (ClientCell, usize) {
-        let mut clients = lock(&self.clients);
+        let mut clients = self.clients.lock();
         if let Some(c) = clients.iter_mut().find(|c| c.owner == owner) {
             c.calls += 1;
             return (c.cell.clone(), c.calls);
@@ -155,7 +137,7 @@ impl<R> LoopRuntime<R> {
 
     /// Remove and return the crate client of `owner`.
     pub fn take_client(&self, owner: u64) -> Option<ClientCell> {
-        let mut clients = lock(&self.clients);
+        let mut clients = self.clients.lock();
         let at = clients.iter().position(|c| c.owner == owner)?;
         Some(clients.swap_remove(at).cell)
     }
@@ -189,9 +171,9 @@ impl<R> LoopRuntime<R> {
     pub fn release(&self) {
         self.released.store(true, Ordering::Release);
         if self.generation == crate::runtime::generation() {
-            lock(&self.ops).clear();
-            lock(&self.queued).clear();
-            lock(&self.clients).clear();
+            self.ops.lock().clear();
+            self.queued.lock().clear();
+            self.clients.lock().clear();
         }
     }
 
@@ -204,12 +186,12 @@ impl<R> LoopRuntime<R> {
 
     /// Operations queued or in flight.
     pub fn in_flight(&self) -> usize {
-        lock(&self.ops).len() + lock(&self.queued).len()
+        self.ops.lock().len() + self.queued.lock().len()
     }
 
     /// Queue an operation; it is first polled by the next `tick`.
     pub fn queue(&self, op: Op<R>) {
-        lock(&self.queued).push(op);
+        self.queued.lock().push(op);
     }
 
     /// Start the queued operations: poll each once (it sends its request) inside the
@@ -247,8 +229,8 @@ impl<R> LoopRuntime<R> {
 
     /// The operations in flight, the queued ones moved in.
     fn ops_with_queued(&self) -> MutexGuard<'_, FuturesUnordered<Op<R>>> {
-        let mut ops = lock(&self.ops);
-        ops.extend(lock(&self.queued).drain(..));
+        let mut ops = self.ops.lock();
+        ops.extend(self.queued.lock().drain(..));
         ops
     }
 
@@ -269,14 +251,14 @@ impl<R> Drop for LoopRuntime<R> {
             // In a forked child: dropping the sockets would deregister them from the epoll
             // instance the parent still uses.
             std::mem::forget(self.rt.take());
-            std::mem::forget(std::mem::take(&mut *lock(&self.ops)));
-            std::mem::forget(std::mem::take(&mut *lock(&self.queued)));
-            std::mem::forget(std::mem::take(&mut *lock(&self.clients)));
+            std::mem::forget(std::mem::take(self.ops.get_mut()));
+            std::mem::forget(std::mem::take(self.queued.get_mut()));
+            std::mem::forget(std::mem::take(self.clients.get_mut()));
             return;
         }
-        lock(&self.ops).clear();
-        lock(&self.queued).clear();
-        lock(&self.clients).clear();
+        self.ops.get_mut().clear();
+        self.queued.get_mut().clear();
+        self.clients.get_mut().clear();
         if let Some(rt) = self.rt.take() {
             rt.shutdown_background();
         }
