@@ -488,7 +488,8 @@ impl<'py> OnLoop<'py> {
         }
     }
 
-    /// Queue `fut` for the loop's next tick (scheduled with the loop iteration's flush).
+    /// Start `fut` on the loop's runtime now (it sends its request before this returns; a
+    /// scheduled flush would cost the loop an iteration per sequential call).
     pub fn start<F, T>(self, fut: F) -> Pending
     where
         F: Future<Output = OpResult<T>> + Send + 'static,
@@ -512,10 +513,10 @@ impl<'py> OnLoop<'py> {
         let task = futures::future::Abortable::new(task, registration).map(|r| r.ok().flatten());
         let c = completer.get();
         if let Some(local) = c.local() {
-            local.queue(Box::pin(task));
             c.local_started.fetch_add(1, Ordering::Relaxed);
+            settle_from(completer.py(), || local.start(Box::pin(task)));
+            Completer::arm_tick(&completer, local);
         }
-        Completer::arm(&completer);
         Pending { op }
     }
 }

@@ -194,6 +194,12 @@ impl<R> LoopRuntime<R> {
         self.queued.lock().push(op);
     }
 
+    /// Start `op` now, with the queued operations (see [`Self::start_queued`]).
+    pub fn start(&self, op: Op<R>) -> Vec<R> {
+        self.queue(op);
+        self.start_queued()
+    }
+
     /// Start the queued operations: poll each once (it sends its request) inside the
     /// runtime's context, without polling the driver; returns those that already finished.
     pub fn start_queued(&self) -> Vec<R> {
