@@ -6,6 +6,7 @@ import asyncio
 import gc
 import time
 import weakref
+from typing import Any
 
 import pytest
 
@@ -71,6 +72,36 @@ def test_single_record_calls_run_on_the_loop_runtime(server: EmbeddedServer) -> 
             assert await k.delete()
             assert await k.get() is None
             assert c.loop_ops_started - before == 7
+
+    asyncio.run(main())
+
+
+def test_calls_on_the_loop_runtime_start_without_a_flush(server: EmbeddedServer) -> None:
+    """A call on the loop's runtime sends inside the native call: no loop iteration is spent
+    on a scheduled ``Completer.flush`` (only calls handed to the worker runtime need one)."""
+
+    async def main() -> None:
+        async with af.connect(seeds_of(server)) as db:
+            s = db.namespace("test").set("lr")
+            await _until_on_loop(s)
+            loop = asyncio.get_running_loop()
+            scheduled: list[str] = []
+            call_soon = loop.call_soon
+
+            def counting(callback: Any, *args: Any, **kw: Any) -> asyncio.Handle:
+                scheduled.append(getattr(callback, "__name__", repr(callback)))
+                return call_soon(callback, *args, **kw)
+
+            c = _completer()
+            before = c.loop_ops_started
+            loop.call_soon = counting  # type: ignore[method-assign]
+            try:
+                for i in range(20):
+                    await s.key(f"warm{i % 10}").exists()
+            finally:
+                del loop.call_soon
+            assert c.loop_ops_started - before == 20
+            assert "flush" not in scheduled
 
     asyncio.run(main())
 
