@@ -94,7 +94,7 @@ def test_calls_on_the_loop_runtime_start_without_a_flush(server: EmbeddedServer)
 
             c = _completer()
             before = c.loop_ops_started
-            loop.call_soon = counting  # type: ignore[method-assign]
+            loop.call_soon = counting  # type: ignore[method-assign,assignment]
             try:
                 for i in range(20):
                     await s.key(f"warm{i % 10}").exists()
