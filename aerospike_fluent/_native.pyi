@@ -86,6 +86,11 @@ def bins_ok(values: object) -> bool:
 def value_ok(value: object) -> bool:
     """Whether ``value`` is certainly a storable plain value (False: check it in Python)."""
 
+def key_tuples(
+    namespace: str, set: str, keys: object
+) -> tuple[tuple[str, str, str | int | bytes, None], ...] | None:
+    """Key tuples of ``keys`` (a list or tuple) when every key is certainly valid, else None."""
+
 # ---------------------------------------------------------------- results
 @final
 class Record:

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, ClassVar, Generic, Literal, overload
 
-from aerospike_fluent import _validate
+from aerospike_fluent import _native, _validate
 from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent._types import Key
@@ -54,7 +54,12 @@ class _Scope(Frozen, Generic[M]):
         """Many records by user key; their verbs are one batch request."""
         if isinstance(keys, str | bytes) or not isinstance(keys, Iterable):
             raise InvalidTypeError("keys() takes an iterable of keys (a list, a range...)")
-        return KeysRef(self._ex, tuple(self._key(k) for k in keys))
+        if not isinstance(keys, list | tuple):
+            keys = list(keys)
+        made: tuple[Key, ...] | None = _native.key_tuples(self._ns, self._set, keys)
+        if made is None:
+            made = tuple(self._key(k) for k in keys)
+        return KeysRef(self._ex, made)
 
     def query(self) -> Query[M]:
         """Return a query (scan) over every record of this scope."""

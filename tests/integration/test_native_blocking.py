@@ -119,6 +119,38 @@ def test_large_read_batch_is_pipelined_and_keeps_request_order(server: n.Embedde
         c.close()
 
 
+def test_batch_rows_of_several_sets_and_shapes_each_read_their_own_record(
+    server: n.EmbeddedServer,
+) -> None:
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}"))
+    try:
+        for set_name in ("pa", "pb"):
+            for i in range(3):
+                c.put_blocking(("test", set_name, f"k{i}", None), {"s": set_name, "i": i}, None)
+        other_set = "".join(["p", "b"])  # equal to "pb", another object
+        rows: list[tuple[object, ...]] = [
+            ("read", ("test", "pa", "k0", None), None, False, None),
+            ("read", ("test", other_set, "k0", None), None, False, None),
+            ("read", ("test", "pa", "k1", None), None, True, None),
+            ("read", ("test", "pb", "k1", None), ["i"], False, None),
+            ("read", ("test", "pa", "k2", None), None, False, n.Policy()),
+            ("read", ("test", "pb", "k9", None), None, False, None),
+        ]
+        got = c.batch_blocking(rows, None)
+        bins = [r.record.bins if r.record is not None else None for r in got]
+        assert bins == [
+            {"s": "pa", "i": 0},
+            {"s": "pb", "i": 0},
+            {},
+            {"i": 1},
+            {"s": "pa", "i": 2},
+            None,
+        ]
+        assert [r.key[1] for r in got] == ["pa", "pb", "pa", "pb", "pa", "pb"]
+    finally:
+        c.close()
+
+
 def test_small_and_writing_batches_stay_one_request(server: n.EmbeddedServer) -> None:
     c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}"))
     try:

@@ -169,3 +169,42 @@ def test_the_native_fast_path_takes_the_common_shapes() -> None:
     assert not _native.value_ok(_nested(_validate.MAX_DEPTH + 1))
     assert not _native.bins_ok({})
     assert not _native.bins_ok({"a" * 16: 1})
+
+
+_USER_KEYS = st.lists(
+    st.text(max_size=3)
+    | st.integers(min_value=-(2**64), max_value=2**64)
+    | st.binary(max_size=2)
+    | st.sampled_from([LONE, True, 1.5, None, bytearray(b"k"), (1,)]),
+    max_size=5,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_USER_KEYS, st.booleans())
+def test_native_key_tuples_are_the_python_ones_or_none(keys: list[Any], as_tuple: bool) -> None:
+    users = RecordSet(Recorder(), "test", "users")
+    given_keys = tuple(keys) if as_tuple else keys
+    made = _native.key_tuples("test", "users", given_keys)
+    try:
+        expected = tuple(users._key(k) for k in keys)
+    except (InvalidArgumentError, InvalidTypeError):
+        assert made is None  # never vouches for a key Python rejects
+        return
+    if made is not None:
+        assert made == expected
+        assert all(m[2] is e[2] for m, e in zip(made, expected, strict=True))
+    assert users.keys(given_keys).keys == expected
+
+
+def test_native_key_tuples_take_plain_keys_and_leave_the_rest() -> None:
+    assert _native.key_tuples("test", "s", ["a", 1, b"b"]) == (
+        ("test", "s", "a", None),
+        ("test", "s", 1, None),
+        ("test", "s", b"b", None),
+    )
+    assert _native.key_tuples("test", "s", []) == ()
+    assert _native.key_tuples("test", "s", ["a", LONE]) is None
+    assert _native.key_tuples("test", "s", [2**63]) is None
+    assert _native.key_tuples("test", "s", [True]) is None
+    assert _native.key_tuples("test", "s", iter(["a"])) is None  # only lists and tuples

@@ -1,10 +1,13 @@
 //! The fast path of the client-side value checks (`_validate`): `bins_ok` / `value_ok` say
 //! "certainly valid" for the common shapes (exact built-in types, UTF-8 text, 64-bit ints, bin
-//! names of 1 to 15 bytes, nesting within the limit). Anything else is left to the Python
+//! names of 1 to 15 bytes, nesting within the limit); `key_tuples` builds the key tuples of many
+//! plain user keys at once. Anything else is left to the Python
 //! validator, which accepts it or raises the error the user sees; so these never raise.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
+};
 
 use crate::values::GeoJSON;
 
@@ -26,6 +29,41 @@ pub fn bins_ok(values: &Bound<'_, PyAny>) -> bool {
 #[pyfunction]
 pub fn value_ok(value: &Bound<'_, PyAny>) -> bool {
     plain(value, 0)
+}
+
+/// The key tuples `(namespace, set, key, None)` of `keys` (a list or tuple), when every key is
+/// certainly valid (exact `str` encodable as UTF-8, exact 64-bit `int`, exact `bytes`);
+/// `None` otherwise (the Python checks then build them or raise).
+#[pyfunction]
+pub fn key_tuples<'py>(
+    namespace: &Bound<'py, PyAny>,
+    set: &Bound<'py, PyAny>,
+    keys: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let py = keys.py();
+    let items = if let Ok(l) = keys.cast_exact::<PyList>() {
+        l.as_sequence().to_tuple()?
+    } else if let Ok(t) = keys.cast_exact::<PyTuple>() {
+        t.clone()
+    } else {
+        return Ok(None);
+    };
+    if !items.iter().all(|k| user_key_ok(&k)) {
+        return Ok(None);
+    }
+    let none = py.None().into_bound(py);
+    let made = items
+        .iter()
+        .map(|k| PyTuple::new(py, [namespace.clone(), set.clone(), k, none.clone()]))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, made).map(Some)
+}
+
+fn user_key_ok(k: &Bound<'_, PyAny>) -> bool {
+    match k.cast_exact::<PyString>() {
+        Ok(s) => text_ok(s),
+        Err(_) => int_ok(k) || k.cast_exact::<PyBytes>().is_ok(),
+    }
 }
 
 fn bin_name_ok(k: &Bound<'_, PyAny>) -> bool {
@@ -69,21 +107,15 @@ fn plain(v: &Bound<'_, PyAny>, depth: usize) -> bool {
     if let Ok(d) = v.cast_exact::<PyDict>() {
         return d
             .iter()
-            .all(|(k, item)| map_key_ok(&k) && plain(&item, depth + 1));
+            .all(|(k, item)| user_key_ok(&k) && plain(&item, depth + 1));
     }
     false
-}
-
-fn map_key_ok(k: &Bound<'_, PyAny>) -> bool {
-    match k.cast_exact::<PyString>() {
-        Ok(s) => text_ok(s),
-        Err(_) => int_ok(k) || k.cast_exact::<PyBytes>().is_ok(),
-    }
 }
 
 /// Register the checks on the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bins_ok, m)?)?;
     m.add_function(wrap_pyfunction!(value_ok, m)?)?;
+    m.add_function(wrap_pyfunction!(key_tuples, m)?)?;
     Ok(())
 }

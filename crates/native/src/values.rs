@@ -291,8 +291,38 @@ impl KeyParts {
     }
 }
 
+/// The namespace and set of the last key converted, reused while keys share the objects.
+#[derive(Default)]
+pub struct KeyScope {
+    ns: Option<(Py<PyAny>, String)>,
+    set: Option<(Py<PyAny>, String)>,
+}
+
+/// `obj` as a `String`, copied from `slot` when `slot` holds that same object.
+fn scoped_text(
+    slot: &mut Option<(Py<PyAny>, String)>,
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+) -> PyResult<String> {
+    if let Some((seen, text)) = slot {
+        if seen.is(obj) {
+            return Ok(text.clone());
+        }
+    }
+    let text: String = obj
+        .extract()
+        .map_err(|_| invalid_argument(format!("key {what} must be a str")))?;
+    *slot = Some((obj.clone().unbind(), text.clone()));
+    Ok(text)
+}
+
 /// Check a key tuple `(namespace, set, user_key, digest)` without hashing it.
 pub fn to_key_parts(obj: &Bound<'_, PyAny>) -> PyResult<KeyParts> {
+    to_key_parts_in(obj, &mut KeyScope::default())
+}
+
+/// [`to_key_parts`] for one of many keys: `scope` remembers the last namespace and set.
+pub fn to_key_parts_in(obj: &Bound<'_, PyAny>, scope: &mut KeyScope) -> PyResult<KeyParts> {
     let t = obj
         .cast::<PyTuple>()
         .map_err(|_| invalid_argument("key must be a tuple (namespace, set, user_key, digest)"))?;
@@ -301,14 +331,8 @@ pub fn to_key_parts(obj: &Bound<'_, PyAny>) -> PyResult<KeyParts> {
             "key must be a 4-tuple (namespace, set, user_key, digest)",
         ));
     }
-    let ns: String = t
-        .get_item(0)?
-        .extract()
-        .map_err(|_| invalid_argument("key namespace must be a str"))?;
-    let set: String = t
-        .get_item(1)?
-        .extract()
-        .map_err(|_| invalid_argument("key set must be a str"))?;
+    let ns = scoped_text(&mut scope.ns, &t.get_item(0)?, "namespace")?;
+    let set = scoped_text(&mut scope.set, &t.get_item(1)?, "set")?;
     let user = t.get_item(2)?;
     let digest = t.get_item(3)?;
     if !digest.is_none() {
