@@ -10,8 +10,10 @@ runtime of its own, driven by the loop thread (native ``local.rs``): single-reco
 send their request inside the native call and settle when the loop sees that runtime readable.
 Loops without ``add_reader`` fall back to a ``done(result, error)`` callback called from a
 native thread under the GIL, which hops over with ``loop.call_soon_threadsafe``.
-trio: ``done`` is ``TrioToken.run_sync_soon`` of a reschedule. Cancelling the awaiting task calls
-:meth:`Pending.cancel`, which aborts the native task. No event-loop policy is installed or changed.
+trio: :func:`call` goes through a completer of the trio run too (``_trio``: system tasks stand in
+for the loop); other waits pass ``done`` = ``TrioToken.run_sync_soon`` of a reschedule. Cancelling
+the awaiting task calls :meth:`Pending.cancel`, which aborts the native task. No event-loop
+policy is installed or changed.
 """
 
 from __future__ import annotations
@@ -194,7 +196,8 @@ async def call(method: Callable[..., Pending], *args: Any) -> Any:
     On asyncio the future is handed to the loop's completer directly (one coroutine frame,
     no lambda); anything else goes through :func:`wait`.
     """
-    running = _running() if (_sniffio_local.name or _sniffio_cvar.get()) in _ASYNCIO else None
+    library = _sniffio_local.name or _sniffio_cvar.get()
+    running = _running() if library in _ASYNCIO else None
     if running is not None:
         loop, completer = running
         if completer is not None:
@@ -205,6 +208,10 @@ async def call(method: Callable[..., Pending], *args: Any) -> Any:
             except asyncio.CancelledError:
                 pending.cancel()
                 raise
+    elif library == "trio":
+        from aerospike_fluent import _trio
+
+        return await _trio.call(_trio.completer(LOOP_RUNTIME), method, *args)
     return await wait(lambda done: method(done, *args))
 
 

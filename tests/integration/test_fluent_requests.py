@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 import pytest
-import sniffio
 
 import aerospike_fluent as af
 
@@ -52,9 +51,8 @@ async def test_five_op_chain_is_one_operate_and_1000_keys_one_batch() -> None:
         before = server.stats()
         got = await users.keys(range(1000)).get()
         assert len(got) == 1000
-        # a large read-only batch goes out as parts of 250 on asyncio (docs/performance.md)
-        parts = 4 if sniffio.current_async_library() == "asyncio" else 1
-        assert _delta(before, server.stats()) == {"batch": parts}
+        # a large read-only batch goes out as parts of 250 (docs/performance.md)
+        assert _delta(before, server.stats()) == {"batch": 4}
 
 
 async def test_info_and_embedded_connect(db: af.AsyncClient) -> None:

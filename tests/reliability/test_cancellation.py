@@ -21,7 +21,7 @@ async def _put(s: af.RecordSet[af.Async], i: int) -> None:
 async def _baseline(seeds: str) -> int:
     """The fd count once the runtimes exist and a client has come and gone."""
     await warm_loop(seeds)
-    return fds_back_to(0, slack=10_000)
+    return await fds_back_to(0, slack=10_000)
 
 
 async def test_cancel_during_connect_leaks_nothing(server: EmbeddedServer, seeds: str) -> None:
@@ -32,7 +32,7 @@ async def test_cancel_during_connect_leaks_nothing(server: EmbeddedServer, seeds
             await af.connect(seeds)
         assert scope.cancelled_caught
     server.fault_pause_accept(False)
-    fds = fds_back_to(base)
+    fds = await fds_back_to(base)
     assert fds <= base + 2, f"fd leak after cancelled connects: {base} -> {fds}"
     async with af.connect(seeds) as db:
         await db.namespace("test").set("c").key("k").put({"n": 1})
@@ -82,7 +82,7 @@ async def test_cancelled_write_then_client_usable(server: EmbeddedServer, seeds:
             await s.key("after").put({"n": 1})
             got = await s.key("after").get()
         assert got is not None and got["n"] == 1
-    fds = fds_back_to(base)
+    fds = await fds_back_to(base)
     assert fds <= base + 2, f"fd leak: {base} -> {fds}"
 
 
@@ -201,5 +201,5 @@ async def test_fd_count_is_stable_over_connect_close_cycles(seeds: str) -> None:
     for _ in range(10):
         async with af.connect(seeds) as db:
             await db.namespace("test").set("c").key("k").put({"n": 1})
-    fds = fds_back_to(base)
+    fds = await fds_back_to(base)
     assert fds <= base + 2, f"fd leak over connect/close: {base} -> {fds} (open {open_fds()})"

@@ -35,7 +35,7 @@ async def test_ten_thousand_concurrent_tasks(
     server: EmbeddedServer, seeds: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     await warm_loop(seeds)  # the runtimes' own fds exist from here on
-    fds_before = fds_back_to(0, slack=10_000)
+    fds_before = await fds_back_to(0, slack=10_000)
     async with af.connect(seeds, total_timeout_ms=20_000) as db:
         s = db.namespace("test").set("load")
         with anyio.fail_after(60):
@@ -57,7 +57,7 @@ async def test_ten_thousand_concurrent_tasks(
             )
         # a second round of 10k tasks must not keep growing memory
         assert rss_after_second - rss_after_first < 64
-    fds_after = fds_back_to(fds_before)
+    fds_after = await fds_back_to(fds_before)
     assert fds_after <= fds_before + 2, f"fd leak: {fds_before} -> {fds_after}"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import time
 import weakref
 from typing import Any
 
@@ -15,7 +14,7 @@ from aerospike_fluent import _bridge, errors
 from aerospike_fluent._native import Completer
 from aerospike_fluent.server import EmbeddedServer
 
-from ._util import seeds_of, settle
+from ._util import seeds_of, settle, seven_calls, times_out_before_a_slow_reply, until_on_loop
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -27,15 +26,7 @@ def _completer() -> Completer:
 
 
 async def _until_on_loop(s: af.RecordSet[af.Async]) -> None:
-    """Make calls until the client's pool on this loop's runtime is connected and used."""
-    c = _completer()
-    for i in range(5000):
-        before = c.loop_ops_started
-        await s.key(f"warm{i % 10}").exists()
-        if c.loop_ops_started > before:
-            return
-        await asyncio.sleep(0.001)
-    raise AssertionError("no call ever ran on the loop's runtime")
+    await until_on_loop(s, _completer)
 
 
 def test_a_loop_with_few_calls_builds_no_runtime_nor_pool(server: EmbeddedServer) -> None:
@@ -61,16 +52,7 @@ def test_single_record_calls_run_on_the_loop_runtime(server: EmbeddedServer) -> 
             await _until_on_loop(db.namespace("test").set("lr"))
             assert c.runtime_fileno() is not None
             before = c.loop_ops_started
-            k = db.namespace("test").set("lr").key("a")
-            await k.put({"n": 1, "s": "x"})
-            rec = await k.get()
-            assert rec is not None and rec["n"] == 1 and rec["s"] == "x"
-            assert await k.exists()
-            got = await k.add("n", 2).read("n").execute()
-            assert got is not None and got["n"] == 3
-            await k.touch()
-            assert await k.delete()
-            assert await k.get() is None
+            await seven_calls(db.namespace("test").set("lr").key("a"))
             assert c.loop_ops_started - before == 7
 
     asyncio.run(main())
@@ -115,7 +97,13 @@ def test_operations_beyond_capacity_go_to_the_worker_and_all_complete(
             c = _completer()
             await _until_on_loop(s)
             before = c.loop_ops_started
-            await asyncio.gather(*(s.key(i).put({"i": i}) for i in range(200)))
+            # replies held back: no call can finish inside its own native call (it may, when
+            # the reply beats the first read), so 200 are in flight at once
+            server.fault_delay(20, count=None)
+            try:
+                await asyncio.gather(*(s.key(i).put({"i": i}) for i in range(200)))
+            finally:
+                server.clear_faults()
             on_loop = c.loop_ops_started - before
             assert 0 < on_loop < 200
             recs = await asyncio.gather(*(s.key(i).get() for i in range(200)))
@@ -128,15 +116,7 @@ def test_a_timeout_fires_while_no_reply_arrives(server: EmbeddedServer) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
             await _until_on_loop(db.namespace("test").set("lr"))
-            k = db.namespace("test").set("lr").key("slow")
-            await k.put({"n": 1})
-            server.fault_delay(5000, count=1)
-            started = time.monotonic()
-            with pytest.raises(errors.TimeoutError):
-                await k.timeout(0.3, retries=0).get()
-            # the loop's periodic tick drives the timer: well before the 5 s reply
-            assert time.monotonic() - started < 3
-            server.clear_faults()
+            await times_out_before_a_slow_reply(server, db.namespace("test").set("lr").key("slow"))
 
     asyncio.run(main())
 
