@@ -18,36 +18,39 @@ pub struct Args<'a, 'py> {
     /// The tuple.
     pub t: &'a Bound<'py, PyTuple>,
     kind: &'static str,
-    name: String,
+    /// Item 0, checked to be text when wrapped.
+    name: Bound<'py, PyString>,
     /// `kind name`, formatted on first use (errors, CDT values): most rows never need it.
     what: std::cell::OnceCell<String>,
 }
 
 impl<'a, 'py> Args<'a, 'py> {
     /// Wrap a tuple whose item 0 is its name.
-    pub fn new(t: &'a Bound<'py, PyTuple>, kind: &'static str) -> PyResult<(String, Self)> {
+    pub fn new(t: &'a Bound<'py, PyTuple>, kind: &'static str) -> PyResult<Self> {
         let name = t
             .get_item(0)
             .ok()
-            .and_then(|n| {
-                n.cast::<PyString>()
-                    .ok()
-                    .and_then(|s| s.to_str().ok().map(str::to_owned))
-            })
+            .and_then(|n| n.cast_into::<PyString>().ok())
+            .filter(|s| s.to_str().is_ok())
             .ok_or_else(|| invalid_argument(format!("{kind}: first item must be a name")))?;
-        let args = Args {
+        Ok(Args {
             t,
             kind,
-            name: name.clone(),
+            name,
             what: std::cell::OnceCell::new(),
-        };
-        Ok((name, args))
+        })
+    }
+
+    /// The tuple's name (item 0), borrowed from the Python string.
+    pub fn name(&self) -> &str {
+        // checked in `new`; the UTF-8 form is cached on the string
+        self.name.to_str().unwrap_or_default()
     }
 
     /// Description for errors: the kind and name of the tuple.
     pub fn what(&self) -> &str {
         self.what
-            .get_or_init(|| format!("{} {:?}", self.kind, self.name))
+            .get_or_init(|| format!("{} {:?}", self.kind, self.name()))
     }
 
     /// Number of items including the name.
@@ -185,8 +188,8 @@ pub fn to_ctx(obj: &Bound<'_, PyAny>) -> PyResult<Vec<CdtContext>> {
         let st = step
             .cast::<PyTuple>()
             .map_err(|_| invalid_argument("ctx step must be a tuple (kind, ...)"))?;
-        let (name, a) = Args::new(st, "ctx step")?;
-        out.push(match name.as_str() {
+        let a = Args::new(st, "ctx step")?;
+        out.push(match a.name() {
             "list_index" => {
                 a.arity(1)?;
                 ctx_list_index(a.int(1)?)

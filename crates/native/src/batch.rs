@@ -7,9 +7,8 @@ use std::sync::Arc;
 
 use aerospike::operations::Operation;
 use aerospike::{BatchOperation, Bins, Value};
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyTuple};
+use pyo3::types::PyTuple;
 
 use crate::args::Args;
 use crate::errors::invalid_argument;
@@ -71,24 +70,6 @@ fn row_policy(a: &Args<'_, '_>, i: usize, d: &Defaults) -> PyResult<Option<Arc<N
     Ok(Some(p.get().natives(d)))
 }
 
-/// The kind of a `("read", key, None, header_only, None)` row (the common one: every bin or
-/// the header, the batch's policy), found without decoding it as a plan tuple.
-fn plain_read(t: &Bound<'_, PyTuple>) -> Option<Kind> {
-    if t.len() != 5 {
-        return None;
-    }
-    let name = t.get_item(0).ok()?;
-    if !name.is(intern!(t.py(), "read")) || !t.get_item(2).ok()?.is_none() {
-        return None;
-    }
-    if !t.get_item(4).ok()?.is_none() {
-        return None;
-    }
-    let header_only = t.get_item(3).ok()?;
-    let header_only = header_only.cast_exact::<PyBool>().ok()?.is_true();
-    Some(Kind::Read(if header_only { Bins::None } else { Bins::All }))
-}
-
 /// Convert the rows: `("read", key, bins|None, header_only, policy|None)`,
 /// `("write", key, ops, policy|None)`, `("delete", key, policy|None)`,
 /// `("udf", key, module, function, args, policy|None)`.
@@ -107,18 +88,8 @@ fn convert_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
         let t = row
             .cast::<PyTuple>()
             .map_err(|_| invalid_argument("each batch row must be a tuple"))?;
-        if let Some(kind) = plain_read(t) {
-            let orig = t.get_item(1)?;
-            out.push(Row {
-                kind,
-                key_parts: to_key_parts_in(&orig, &mut scope)?,
-                policy: None,
-                key: orig.unbind(),
-            });
-            continue;
-        }
-        let (name, a) = Args::new(t, "batch row")?;
-        let (kind, policy_at) = match name.as_str() {
+        let a = Args::new(t, "batch row")?;
+        let (kind, policy_at) = match a.name() {
             "read" => {
                 a.arity(4)?;
                 let bins_obj = a.item(2)?;

@@ -45,7 +45,8 @@ fn node(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Expression> {
     if depth > MAX_DEPTH {
         return Err(invalid_argument("expression nested too deeply"));
     }
-    let (name, a) = Args::new(t, "expression node")?;
+    let a = Args::new(t, "expression node")?;
+    let name = a.name();
     let sub = |i: usize| -> PyResult<Expression> { node(&a.item(i)?, depth + 1) };
     let subs_from = |i: usize| -> PyResult<Vec<Expression>> {
         (i..a.len()).map(|j| node(&a.item(j)?, depth + 1)).collect()
@@ -79,7 +80,7 @@ fn node(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Expression> {
     if let Some(rest) = name.strip_prefix("maps.") {
         return map_node(rest, &a, depth);
     }
-    match name.as_str() {
+    match name {
         "int_bin" => bin(x::int_bin),
         "float_bin" => bin(x::float_bin),
         "string_bin" => bin(x::string_bin),

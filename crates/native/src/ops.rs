@@ -151,7 +151,8 @@ fn bin_value(a: &Args<'_, '_>, bin: &str) -> PyResult<Value> {
 
 /// Convert one op tuple; also says whether it is a pure read.
 fn to_op(t: &Bound<'_, PyTuple>) -> PyResult<(Operation, bool)> {
-    let (name, a) = Args::new(t, "op")?;
+    let a = Args::new(t, "op")?;
+    let name = a.name();
     if let Some(f) = name.strip_prefix("list_") {
         let bin = bin_name(&a)?;
         let ctx = a.ctx(2)?;
@@ -167,7 +168,7 @@ fn to_op(t: &Bound<'_, PyTuple>) -> PyResult<(Operation, bool)> {
         }
         return Ok((op.context(ctx), reads));
     }
-    Ok(match name.as_str() {
+    Ok(match name {
         "read" => {
             a.arity(1)?;
             (o::get_bin(bin_name(&a)?), true)
@@ -184,7 +185,7 @@ fn to_op(t: &Bound<'_, PyTuple>) -> PyResult<(Operation, bool)> {
             a.arity(2)?;
             let b = bin_name(&a)?;
             let v = bin_value(&a, &b)?;
-            let ok = match name.as_str() {
+            let ok = match name {
                 "add" => matches!(v, Value::Int(_) | Value::Float(_)),
                 _ => matches!(v, Value::String(_) | Value::Blob(_)),
             };
@@ -192,7 +193,7 @@ fn to_op(t: &Bound<'_, PyTuple>) -> PyResult<(Operation, bool)> {
                 return Err(a.err(format!("bin {b:?}: wrong value type for {name}")));
             }
             let bin = Bin::new(b, v);
-            let op = match name.as_str() {
+            let op = match name {
                 "add" => o::add(&bin),
                 "append" => o::append(&bin),
                 _ => o::prepend(&bin),

@@ -40,21 +40,18 @@ pub fn key_tuples<'py>(
     set: &Bound<'py, PyAny>,
     keys: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
-    let py = keys.py();
-    let items = if let Ok(l) = keys.cast_exact::<PyList>() {
-        l.as_sequence().to_tuple()?
-    } else if let Ok(t) = keys.cast_exact::<PyTuple>() {
-        t.clone()
-    } else {
-        return Ok(None);
-    };
-    if !items.iter().all(|k| user_key_ok(&k)) {
+    if !(keys.is_exact_instance_of::<PyList>() || keys.is_exact_instance_of::<PyTuple>()) {
         return Ok(None);
     }
+    // nothing below runs Python code, so a list cannot change between the two passes
+    if !keys.try_iter()?.all(|k| k.is_ok_and(|k| user_key_ok(&k))) {
+        return Ok(None);
+    }
+    let py = keys.py();
     let none = py.None().into_bound(py);
-    let made = items
-        .iter()
-        .map(|k| PyTuple::new(py, [namespace.clone(), set.clone(), k, none.clone()]))
+    let made = keys
+        .try_iter()?
+        .map(|k| PyTuple::new(py, [namespace.clone(), set.clone(), k?, none.clone()]))
         .collect::<PyResult<Vec<_>>>()?;
     PyTuple::new(py, made).map(Some)
 }

@@ -42,8 +42,8 @@ fn index_filter(f: &Bound<'_, PyAny>) -> PyResult<aerospike::query::Filter> {
     let t = f
         .cast::<PyTuple>()
         .map_err(|_| invalid_argument("index_filter must be a tuple"))?;
-    let (kind, a) = Args::new(t, "index filter")?;
-    let (mut filter, next) = match kind.as_str() {
+    let a = Args::new(t, "index filter")?;
+    let (mut filter, next) = match a.name() {
         "equal" => (Filter::equal(a.str(1)?, a.value(2)?), 3),
         "range" => (Filter::range(a.str(1)?, a.value(2)?, a.value(3)?), 4),
         _ => return Err(a.err("use \"equal\" or \"range\"")),
