@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, Generator
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, NamedTuple, TypeVar, final
 
-from aerospike_fluent import _bridge
+from aerospike_fluent import _autobatch, _bridge
 
 if TYPE_CHECKING:
     from aerospike_fluent import _native
@@ -113,6 +113,11 @@ class AsyncExecutor(Executor[Async]):
 
     __slots__ = ()
     is_async: ClassVar[bool] = True
+
+    def __init__(self, native: _native.Client, auto_batch: int | None = None) -> None:
+        super().__init__(native)
+        if auto_batch is not None:
+            self.verbs["get"] = _autobatch.Reads(native, auto_batch).get
 
     @staticmethod
     def _bind(native: Any, method: str) -> Callable[..., Any]:

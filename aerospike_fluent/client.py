@@ -12,7 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, overload
 
-from aerospike_fluent import _native
+from aerospike_fluent import _autobatch, _native
 from aerospike_fluent._exec import (
     Async,
     AsyncExecutor,
@@ -224,11 +224,12 @@ def _start(seeds: Seeds) -> tuple[str, _native.EmbeddedServer | None]:
 class Connecting:
     """What :func:`aerospike_fluent.connect` returns: ``await`` it or ``async with`` it."""
 
-    __slots__ = ("_client", "_options", "_seeds")
+    __slots__ = ("_auto_batch", "_client", "_options", "_seeds")
 
     def __init__(self, seeds: Seeds, options: dict[str, Any]) -> None:
         self._seeds = seeds
-        self._options = options
+        self._options = dict(options)
+        self._auto_batch = _autobatch.max_keys(self._options.pop("auto_batch", None))
         self._client: Client[Async] | None = None
 
     async def _connect(self) -> Client[Async]:
@@ -242,7 +243,7 @@ class Connecting:
             if server is not None:
                 server.stop()
             raise
-        return Client(native, AsyncExecutor(native), server)
+        return Client(native, AsyncExecutor(native, self._auto_batch), server)
 
     def __await__(self) -> Generator[Any, None, Client[Async]]:
         return self._connect().__await__()
@@ -270,7 +271,10 @@ def connect(seeds: Seeds = None, **options: Any) -> Connecting:
             in-memory server (stopped on close), or None for ``AEROSPIKE_HOST`` /
             ``127.0.0.1:3000``.
         **options: :class:`aerospike_fluent._native.ClientConfig` settings (``user``,
-            ``password``, ``cluster_name``, ``tls_ca_file``, timeouts, pool sizes...).
+            ``password``, ``cluster_name``, ``tls_ca_file``, timeouts, pool sizes...), and
+            ``auto_batch``: True (or the most keys per request, 2-5000) to send plain
+            ``get`` calls started in the same event-loop iteration as batch reads, each caller
+            still getting its own record or error (see docs/performance.md).
 
     """
     return Connecting(seeds, options)
@@ -278,6 +282,10 @@ def connect(seeds: Seeds = None, **options: Any) -> Connecting:
 
 def connect_sync(seeds: Seeds = None, **options: Any) -> Client[Sync]:
     """Connect and block until connected; the client is a context manager (see ``connect``)."""
+    if "auto_batch" in options:
+        raise InvalidArgumentError(
+            "auto_batch batches the reads of one event loop: it is an option of async clients"
+        )
     seeds_text, server = _start(seeds)
     try:
         native = _native.connect_blocking(_config(seeds_text, options))

@@ -47,6 +47,9 @@ def check(
     for wname in ("c50_get", "c50_put"):
         add(f"{wname}: native path >= 1.5x sdk fast", wname, "ours-native", "sdk-async", 1.5, False)
         add(f"{wname}: builder path >= 1.3x sdk fast", wname, "ours-async", "sdk-async", 1.3, False)
+    # not a default path: the opt-in auto_batch mode, on a line of its own
+    text = "c50_get: builder with auto_batch (opt-in) >= 1.5x sdk fast"
+    add(text, "c50_get", "ours-autobatch", "sdk-async", 1.5, False)
     add("batch1000 time <= 0.8x C client (sync)", "batch1000", "ours-sync", C, 0.8, True)
     add("batch1000 time <= 0.8x C client (async)", "batch1000", "ours-async", C, 0.8, True)
     for wname in ("put", "get", "exists", "operate"):

@@ -6,7 +6,7 @@ from benchmarks.adapters.aerospike_py import AerospikePyAsync, AerospikePySync
 from benchmarks.adapters.aerospike_sdk import SdkAsync, SdkAsyncBuilder, SdkSync, SdkSyncBuilder
 from benchmarks.adapters.base import AsyncClient, Skip, SyncClient, Target
 from benchmarks.adapters.c_client import CClient
-from benchmarks.adapters.fluent import FluentAsync, FluentNative, FluentSync
+from benchmarks.adapters.fluent import FluentAsync, FluentAutoBatch, FluentNative, FluentSync
 from benchmarks.adapters.rust import RustCeiling
 
 Client = SyncClient | AsyncClient | RustCeiling
@@ -16,6 +16,7 @@ ALL: list[tuple[str, type[SyncClient] | type[AsyncClient] | type[RustCeiling]]] 
     ("ours-sync", FluentSync),
     ("ours-async", FluentAsync),
     ("ours-native", FluentNative),
+    ("ours-autobatch", FluentAutoBatch),
     ("c", CClient),
     ("py-sync", AerospikePySync),
     ("py-async", AerospikePyAsync),

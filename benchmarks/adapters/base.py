@@ -90,6 +90,8 @@ class AsyncClient(ABC):
     kind: ClassVar[Kind] = "async"
     name: ClassVar[str]
     package: ClassVar[str]
+    # The workload ops this client is meant for (None: all of them).
+    only: ClassVar[frozenset[str] | None] = None
 
     def __init__(self, target: Target) -> None:
         self.t = target

@@ -1,5 +1,6 @@
-"""This SDK: sync (``aerospike_fluent.sync``), async through the fluent builder, and async through
-the shortest path we offer (the native client + ``aerospike_fluent._bridge.wait``)."""
+"""This SDK: sync (``aerospike_fluent.sync``), async through the fluent builder (also with the
+opt-in ``auto_batch``, for gets), and async through the shortest path we offer (the native client
++ ``aerospike_fluent._bridge.call``)."""
 
 from __future__ import annotations
 
@@ -106,6 +107,19 @@ class FluentAsync(AsyncClient):
         async for _ in self._scan().where_index("g").between(low, high).stream():
             n += 1
         return n
+
+
+class FluentAutoBatch(FluentAsync):
+    """The builder with ``auto_batch=True``: concurrent gets go out as batch reads (opt-in)."""
+
+    name = "this SDK async auto-batch (opt-in)"
+    only = frozenset({"get"})
+
+    async def connect(self) -> None:
+        af = _import()
+        self.db = await af.connect(self.t.seed, auto_batch=True)
+        self.ns = self.db.namespace(NAMESPACE)
+        self.s = self.ns.set(SET)
 
 
 class FluentNative(AsyncClient):

@@ -1,0 +1,200 @@
+"""Opt-in auto-batching (``connect(..., auto_batch=True)``): concurrent reads as batch requests.
+
+The first plain ``get`` of an asyncio loop iteration goes out on its own, as without
+auto-batching, and schedules a flush for the end of the iteration; the plain gets started after
+it in the same iteration wait for that flush, which sends them as batch reads of at most
+``max_keys`` keys. Each caller still gets its own record, ``None`` or error, and cancelling one
+caller leaves the others alone. A lone or sequential get is never delayed. Gets with bins,
+options or filters, and every get under trio, go out on their own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import weakref
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
+from aerospike_fluent import _bridge
+from aerospike_fluent._native import BatchRow
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError, error_for_code
+
+# Most keys per batch request when ``auto_batch=True``: small requests keep several in flight
+# (benchmarks/NOTES.md).
+DEFAULT_MAX_KEYS = 16
+MAX_KEYS_LIMIT = 5000
+_NOT_FOUND = 2
+_NO_RESPONSE = -15  # a row the failed request left unanswered
+
+
+def max_keys(option: object) -> int | None:
+    """Validate the ``auto_batch`` option: None when off, else the most keys per request."""
+    if option is None or option is False:
+        return None
+    if option is True:
+        return DEFAULT_MAX_KEYS
+    if not isinstance(option, int):
+        raise InvalidTypeError(
+            f"auto_batch is a bool or the most keys per batch request, not {option!r}"
+        )
+    if not 2 <= option <= MAX_KEYS_LIMIT:
+        raise InvalidArgumentError(
+            f"auto_batch keys per request must be within 2..{MAX_KEYS_LIMIT}, not {option}"
+        )
+    return option
+
+
+class _Tick:
+    """Reads waiting for the end of one loop's current iteration."""
+
+    __slots__ = ("armed", "futs", "in_flight", "keys", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = weakref.ref(loop)
+        self.armed = False
+        self.in_flight = 0  # batch requests sent and not answered yet
+        self.keys: list[Any] = []
+        self.futs: list[asyncio.Future[Any]] = []
+
+
+class Reads:
+    """The ``get`` verb of an async executor with auto-batching on."""
+
+    __slots__ = ("_direct", "_last", "_max", "_native", "_ticks")
+
+    def __init__(self, native: Any, max_keys: int) -> None:
+        self._native = native
+        self._max = max_keys
+        self._direct: Callable[..., Awaitable[Any]] = partial(_bridge.call, native.get)
+        self._ticks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Tick] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._last: _Tick | None = None
+
+    def get(self, key: Any, bins: Any, header_only: bool, policy: Any) -> Awaitable[Any]:
+        """``native.get`` as an awaitable: joins this iteration's batch when one is armed."""
+        if bins is not None or header_only or policy is not None:
+            return self._direct(key, bins, header_only, policy)
+        if (_bridge._sniffio_local.name or _bridge._sniffio_cvar.get()) not in _bridge._ASYNCIO:
+            return self._direct(key, None, False, None)
+        running = _bridge._running()
+        if running is None:
+            return self._direct(key, None, False, None)
+        loop = running[0]
+        tick = self._last
+        if tick is None or tick.loop() is not loop:
+            tick = self._tick(loop)
+        if not tick.armed:
+            tick.armed = True
+            loop.call_soon(self._flush, tick)
+            if not tick.in_flight:
+                return self._direct(key, None, False, None)
+        fut = loop.create_future()
+        tick.keys.append(key)
+        tick.futs.append(fut)
+        return fut
+
+    def _tick(self, loop: asyncio.AbstractEventLoop) -> _Tick:
+        tick = self._ticks.get(loop)
+        if tick is None:
+            tick = self._ticks[loop] = _Tick(loop)
+        self._last = tick
+        return tick
+
+    def _flush(self, tick: _Tick) -> None:
+        tick.armed = False
+        keys, futs = tick.keys, tick.futs
+        if not keys:
+            return
+        tick.keys, tick.futs = [], []
+        loop = tick.loop()
+        if loop is None:
+            return
+        if any(f.done() for f in futs):  # callers cancelled before the flush ask for nothing
+            kept = [(k, f) for k, f in zip(keys, futs, strict=True) if not f.done()]
+            keys, futs = [k for k, _ in kept], [f for _, f in kept]
+        step = self._max
+        for i in range(0, len(keys), step):
+            self._send(loop, tick, keys[i : i + step], futs[i : i + step])
+
+    def _send(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        tick: _Tick,
+        keys: list[Any],
+        futs: list[asyncio.Future[Any]],
+    ) -> None:
+        """One batch read for ``keys`` (one plain get for a single key)."""
+        native = self._native
+        try:
+            if len(keys) == 1:
+                key = keys[0]
+                one, _ = _bridge._start_asyncio(
+                    loop, lambda d: native.get(d, key, None, False, None)
+                )
+                one.add_done_callback(partial(_pass_on, tick, futs[0]))
+            else:
+                rows = [("read", k, None, False, None) for k in keys]
+                batch, _ = _bridge._start_asyncio(loop, lambda d: native.batch(d, rows, None))
+                batch.add_done_callback(partial(_deliver, tick, futs))
+        except Exception as exc:  # every waiting caller gets it
+            _fail(futs, exc)
+            return
+        tick.in_flight += 1
+
+
+def _pass_on(tick: _Tick, fut: asyncio.Future[Any], done: asyncio.Future[Any]) -> None:
+    """Settle a caller's future with the outcome of the read sent for it alone."""
+    tick.in_flight -= 1
+    if fut.done():
+        return
+    exc = done.exception()
+    if exc is None:
+        fut.set_result(done.result())
+    else:
+        fut.set_exception(exc)
+
+
+def _fail(futs: list[asyncio.Future[Any]], exc: BaseException) -> None:
+    for fut in futs:
+        if not fut.done():
+            # each caller raises its own copy (one exception object would gather every
+            # caller's traceback)
+            fut.set_exception(copy.copy(exc))
+
+
+def _deliver(tick: _Tick, futs: list[asyncio.Future[Any]], batch: asyncio.Future[Any]) -> None:
+    """Hand each caller its own row of the finished batch."""
+    tick.in_flight -= 1
+    exc = batch.exception()
+    if exc is not None:
+        _fail(futs, exc)
+        return
+    rows: list[BatchRow] = batch.result()
+    request_error: BaseException | None = None
+    for fut, row in zip(futs, rows, strict=True):
+        if fut.done():
+            continue
+        code = row.result_code
+        if code == 0:
+            fut.set_result(row.record)
+        elif code == _NOT_FOUND:
+            fut.set_result(None)
+        elif code == _NO_RESPONSE:
+            # the request failed after answering earlier rows: each caller gets its error
+            if request_error is None:
+                request_error = _first_failure(rows)
+            fut.set_exception(copy.copy(request_error))
+        else:
+            fut.set_exception(row.error or error_for_code(code, "read failed", key=row.key))
+
+
+def _first_failure(rows: list[BatchRow]) -> BaseException:
+    """Return the error a partly answered batch request failed with (its first failed row's)."""
+    for row in rows:
+        if row.result_code not in (0, _NOT_FOUND, _NO_RESPONSE) and row.error is not None:
+            return row.error
+    first = next(row for row in rows if row.result_code == _NO_RESPONSE)
+    return first.error or error_for_code(_NO_RESPONSE, "no response for this key", key=first.key)

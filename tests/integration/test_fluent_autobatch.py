@@ -1,0 +1,208 @@
+"""Opt-in auto-batching: concurrent plain gets of one loop iteration become batch reads."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import aerospike_fluent as af
+from aerospike_fluent import errors
+from aerospike_fluent.server import EmbeddedServer
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
+
+_KINDS = ("read", "batch")
+counting = pytest.mark.skipif(
+    bool(os.environ.get("AEROSPIKE_HOST")), reason="counts requests at the embedded server"
+)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """asyncio: auto-batching is an asyncio feature (trio reads go out alone, tested below)."""
+    return "asyncio"
+
+
+@pytest.fixture
+def srv() -> Iterator[EmbeddedServer]:
+    """A server of its own: its counters and faults belong to one test."""
+    with EmbeddedServer() as s:
+        yield s
+
+
+@pytest.fixture
+async def seeded(seeds: str, set_name: str) -> AsyncIterator[str]:
+    """``set_name`` holding records 0..19 (``{"i": i}``)."""
+    async with af.connect(seeds) as db:
+        await db.namespace("test").set(set_name).put_many({i: {"i": i} for i in range(20)})
+    yield set_name
+
+
+def _counts(server: EmbeddedServer, before: dict[str, int]) -> dict[str, int]:
+    after = server.stats()
+    return {k: after.get(k, 0) - before.get(k, 0) for k in _KINDS}
+
+
+async def test_concurrent_gets_each_get_their_own_record(seeds: str, seeded: str) -> None:
+    keys = [*range(25), 3, 3]  # five missing, one key asked three times
+    async with af.connect(seeds) as plain, af.connect(seeds, auto_batch=4) as db:
+        want = [await plain.namespace("test").set(seeded).key(k).get() for k in keys]
+        s = db.namespace("test").set(seeded)
+        got = await asyncio.gather(*(s.key(k).get() for k in keys))
+    assert got == want
+    assert [r and r["i"] for r in got] == [*range(20), None, None, None, None, None, 3, 3]
+    for r, k in zip(got, keys, strict=True):
+        assert r is None or (r.key is not None and r.key[2] == k)
+
+
+@counting
+async def test_one_iteration_of_gets_is_one_direct_read_then_batches(
+    srv: EmbeddedServer,
+) -> None:
+    async with af.connect(srv.seeds, auto_batch=4) as db:
+        s = db.namespace("test").set("ab")
+        await s.put_many({i: {"i": i} for i in range(9)})
+        before = srv.stats()
+        got = await asyncio.gather(*(s.key(i).get() for i in range(9)))
+        assert [r and r["i"] for r in got] == list(range(9))
+        # the first goes out at once; the other 8 wait for the end of the iteration: 2 x 4
+        assert _counts(srv, before) == {"read": 1, "batch": 2}
+
+
+@counting
+async def test_sequential_and_projected_gets_go_out_alone(srv: EmbeddedServer) -> None:
+    async with af.connect(srv.seeds, auto_batch=True) as db:
+        s = db.namespace("test").set("ab")
+        await s.key(1).put({"i": 1, "j": 2})
+        before = srv.stats()
+        for _ in range(5):
+            one = await s.key(1).get()
+            assert one is not None and one["i"] == 1
+        got = await asyncio.gather(*(s.key(1).get("j") for _ in range(5)))
+        assert [r.bins for r in got if r is not None] == [{"j": 2}] * 5
+        assert _counts(srv, before) == {"read": 10, "batch": 0}
+
+
+@counting
+@pytest.mark.parametrize("anyio_backend", ["trio"])
+async def test_trio_gets_go_out_alone(srv: EmbeddedServer) -> None:
+    async with af.connect(srv.seeds, auto_batch=True) as db:
+        s = db.namespace("test").set("ab")
+        await s.key(1).put({"i": 1})
+        before = srv.stats()
+        got: list[Any] = []
+
+        async def read() -> None:
+            got.append(await s.key(1).get())
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(6):
+                tg.start_soon(read)
+        assert [r["i"] for r in got] == [1] * 6
+        assert _counts(srv, before) == {"read": 6, "batch": 0}
+
+
+async def test_a_cancelled_caller_leaves_the_others_their_records(
+    srv: EmbeddedServer,
+) -> None:
+    async with af.connect(srv.seeds, auto_batch=True) as db:
+        s = db.namespace("test").set("ab")
+        await s.put_many({i: {"i": i} for i in range(6)})
+        srv.fault_delay(200, count=3)
+        tasks = [asyncio.ensure_future(s.key(i).get()) for i in range(6)]
+        await asyncio.sleep(0.05)  # every read is out, its reply held back
+        tasks[2].cancel()
+        tasks[4].cancel()
+        done = await asyncio.gather(*tasks, return_exceptions=True)
+    assert isinstance(done[2], asyncio.CancelledError)
+    assert isinstance(done[4], asyncio.CancelledError)
+    assert [r["i"] for i, r in enumerate(done) if i not in (2, 4)] == [0, 1, 3, 5]  # type: ignore[index]
+
+
+@counting
+async def test_callers_cancelled_before_the_flush_are_not_asked_for(srv: EmbeddedServer) -> None:
+    async with af.connect(srv.seeds, auto_batch=True) as db:
+        s = db.namespace("test").set("ab")
+        await s.put_many({i: {"i": i} for i in range(6)})
+        before = srv.stats()
+        # read 0 goes out at once, reads 1-5 wait for the end of this iteration
+        tasks = [asyncio.ensure_future(s.key(i).get()) for i in range(6)]
+        for t in tasks[2:]:
+            t.cancel()
+        done = await asyncio.gather(*tasks, return_exceptions=True)
+        assert [r["i"] for r in done[:2]] == [0, 1]  # type: ignore[index]
+        assert all(isinstance(e, asyncio.CancelledError) for e in done[2:])
+        assert _counts(srv, before) == {"read": 2, "batch": 0}  # key 1 alone: a plain read
+
+
+async def test_a_failed_batch_fails_each_of_its_callers(srv: EmbeddedServer) -> None:
+    async with af.connect(srv.seeds, auto_batch=True, max_retries=0) as db:
+        s = db.namespace("test").set("ab")
+        await s.put_many({i: {"i": i} for i in range(5)})
+        srv.fault_fail(14, count=2)  # the direct read and the batch of the other four
+        out = await asyncio.gather(*(s.key(i).get() for i in range(5)), return_exceptions=True)
+    assert all(isinstance(e, errors.KeyBusyError) for e in out), out
+    assert len({id(e) for e in out}) == 5  # each caller raises its own exception
+
+
+async def test_a_closed_client_fails_each_waiting_caller(srv: EmbeddedServer) -> None:
+    db = await af.connect(srv.seeds, auto_batch=True)
+    s = db.namespace("test").set("ab")
+    await s.key(1).put({"i": 1})
+    tasks = [asyncio.ensure_future(s.key(1).get()) for _ in range(4)]
+    await asyncio.sleep(0)  # the first read is out; the other three wait for the flush
+    db.close()
+    out = await asyncio.gather(*tasks, return_exceptions=True)
+    assert all(isinstance(e, errors.ClientError) for e in out[1:]), out
+
+
+async def test_an_unknown_namespace_fails_like_a_plain_get(seeds: str) -> None:
+    async with af.connect(seeds) as plain, af.connect(seeds, auto_batch=True) as db:
+        with pytest.raises(errors.AerospikeError) as alone:
+            await plain.namespace("nope").set("s").key(1).get()
+        s = db.namespace("nope").set("s")
+        out = await asyncio.gather(*(s.key(i).get() for i in range(4)), return_exceptions=True)
+    assert [type(e) for e in out] == [type(alone.value)] * 4, out
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.integers(0, 40), max_size=60), st.integers(2, 8))
+async def test_gathered_gets_match_plain_gets(seeds: str, keys: list[int], most: int) -> None:
+    async with af.connect(seeds) as plain, af.connect(seeds, auto_batch=most) as db:
+        p = plain.namespace("test").set("ab_prop")
+        await p.put_many({i: {"i": i, "sq": i * i} for i in range(0, 41, 3)})
+        want = [await p.key(k).get() for k in keys]
+        s = db.namespace("test").set("ab_prop")
+        assert await asyncio.gather(*(s.key(k).get() for k in keys)) == want
+
+
+@pytest.mark.parametrize(
+    ("option", "error"),
+    [
+        ("yes", errors.InvalidTypeError),
+        (1.5, errors.InvalidTypeError),
+        (1, errors.InvalidArgumentError),
+        (5001, errors.InvalidArgumentError),
+    ],
+)
+async def test_bad_auto_batch_option_is_refused_before_connecting(
+    option: object, error: type[Exception]
+) -> None:
+    with pytest.raises(error, match="auto_batch"):
+        af.connect("127.0.0.1:1", auto_batch=option)
+
+
+def test_auto_batch_is_an_async_option() -> None:
+    from aerospike_fluent import sync
+
+    with pytest.raises(errors.InvalidArgumentError, match="async"):
+        sync.connect("127.0.0.1:1", auto_batch=True)
