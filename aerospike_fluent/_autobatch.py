@@ -2,10 +2,11 @@
 
 The first plain ``get`` of an asyncio loop iteration goes out on its own, as without
 auto-batching, and schedules a flush for the end of the iteration; the plain gets started after
-it in the same iteration wait for that flush, which sends them as batch reads of at most
-``max_keys`` keys. Each caller still gets its own record, ``None`` or error, and cancelling one
-caller leaves the others alone. A lone or sequential get is never delayed. Gets with bins,
-options or filters, and every get under trio, go out on their own.
+it in the same iteration, or while an earlier batch of them is unanswered, wait for that flush,
+which sends them as batch reads of at most ``max_keys`` keys. Each caller still gets its own
+record, ``None`` or error, and cancelling one caller leaves the others alone. A lone or
+sequential get is never delayed. Gets with bins, options or filters, and every get under trio,
+go out on their own.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from typing import Any
 from aerospike_fluent import _bridge
 from aerospike_fluent._native import BatchRow
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError, error_for_code
+from aerospike_fluent.results import NOT_FOUND
 
 # Most keys per batch request when ``auto_batch=True``: small requests keep several in flight
 # (benchmarks/NOTES.md).
 DEFAULT_MAX_KEYS = 16
 MAX_KEYS_LIMIT = 5000
-_NOT_FOUND = 2
 _NO_RESPONSE = -15  # a row the failed request left unanswered
 
 
@@ -74,7 +75,7 @@ class Reads:
         self._last: _Tick | None = None
 
     def get(self, key: Any, bins: Any, header_only: bool, policy: Any) -> Awaitable[Any]:
-        """``native.get`` as an awaitable: joins this iteration's batch when one is armed."""
+        """``native.get`` as an awaitable: joins this iteration's batch unless it goes first."""
         if bins is not None or header_only or policy is not None:
             return self._direct(key, bins, header_only, policy)
         if (_bridge._sniffio_local.name or _bridge._sniffio_cvar.get()) not in _bridge._ASYNCIO:
@@ -180,7 +181,7 @@ def _deliver(tick: _Tick, futs: list[asyncio.Future[Any]], batch: asyncio.Future
         code = row.result_code
         if code == 0:
             fut.set_result(row.record)
-        elif code == _NOT_FOUND:
+        elif code == NOT_FOUND:
             fut.set_result(None)
         elif code == _NO_RESPONSE:
             # the request failed after answering earlier rows: each caller gets its error
@@ -194,7 +195,7 @@ def _deliver(tick: _Tick, futs: list[asyncio.Future[Any]], batch: asyncio.Future
 def _first_failure(rows: list[BatchRow]) -> BaseException:
     """Return the error a partly answered batch request failed with (its first failed row's)."""
     for row in rows:
-        if row.result_code not in (0, _NOT_FOUND, _NO_RESPONSE) and row.error is not None:
+        if row.result_code not in (0, NOT_FOUND, _NO_RESPONSE) and row.error is not None:
             return row.error
     first = next(row for row in rows if row.result_code == _NO_RESPONSE)
     return first.error or error_for_code(_NO_RESPONSE, "no response for this key", key=first.key)
