@@ -20,14 +20,13 @@ from typing import Any
 
 from aerospike_fluent import _bridge
 from aerospike_fluent._native import BatchRow
-from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError, error_for_code
-from aerospike_fluent.results import NOT_FOUND
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.results import NO_RESPONSE, NOT_FOUND
 
 # Most keys per batch request when ``auto_batch=True``: small requests keep several in flight
 # (benchmarks/NOTES.md).
 DEFAULT_MAX_KEYS = 16
 MAX_KEYS_LIMIT = 5000
-_NO_RESPONSE = -15  # a row the failed request left unanswered
 
 
 def max_keys(option: object) -> int | None:
@@ -55,7 +54,7 @@ class _Tick:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = weakref.ref(loop)
         self.armed = False
-        self.in_flight = 0  # batch requests sent and not answered yet
+        self.in_flight = 0  # batch requests sent and not answered yet (lone gets: not counted)
         self.keys: list[Any] = []
         self.futs: list[asyncio.Future[Any]] = []
 
@@ -127,35 +126,22 @@ class Reads:
         keys: list[Any],
         futs: list[asyncio.Future[Any]],
     ) -> None:
-        """One batch read for ``keys`` (one plain get for a single key)."""
+        """One batch read for ``keys`` (a single key: a plain get settling its caller's future)."""
         native = self._native
         try:
             if len(keys) == 1:
                 key = keys[0]
-                one, _ = _bridge._start_asyncio(
-                    loop, lambda d: native.get(d, key, None, False, None)
+                _bridge._start_asyncio(
+                    loop, lambda d: native.get(d, key, None, False, None), futs[0]
                 )
-                one.add_done_callback(partial(_pass_on, tick, futs[0]))
-            else:
-                rows = [("read", k, None, False, None) for k in keys]
-                batch, _ = _bridge._start_asyncio(loop, lambda d: native.batch(d, rows, None))
-                batch.add_done_callback(partial(_deliver, tick, futs))
+                return
+            rows = [("read", k, None, False, None) for k in keys]
+            batch, _ = _bridge._start_asyncio(loop, lambda d: native.batch(d, rows, None))
         except Exception as exc:  # every waiting caller gets it
             _fail(futs, exc)
             return
         tick.in_flight += 1
-
-
-def _pass_on(tick: _Tick, fut: asyncio.Future[Any], done: asyncio.Future[Any]) -> None:
-    """Settle a caller's future with the outcome of the read sent for it alone."""
-    tick.in_flight -= 1
-    if fut.done():
-        return
-    exc = done.exception()
-    if exc is None:
-        fut.set_result(done.result())
-    else:
-        fut.set_exception(exc)
+        batch.add_done_callback(partial(_deliver, tick, futs))
 
 
 def _fail(futs: list[asyncio.Future[Any]], exc: BaseException) -> None:
@@ -174,7 +160,7 @@ def _deliver(tick: _Tick, futs: list[asyncio.Future[Any]], batch: asyncio.Future
         _fail(futs, exc)
         return
     rows: list[BatchRow] = batch.result()
-    request_error: BaseException | None = None
+    unanswered: BaseException | None = None
     for fut, row in zip(futs, rows, strict=True):
         if fut.done():
             continue
@@ -183,19 +169,21 @@ def _deliver(tick: _Tick, futs: list[asyncio.Future[Any]], batch: asyncio.Future
             fut.set_result(row.record)
         elif code == NOT_FOUND:
             fut.set_result(None)
-        elif code == _NO_RESPONSE:
-            # the request failed after answering earlier rows: each caller gets its error
-            if request_error is None:
-                request_error = _first_failure(rows)
-            fut.set_exception(copy.copy(request_error))
+        elif code == NO_RESPONSE:
+            # the request stopped after failing an earlier row: as a lone get would, the caller
+            # gets that failure (a copy each)
+            if unanswered is None:
+                unanswered = _request_error(rows)
+            fut.set_exception(copy.copy(unanswered))
         else:
-            fut.set_exception(row.error or error_for_code(code, "read failed", key=row.key))
+            assert row.error is not None  # every failed row carries its error
+            fut.set_exception(row.error)
 
 
-def _first_failure(rows: list[BatchRow]) -> BaseException:
-    """Return the error a partly answered batch request failed with (its first failed row's)."""
-    for row in rows:
-        if row.result_code not in (0, NOT_FOUND, _NO_RESPONSE) and row.error is not None:
-            return row.error
-    first = next(row for row in rows if row.result_code == _NO_RESPONSE)
-    return first.error or error_for_code(_NO_RESPONSE, "no response for this key", key=first.key)
+def _request_error(rows: list[BatchRow]) -> BaseException:
+    """Return what a partly answered request failed with: its first answered failure."""
+    failed = [r for r in rows if r.result_code not in (0, NOT_FOUND) and r.error is not None]
+    answered = [r for r in failed if r.result_code != NO_RESPONSE]
+    error = (answered or failed)[0].error
+    assert error is not None
+    return error

@@ -111,10 +111,11 @@ def _weakly(loop: asyncio.AbstractEventLoop, method: str) -> Callable[..., objec
 
 
 def _start_asyncio(
-    loop: asyncio.AbstractEventLoop, start: Start
+    loop: asyncio.AbstractEventLoop, start: Start, fut: asyncio.Future[Any] | None = None
 ) -> tuple[asyncio.Future[Any], Pending]:
-    """Start the operation with a future of ``loop`` as its completion."""
-    fut = loop.create_future()
+    """Start the operation with ``fut`` (a new future of ``loop`` if None) as its completion."""
+    if fut is None:
+        fut = loop.create_future()
     completer = _completers.get(loop) or _completer(loop)
     if completer is not None:
         return fut, start((completer, fut))

@@ -11,6 +11,8 @@ from aerospike_fluent._types import Key
 from aerospike_fluent.errors import AerospikeError
 
 NOT_FOUND = 2
+# a row its request never answered (a ClientError; docs/internals/native-plan.md)
+NO_RESPONSE = -15
 
 
 class BatchResult(Sequence[BatchRow]):
