@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             scan_set = dataset.load(rust, srv.host, srv.port, sizes.scan_records, log)
             for _, c in clients:
                 c.t.scan_set = scan_set
-        runner = Runner(loop, threads)
+        runner = Runner(loop, threads, srv.proc.pid if srv.proc is not None else None)
         table: dict[str, dict[str, Result | str]] = {}
         for w in workloads:
             log(f"workload {w.name} ({w.title})")

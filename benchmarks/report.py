@@ -64,6 +64,10 @@ def _num(x: float) -> str:
     return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
 
 
+def _cpu(x: float | None) -> str:
+    return "—" if x is None else _num(x)
+
+
 def to_markdown(doc: dict[str, Any], names: dict[str, str]) -> str:
     m = doc["meta"]
     lines = [
@@ -74,25 +78,29 @@ def to_markdown(doc: dict[str, Any], names: dict[str, str]) -> str:
         "",
         "Latencies in µs (median over rounds of each round's mean/p50/p99). **xC** and **xRust**: "
         "how many times faster than the C client / the raw Rust client (>1 = faster; "
-        "from latency for sequential workloads, ops/s for concurrent ones, records/s for scans).",
+        "from latency for sequential workloads, ops/s for concurrent ones, records/s for scans). "
+        "**CPU/op** and **server/op**: CPU µs per operation (per scan or query for those) used "
+        "during the round by the client's process (every thread; for the Python clients that is "
+        "the whole harness process) and by the server's.",
         "",
     ]
     for w in doc["workloads"]:
         lines += [f"## {w['title']}", ""]
         rate = "records/s" if w["op"] == "scan" else "ops/s"
         lines += [
-            f"| client | mean | p50 | p99 | {rate} | xC | xRust |",
-            "|---|---|---|---|---|---|---|",
+            f"| client | mean | p50 | p99 | {rate} | xC | xRust | CPU/op | server/op |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for cid, r in w["results"].items():
             name = names.get(cid, cid)
             if "error" in r:
-                lines.append(f"| {name} | error: {r['error'][:120]} | | | | | |")
+                lines.append(f"| {name} | error: {r['error'][:120]} | | | | | | | |")
                 continue
             rv = r["records_per_s"] if w["op"] == "scan" else r["ops_per_s"]
             lines.append(
                 f"| {name} | {_num(r['mean_us'])} | {_num(r['p50_us'])} | {_num(r['p99_us'])} "
-                f"| {_num(rv)} | {_f(r['vs_c'])} | {_f(r['vs_rust'])} |"
+                f"| {_num(rv)} | {_f(r['vs_c'])} | {_f(r['vs_rust'])} "
+                f"| {_cpu(r.get('cpu_us_per_op'))} | {_cpu(r.get('server_cpu_us_per_op'))} |"
             )
         lines.append("")
     lines += ["## Targets (issue 6)", "", "| target | measured | ok |", "|---|---|---|"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import threading
 from collections.abc import Awaitable, Callable
@@ -12,6 +13,7 @@ from time import perf_counter_ns
 from typing import Any
 
 from benchmarks.adapters import AsyncClient, Client, RustCeiling, SyncClient
+from benchmarks.cpu import own_cpu_ns, process_cpu_ns
 from benchmarks.stats import Result, Round, median_of, summarize
 from benchmarks.workloads import Workload
 
@@ -127,12 +129,28 @@ class Threads:
         return summarize(lat, perf_counter_ns() - start, 0)
 
 
-class Runner:
-    """Runs one workload across clients, round by round, on one asyncio loop."""
+def _delta(before: int | None, after: int | None) -> int | None:
+    return None if before is None or after is None else after - before
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, threads: Threads) -> None:
+
+class Runner:
+    """Runs one workload across clients, round by round, on one asyncio loop.
+
+    Each round also records the CPU time the client (this process, or the Rust ceiling's) and
+    the server (``server_pid``, when it runs here) used during it.
+    """
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, threads: Threads, server_pid: int | None = None
+    ) -> None:
         self.loop = loop
         self.threads = threads
+        self.server_pid = server_pid
+
+    def _client_cpu_ns(self, c: Client) -> int | None:
+        if isinstance(c, RustCeiling):
+            return process_cpu_ns(c.pid)
+        return own_cpu_ns()
 
     def one_round(self, c: Client, w: Workload, ops: int) -> Round:
         counts = _counts(w)
@@ -156,7 +174,13 @@ class Runner:
         gc.collect()
         gc.disable()
         try:
-            return self.one_round(c, w, ops)
+            cpu, server_cpu = self._client_cpu_ns(c), process_cpu_ns(self.server_pid)
+            r = self.one_round(c, w, ops)
+            return dataclasses.replace(
+                r,
+                cpu_ns=_delta(cpu, self._client_cpu_ns(c)),
+                server_cpu_ns=_delta(server_cpu, process_cpu_ns(self.server_pid)),
+            )
         finally:
             gc.enable()
 

@@ -16,6 +16,9 @@ class Round:
     mean_ns: float
     p50_ns: float
     p99_ns: float
+    # CPU time of the client's process and of the server's during the round (None: unknown)
+    cpu_ns: int | None = None
+    server_cpu_ns: int | None = None
 
     @property
     def ops_per_s(self) -> float:
@@ -51,9 +54,19 @@ class Result:
     p99_us: float
     ops_per_s: float
     records_per_s: float
+    cpu_us_per_op: float | None = None
+    server_cpu_us_per_op: float | None = None
 
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)
+
+
+def _cpu_per_op_us(rounds: list[Round], cpu: str) -> float | None:
+    """Median over rounds of CPU µs per operation; None unless every round measured it."""
+    per_op = [
+        getattr(r, cpu) / r.ops / 1e3 for r in rounds if getattr(r, cpu) is not None and r.ops
+    ]
+    return statistics.median(per_op) if rounds and len(per_op) == len(rounds) else None
 
 
 def median_of(rounds: list[Round]) -> Result:
@@ -67,4 +80,6 @@ def median_of(rounds: list[Round]) -> Result:
         p99_us=med(r.p99_ns for r in rounds) / 1e3,
         ops_per_s=med(r.ops_per_s for r in rounds),
         records_per_s=med(r.records_per_s for r in rounds),
+        cpu_us_per_op=_cpu_per_op_us(rounds, "cpu_ns"),
+        server_cpu_us_per_op=_cpu_per_op_us(rounds, "server_cpu_ns"),
     )

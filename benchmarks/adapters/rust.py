@@ -41,6 +41,11 @@ class RustCeiling:
         if not ready.get("ok"):
             raise Skip(f"bench-ceiling: {ready.get('error')}")
 
+    @property
+    def pid(self) -> int | None:
+        """The binary's process id while it runs."""
+        return self.proc.pid if self.proc is not None else None
+
     def _read(self) -> dict[str, Any]:
         assert self.proc is not None and self.proc.stdout is not None
         line = self.proc.stdout.readline()
