@@ -205,7 +205,17 @@ def _udf_source(source: str | Path | bytes, name: str | None) -> tuple[bytes, st
     raise InvalidTypeError("udf source is a path or the module's code as bytes")
 
 
+# Every numeric connect option is a count or a duration held in 32 bits.
+_OPTION_MAX = 2**32 - 1
+
+
 def _config(seeds: str, options: dict[str, Any]) -> _native.ClientConfig:
+    for name, value in options.items():
+        numeric = isinstance(value, int) and not isinstance(value, bool)
+        if numeric and not 0 <= value <= _OPTION_MAX:
+            raise InvalidArgumentError(
+                f"connect option {name} must be within 0..{_OPTION_MAX}, not {value}"
+            )
     try:
         return _native.ClientConfig(seeds, **options)
     except TypeError as exc:

@@ -46,3 +46,10 @@ def test_sync_batch_query_cdt(sdb: af.SyncClient, set_name: str) -> None:
 async def test_sync_call_inside_event_loop_is_refused(sdb: af.SyncClient) -> None:
     with pytest.raises(ClientError):
         sdb.namespace("test").set("x").key("k").get()
+
+
+@pytest.mark.parametrize("option", ["spin_wait_us", "tend_interval_ms", "max_conns_per_node"])
+def test_out_of_range_connect_options_are_named_before_connecting(option: str) -> None:
+    for value in (-1, 2**32):
+        with pytest.raises(af.errors.InvalidArgumentError, match=option):
+            af.sync.connect("127.0.0.1:1", **{option: value})

@@ -184,3 +184,44 @@ def test_close_fails_a_pipelined_batch_in_flight(server: n.EmbeddedServer) -> No
     server.clear_faults()
     assert len(outcome) == 1 and isinstance(outcome[0], n.ClientClosedError), outcome
     assert time.monotonic() - start < 8  # not after the 10 s delay
+
+
+@pytest.mark.parametrize("spin_wait_us", [0, 200, 10_000])
+def test_blocking_calls_answer_alike_whatever_the_spin_budget(
+    server: n.EmbeddedServer, spin_wait_us: int
+) -> None:
+    seeds = f"{server.host}:{server.port}"
+    c = n.connect_blocking(n.ClientConfig(seeds, spin_wait_us=spin_wait_us))
+    try:
+        for i in range(50):
+            k = ("test", "spin", f"{spin_wait_us}-{i}", None)
+            c.put_blocking(k, {"i": i}, None)
+            rec = c.get_blocking(k, None, False, None)
+            assert rec is not None and rec.bins == {"i": i}
+            assert c.exists_blocking(k, None)
+        assert c.get_blocking(("test", "spin", "absent", None), None, False, None) is None
+    finally:
+        c.close()
+
+
+def test_replies_slower_than_the_spin_budget_still_arrive(server: n.EmbeddedServer) -> None:
+    # 20 replies 5 ms late with a 50 µs budget: every spin misses (the client backs off after
+    # 8), each call then sleeps until its reply, and spinning resumes once replies are fast.
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}", spin_wait_us=50))
+    try:
+        k = ("test", "spin", "slow", None)
+        c.put_blocking(k, {"n": 0}, None)
+        server.fault_delay(5, count=20)
+        for i in range(20):
+            c.put_blocking(k, {"n": i}, None)
+        server.clear_faults()
+        for _ in range(100):
+            rec = c.get_blocking(k, None, False, None)
+            assert rec is not None and rec.bins == {"n": 19}
+    finally:
+        c.close()
+
+
+def test_spin_budget_is_checked() -> None:
+    with pytest.raises(n.InvalidArgumentError, match="spin_wait_us"):
+        n.ClientConfig("h:1", spin_wait_us=10_001)

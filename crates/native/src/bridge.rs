@@ -25,6 +25,7 @@ use tokio::task::AbortHandle;
 use crate::errors::{self, ClientClosedError, ClientError};
 use crate::local::LoopRuntime;
 use crate::park::Tick;
+use crate::spin::Spin;
 use crate::values::from_key;
 
 /// Why an operation failed (converted to a Python exception under the GIL).
@@ -976,8 +977,9 @@ const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 pub enum Driver<'a> {
     /// Polled on the calling thread; its I/O is driven by the worker runtime.
     Worker(&'a Handle),
-    /// The calling thread runs the caller-driven runtime (and its I/O) itself.
-    Caller(&'a Runtime),
+    /// The calling thread runs the caller-driven runtime (and its I/O) itself, busy-polling
+    /// first as the client's `Spin` allows.
+    Caller(&'a Runtime, &'a Spin),
 }
 
 impl Driver<'_> {
@@ -987,7 +989,7 @@ impl Driver<'_> {
     {
         match self {
             Driver::Worker(handle) => crate::park::block_on(handle, fut, tick),
-            Driver::Caller(rt) => crate::park::drive(rt, fut, tick),
+            Driver::Caller(rt, spin) => crate::park::drive(rt, fut, tick, spin),
         }
     }
 }

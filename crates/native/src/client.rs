@@ -19,6 +19,7 @@ use crate::ops::to_ops;
 use crate::policy::{ClientConfig, Defaults, Natives, Policy};
 use crate::query::{self, QueryStream};
 use crate::runtime;
+use crate::spin::Spin;
 use crate::tls;
 use crate::values::{to_key, to_value, Ctx};
 
@@ -44,6 +45,8 @@ pub struct Inner {
     /// Flipped to true by `close()`: every operation in flight races it.
     closing: watch::Sender<bool>,
     generation: u64,
+    /// Busy-polling of blocking single-record calls.
+    spin: Spin,
 }
 
 static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -254,6 +257,7 @@ async fn do_connect(
             closed: AtomicBool::new(false),
             closing: watch::Sender::new(false),
             generation: runtime::generation(),
+            spin: Spin::new(defaults.spin_wait_us),
         }),
     })
 }
@@ -444,7 +448,7 @@ impl Client {
             }
         };
         let fut = Box::pin(async move { call(inner.direct_client().await?).await });
-        bridge::block(py, Driver::Caller(rt), inner.until_closed(fut))
+        bridge::block(py, Driver::Caller(rt, &inner.spin), inner.until_closed(fut))
     }
 }
 

@@ -21,6 +21,7 @@ mod policy;
 mod query;
 mod record;
 mod runtime;
+mod spin;
 mod tls;
 mod values;
 

@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use tokio::runtime::{Handle, Runtime};
 
+use crate::spin::{Spin, Waiting};
+
 struct Signal {
     woken: AtomicBool,
     thread: Thread,
@@ -74,16 +76,33 @@ where
 }
 
 /// Drive `fut` on a current-thread runtime from this thread: the calling thread runs the
-/// runtime's I/O driver itself, so a reply wakes it directly. `tick` as in [`block_on`].
-pub fn drive<F, T, E>(rt: &Runtime, fut: F, tick: Option<Tick<'_, E>>) -> Result<T, E>
+/// runtime's I/O driver itself, so a reply wakes it directly. It first polls without sleeping
+/// for as long as `spin` allows (see `spin.rs`). `tick` as in [`block_on`].
+pub fn drive<F, T, E>(rt: &Runtime, fut: F, tick: Option<Tick<'_, E>>, spin: &Spin) -> Result<T, E>
 where
     F: Future<Output = Result<T, E>>,
 {
+    let _waiting = Waiting::new();
     rt.block_on(async move {
+        let mut fut = pin!(fut);
+        if let Some(spinning) = spin.start() {
+            let until = Instant::now() + spinning.budget();
+            loop {
+                if let Poll::Ready(out) = futures::poll!(fut.as_mut()) {
+                    spinning.hit();
+                    return out;
+                }
+                if Instant::now() >= until {
+                    spinning.miss();
+                    break;
+                }
+                // Back to the scheduler, which polls the I/O driver without blocking.
+                tokio::task::yield_now().await;
+            }
+        }
         let Some((every, check)) = tick else {
             return fut.await;
         };
-        let mut fut = pin!(fut);
         loop {
             match tokio::time::timeout(every, fut.as_mut()).await {
                 Ok(out) => return out,

@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use crate::errors::invalid_argument;
 use crate::expr::to_expression;
 
-/// Client-wide defaults for timeouts and retries (from `ClientConfig`).
+/// Client-wide defaults for timeouts, retries and waiting (from `ClientConfig`).
 #[derive(Clone, Copy, Debug)]
 pub struct Defaults {
     /// Total timeout in ms (0 = none).
@@ -22,6 +22,8 @@ pub struct Defaults {
     pub socket_timeout: u32,
     /// Retries for reads (writes retry only when the policy says so).
     pub max_retries: usize,
+    /// How long a blocking single-record call busy-polls for its reply, in µs (0 = never).
+    pub spin_wait_us: u32,
 }
 
 /// The native policies a call may need, all derived from one `Policy`.
@@ -182,6 +184,7 @@ pub const CONFIG_DEFAULTS: Defaults = Defaults {
     total_timeout: 1000,
     socket_timeout: 0,
     max_retries: 2,
+    spin_wait_us: crate::spin::DEFAULT_SPIN_WAIT_US,
 };
 
 fn expiration(ttl: Option<i64>) -> PyResult<Expiration> {
@@ -318,7 +321,7 @@ impl ClientConfig {
         tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
         connect_timeout_ms = 1000, total_timeout_ms = 1000, socket_timeout_ms = 0,
         max_retries = 2, max_conns_per_node = 256, min_conns_per_node = 0,
-        tend_interval_ms = 1000))]
+        tend_interval_ms = 1000, spin_wait_us = 200))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         seeds: String,
@@ -336,6 +339,7 @@ impl ClientConfig {
         max_conns_per_node: usize,
         min_conns_per_node: usize,
         tend_interval_ms: u32,
+        spin_wait_us: u32,
     ) -> PyResult<Self> {
         if seeds.trim().is_empty() {
             return Err(invalid_argument("seeds must name at least one host:port"));
@@ -353,6 +357,12 @@ impl ClientConfig {
                 "need 0 <= min_conns_per_node <= max_conns_per_node and max_conns_per_node > 0",
             ));
         }
+        if spin_wait_us > crate::spin::MAX_SPIN_WAIT_US {
+            return Err(invalid_argument(format!(
+                "spin_wait_us must be within 0..={}, not {spin_wait_us}",
+                crate::spin::MAX_SPIN_WAIT_US
+            )));
+        }
         Ok(ClientConfig {
             seeds,
             cluster_name,
@@ -367,6 +377,7 @@ impl ClientConfig {
                 total_timeout: total_timeout_ms,
                 socket_timeout: socket_timeout_ms,
                 max_retries,
+                spin_wait_us,
             },
             max_conns_per_node,
             min_conns_per_node,
