@@ -21,8 +21,9 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import types
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from functools import partial
 from typing import Any, cast
 
@@ -37,6 +38,22 @@ _get_running_loop = asyncio._get_running_loop
 _sniffio_local = sniffio.thread_local
 _sniffio_cvar = sniffio.current_async_library_cvar
 _ASYNCIO = frozenset((None, "asyncio"))
+
+
+@types.coroutine
+def _pass() -> Generator[None, None, None]:
+    """Let the loop run once, as ``asyncio.sleep(0)`` does."""
+    yield
+
+
+async def _answered(fut: asyncio.Future[Any]) -> Any:
+    """Return the outcome of a future settled inside its native call, after one loop pass.
+
+    The reply came while the call polled for it; yielding once still lets other tasks and
+    I/O run, as any await that does I/O would.
+    """
+    await _pass()
+    return fut.result()
 
 
 def _settle(fut: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
@@ -70,6 +87,7 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
         _weakly(loop, "call_later"),
         _weakly(loop, "add_reader"),
         loop_runtime=LOOP_RUNTIME,
+        ready=getattr(loop, "_ready", None),
     )
     try:
         loop.add_reader(c.fileno(), c.drain)
@@ -204,6 +222,8 @@ async def call(method: Callable[..., Pending], *args: Any) -> Any:
         if completer is not None:
             fut = loop.create_future()
             pending = method((completer, fut), *args)
+            if fut.done():
+                return await _answered(fut)
             try:
                 return await fut
             except asyncio.CancelledError:
@@ -228,6 +248,8 @@ async def wait(start: Start) -> Any:
             # _wait_asyncio inlined: one coroutine frame per operation, not two
             fut = loop.create_future()
             pending = start((completer, fut))
+            if fut.done():
+                return await _answered(fut)
             try:
                 return await fut
             except asyncio.CancelledError:

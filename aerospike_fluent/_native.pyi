@@ -16,7 +16,7 @@ Conventions:
 
 import asyncio
 import builtins
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Sized
 from typing import Any, Final, final
 
 Key = tuple[str, str, str | int | bytes | None, bytes | None]
@@ -141,7 +141,9 @@ class Completer:
     and ``add_reader``) a busy loop also gets its own runtime, built at its eighth call and
     driven by the loop thread: single-record operations run there (up to ``loop_ops`` in
     flight, default 16), so a reply wakes only the loop. The completer watches the runtime
-    with ``watch(fd, completer.tick)`` and schedules its own periodic tick."""
+    with ``watch(fd, completer.tick)`` and schedules its own periodic tick. With ``ready``
+    (asyncio's ``loop._ready``), an operation started alone while it is empty may poll for its
+    reply (the client's ``spin_wait_us``) and settle its future before the call returns."""
 
     def __new__(
         cls,
@@ -150,6 +152,7 @@ class Completer:
         watch: Callable[[int, Callable[[], None]], object] | None = None,
         loop_runtime: bool = False,
         loop_ops: int | None = None,
+        ready: Sized | None = None,
     ) -> Completer: ...
     def fileno(self) -> int: ...
     def flush(self) -> None:
@@ -167,6 +170,9 @@ class Completer:
     @property
     def loop_ops_started(self) -> int:
         """Operations started on the loop's own runtime so far."""
+    @property
+    def loop_ops_polled(self) -> int:
+        """Operations on the loop's own runtime answered while their call polled for the reply."""
 
 @final
 class Pending:

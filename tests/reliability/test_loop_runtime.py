@@ -222,3 +222,64 @@ def test_a_loop_closed_with_a_call_in_flight_is_freed(server: EmbeddedServer) ->
     gc.collect()
     assert loop_ref[0]() is None
     db_box[0].close()
+
+
+def test_a_lone_call_on_an_idle_loop_is_answered_before_it_returns(
+    server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a budget long enough for any reply, sequential calls settle inside the native call
+    (while it sends, or then while it polls), answer as usual, and still let the loop run."""
+    answered = 0
+    settled_inside = _bridge._answered
+
+    async def counted(fut: asyncio.Future[Any]) -> Any:
+        nonlocal answered
+        answered += 1
+        return await settled_inside(fut)
+
+    monkeypatch.setattr(_bridge, "_answered", counted)
+
+    async def main() -> None:
+        async with af.connect(seeds_of(server), spin_wait_us=10_000) as db:
+            s = db.namespace("test").set("lr")
+            await _until_on_loop(s)
+            loop = asyncio.get_running_loop()
+            timer_runs = 0
+
+            def timer() -> None:  # runs only when the loop iterates
+                nonlocal timer_runs
+                timer_runs += 1
+                loop.call_later(0.001, timer)
+
+            loop.call_later(0.001, timer)
+            before = answered
+            for i in range(50):
+                await s.key(f"p{i}").put({"i": i})
+                rec = await s.key(f"p{i}").get()
+                assert rec is not None and rec["i"] == i
+            assert await s.key("absent").get() is None
+            assert answered - before > 50  # nearly all 101; some start while the timer is due
+            assert timer_runs >= 2  # awaits answered at once still let the loop run
+
+    asyncio.run(main())
+
+
+def test_no_call_polls_with_a_zero_budget_or_a_busy_loop(server: EmbeddedServer) -> None:
+    async def main() -> None:
+        async with af.connect(seeds_of(server), spin_wait_us=0) as db:
+            s = db.namespace("test").set("lr")
+            await _until_on_loop(s)
+            before = _completer().loop_ops_polled
+            for i in range(20):
+                await s.key(f"z{i}").put({"i": i})
+                assert await s.key(f"z{i}").exists()
+            assert _completer().loop_ops_polled == before
+        async with af.connect(seeds_of(server), spin_wait_us=10_000) as db:
+            s = db.namespace("test").set("lr")
+            await _until_on_loop(s)
+            before = _completer().loop_ops_polled
+            # each call starts with other tasks ready to run: none polls
+            await asyncio.gather(*(s.key(f"z{i}").get() for i in range(16)))
+            assert _completer().loop_ops_polled == before
+
+    asyncio.run(main())

@@ -490,8 +490,10 @@ impl<'py> OnLoop<'py> {
     }
 
     /// Start `fut` on the loop's runtime now (it sends its request before this returns; a
-    /// scheduled flush would cost the loop an iteration per sequential call).
-    pub fn start<F, T>(self, fut: F) -> Pending
+    /// scheduled flush would cost the loop an iteration per sequential call). A lone operation
+    /// on an otherwise idle loop may then poll for its reply as `spin` allows, and settle its
+    /// future before this returns.
+    pub fn start<F, T>(self, fut: F, spin: &Spin) -> Pending
     where
         F: Future<Output = OpResult<T>> + Send + 'static,
         T: IntoPy,
@@ -515,7 +517,17 @@ impl<'py> OnLoop<'py> {
         let c = completer.get();
         if let Some(local) = c.local() {
             c.local_started.fetch_add(1, Ordering::Relaxed);
-            settle_from(completer.py(), || local.start(Box::pin(task)));
+            let py = completer.py();
+            settle_from(py, || match local.start(Box::pin(task)) {
+                done if done.is_empty() => {
+                    let done = c.poll_alone(py, local, spin);
+                    if !done.is_empty() {
+                        c.local_polled.fetch_add(1, Ordering::Relaxed);
+                    }
+                    done
+                }
+                done => done,
+            });
             Completer::arm_tick(&completer, local);
         }
         Pending { op }
@@ -575,16 +587,48 @@ pub struct Completer {
     local_max: usize,
     /// Operations started on `local` so far.
     local_started: AtomicU64,
+    /// Operations on `local` answered while their call polled for the reply.
+    local_polled: AtomicU64,
     /// The loop's `call_later`, for the periodic tick of `local`.
     call_later: Option<Py<PyAny>>,
     /// The loop's `add_reader`, to watch `local` once built.
     watch: Option<Py<PyAny>>,
+    /// The loop's queue of callbacks ready to run (asyncio's `loop._ready`), when known: a
+    /// lone operation polls for its reply only while it is empty.
+    ready: Option<Py<PyAny>>,
     /// The next periodic tick: when it is due and a weak reference to its `TimerHandle` (the
     /// handle holds the loop, which must not be kept alive from here).
     timer: Mutex<Option<(Instant, Py<PyAny>)>>,
 }
 
 impl Completer {
+    /// Poll the loop's runtime for the reply of its one operation in flight, with the GIL
+    /// released, while `spin` allows and nothing else is ready to run on the loop; returns
+    /// what finished (nothing when the budget ran out: the loop's watch takes over).
+    fn poll_alone(&self, py: Python<'_>, local: &LoopRuntime<Ready>, spin: &Spin) -> Vec<Ready> {
+        let idle = |ready: &Py<PyAny>| ready.bind(py).len().is_ok_and(|n| n == 0);
+        if local.in_flight() != 1 || !self.ready.as_ref().is_some_and(idle) {
+            return Vec::new();
+        }
+        let Some(spinning) = spin.start() else {
+            return Vec::new();
+        };
+        py.detach(|| {
+            let until = Instant::now() + spinning.budget();
+            loop {
+                let done = local.tick();
+                if !done.is_empty() {
+                    spinning.hit();
+                    return done;
+                }
+                if Instant::now() >= until {
+                    spinning.miss();
+                    return done;
+                }
+            }
+        })
+    }
+
     /// The loop's runtime, if built.
     fn local(&self) -> Option<&Arc<LoopRuntime<Ready>>> {
         self.local.get().and_then(Option::as_ref)
@@ -695,15 +739,17 @@ impl Completer {
     /// iteration; without it every operation is spawned on its own. `loop_runtime`: give a
     /// busy loop its own runtime, built at its eighth call and watched with `watch` (the
     /// loop's `add_reader`) calling `tick()`; `loop_ops`: at most this many operations in
-    /// flight on it (more go to the worker).
+    /// flight on it (more go to the worker); `ready`: the loop's queue of ready callbacks
+    /// (asyncio's `loop._ready`), without which no operation polls for its reply.
     #[new]
-    #[pyo3(signature = (schedule=None, call_later=None, watch=None, loop_runtime=false, loop_ops=None))]
+    #[pyo3(signature = (schedule=None, call_later=None, watch=None, loop_runtime=false, loop_ops=None, ready=None))]
     fn new(
         schedule: Option<Py<PyAny>>,
         call_later: Option<Py<PyAny>>,
         watch: Option<Py<PyAny>>,
         loop_runtime: bool,
         loop_ops: Option<usize>,
+        ready: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let (tx, rx) = UnixStream::pair()
             .map_err(|e| ClientError::new_err(format!("cannot create a wake-up socket: {e}")))?;
@@ -725,8 +771,10 @@ impl Completer {
                 && watch.is_some(),
             local_calls: AtomicUsize::new(0),
             watch,
+            ready,
             local_max: loop_ops.unwrap_or(DEFAULT_LOOP_OPS),
             local_started: AtomicU64::new(0),
+            local_polled: AtomicU64::new(0),
             call_later,
             timer: Mutex::new(None),
             schedule,
@@ -787,6 +835,12 @@ impl Completer {
     #[getter]
     fn loop_ops_started(&self) -> u64 {
         self.local_started.load(Ordering::Relaxed)
+    }
+
+    /// Operations on the loop's own runtime answered while their call polled for the reply.
+    #[getter]
+    fn loop_ops_polled(&self) -> u64 {
+        self.local_polled.load(Ordering::Relaxed)
     }
 
     /// The periodic tick: timers (timeouts, the connect's waits) and cluster tending only

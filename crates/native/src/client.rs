@@ -388,9 +388,10 @@ impl Client {
         T: IntoPy,
     {
         match self.on_loop(py, &done) {
-            Some((on_loop, client)) => {
-                on_loop.start(self.inner.until_closed(Box::pin(call(client))))
-            }
+            Some((on_loop, client)) => on_loop.start(
+                self.inner.until_closed(Box::pin(call(client))),
+                &self.inner.spin,
+            ),
             None => self.go(done, Box::pin(call(self.inner.client.clone()))),
         }
     }
