@@ -23,11 +23,12 @@ ROUND_TIMEOUT_S = 300.0
 def applies(client: Client, w: Workload) -> bool:
     """Sequential workloads run everywhere; gather runs async clients; threads run sync ones.
 
-    An async client limited to some ops (``only``) runs just those.
+    A client limited to some ops (``only``) runs just those.
 
     The Rust ceiling runs all three (threads = that many commands in flight on Tokio).
     """
-    if isinstance(client, AsyncClient) and client.only is not None and w.op not in client.only:
+    only = None if isinstance(client, RustCeiling) else client.only
+    if only is not None and w.op not in only:
         return False
     if w.mode == "seq" or isinstance(client, RustCeiling):
         return True

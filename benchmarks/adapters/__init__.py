@@ -6,7 +6,14 @@ from benchmarks.adapters.aerospike_py import AerospikePyAsync, AerospikePySync
 from benchmarks.adapters.aerospike_sdk import SdkAsync, SdkAsyncBuilder, SdkSync, SdkSyncBuilder
 from benchmarks.adapters.base import AsyncClient, Skip, SyncClient, Target
 from benchmarks.adapters.c_client import CClient
-from benchmarks.adapters.fluent import FluentAsync, FluentAutoBatch, FluentNative, FluentSync
+from benchmarks.adapters.fluent import (
+    FluentAsync,
+    FluentAsyncNoSpin,
+    FluentAutoBatch,
+    FluentNative,
+    FluentSync,
+    FluentSyncNoSpin,
+)
 from benchmarks.adapters.rust import RustCeiling
 
 Client = SyncClient | AsyncClient | RustCeiling
@@ -17,6 +24,8 @@ ALL: list[tuple[str, type[SyncClient] | type[AsyncClient] | type[RustCeiling]]] 
     ("ours-async", FluentAsync),
     ("ours-native", FluentNative),
     ("ours-autobatch", FluentAutoBatch),
+    ("ours-sync-nospin", FluentSyncNoSpin),
+    ("ours-async-nospin", FluentAsyncNoSpin),
     ("c", CClient),
     ("py-sync", AerospikePySync),
     ("py-async", AerospikePyAsync),

@@ -55,6 +55,8 @@ class SyncClient(ABC):
     kind: ClassVar[Kind] = "sync"
     name: ClassVar[str]
     package: ClassVar[str]
+    # The workload ops this client is meant for (None: all of them).
+    only: ClassVar[frozenset[str] | None] = None
 
     def __init__(self, target: Target) -> None:
         self.t = target

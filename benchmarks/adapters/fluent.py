@@ -5,7 +5,7 @@ opt-in ``auto_batch``, for gets), and async through the shortest path we offer (
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, ClassVar
 
 from benchmarks.adapters.base import NAMESPACE, SET, AsyncClient, Skip, SyncClient
 
@@ -19,9 +19,14 @@ def _import() -> Any:
         raise Skip(f"aerospike_fluent not importable: {e}") from e
 
 
+# The single-record workloads, for the variants that only change how a call waits.
+SINGLE_RECORD = frozenset({"put", "get", "exists", "operate"})
+
+
 class FluentSync(SyncClient):
     name = "this SDK sync"
     package = "aerospike_fluent"
+    options: ClassVar[dict[str, Any]] = {}
 
     def connect(self) -> None:
         _import()
@@ -29,7 +34,7 @@ class FluentSync(SyncClient):
             sync: Any = importlib.import_module("aerospike_fluent.sync")
         except ImportError as e:
             raise Skip(f"aerospike_fluent.sync missing: {e}") from e
-        self.db: Any = sync.connect(self.t.seed)
+        self.db: Any = sync.connect(self.t.seed, **self.options)
         self.ns: Any = self.db.namespace(NAMESPACE)
         self.s: Any = self.ns.set(SET)
 
@@ -66,10 +71,11 @@ class FluentSync(SyncClient):
 class FluentAsync(AsyncClient):
     name = "this SDK async builder"
     package = "aerospike_fluent"
+    options: ClassVar[dict[str, Any]] = {}
 
     async def connect(self) -> None:
         af = _import()
-        self.db: Any = await af.connect(self.t.seed)
+        self.db: Any = await af.connect(self.t.seed, **self.options)
         self.ns: Any = self.db.namespace(NAMESPACE)
         self.s: Any = self.ns.set(SET)
 
@@ -114,12 +120,23 @@ class FluentAutoBatch(FluentAsync):
 
     name = "this SDK async auto-batch (opt-in)"
     only = frozenset({"get"})
+    options: ClassVar[dict[str, Any]] = {"auto_batch": True}
 
-    async def connect(self) -> None:
-        af = _import()
-        self.db = await af.connect(self.t.seed, auto_batch=True)
-        self.ns = self.db.namespace(NAMESPACE)
-        self.s = self.ns.set(SET)
+
+class FluentSyncNoSpin(FluentSync):
+    """Sync with ``spin_wait_us=0``: calls sleep until their reply, as before 2026-11-22."""
+
+    name = "this SDK sync, no polling"
+    only = SINGLE_RECORD
+    options: ClassVar[dict[str, Any]] = {"spin_wait_us": 0}
+
+
+class FluentAsyncNoSpin(FluentAsync):
+    """The builder with ``spin_wait_us=0``: lone calls do not poll for their reply."""
+
+    name = "this SDK async builder, no polling"
+    only = SINGLE_RECORD
+    options: ClassVar[dict[str, Any]] = {"spin_wait_us": 0}
 
 
 class FluentNative(AsyncClient):
