@@ -98,6 +98,15 @@ async def _read(fd: int, callback: Callable[[], object]) -> None:
 _COMPLETER: trio.lowlevel.RunVar[Completer] = trio.lowlevel.RunVar("aerospike_fluent")
 
 
+class _Runnable:
+    """``len()``: the run's tasks waiting to run (a lone call polls for its reply only at 0)."""
+
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        return trio.lowlevel.current_statistics().tasks_runnable
+
+
 def completer(loop_runtime: bool) -> Completer:
     """Return the completer of the current trio run (made and watched on first use)."""
     try:
@@ -105,7 +114,13 @@ def completer(loop_runtime: bool) -> Completer:
     except LookupError:
         pass
     loop = TrioLoop()
-    c = Completer(loop.call_soon, loop.call_later, loop.add_reader, loop_runtime=loop_runtime)
+    c = Completer(
+        loop.call_soon,
+        loop.call_later,
+        loop.add_reader,
+        loop_runtime=loop_runtime,
+        ready=_Runnable(),
+    )
     trio.lowlevel.spawn_system_task(loop.run, c, name="aerospike_fluent completer")
     loop.add_reader(c.fileno(), c.drain)
     _COMPLETER.set(c)

@@ -87,3 +87,25 @@ def test_a_trio_run_releases_its_completer_when_it_ends(server: EmbeddedServer) 
     trio.run(main)  # a second run gets a completer of its own
     gc.collect()
     assert len(refs) == 2 and all(r() is None for r in refs)
+
+
+@pytest.mark.parametrize("spin_wait_us", [0, 10_000])
+def test_lone_trio_calls_poll_for_their_reply_within_the_budget(
+    server: EmbeddedServer, spin_wait_us: int
+) -> None:
+    async def main() -> None:
+        async with af.connect(seeds_of(server), spin_wait_us=spin_wait_us) as db:
+            s = db.namespace("test").set("tr")
+            await _until_on_loop(s)
+            before = _completer().loop_ops_polled
+            for i in range(50):
+                await s.key(f"p{i}").put({"i": i})
+                rec = await s.key(f"p{i}").get()
+                assert rec is not None and rec["i"] == i
+            polled = _completer().loop_ops_polled - before
+            if spin_wait_us:
+                assert polled > 0  # the rest were answered while they sent
+            else:
+                assert polled == 0
+
+    trio.run(main)
