@@ -52,7 +52,12 @@ async def _answered(fut: asyncio.Future[Any]) -> Any:
     The reply came while the call polled for it; yielding once still lets other tasks and
     I/O run, as any await that does I/O would.
     """
-    await _pass()
+    try:
+        await _pass()
+    except asyncio.CancelledError:
+        if not fut.cancelled():
+            fut.exception()  # retrieved: asyncio logs no "exception was never retrieved"
+        raise
     return fut.result()
 
 

@@ -99,7 +99,11 @@ _COMPLETER: trio.lowlevel.RunVar[Completer] = trio.lowlevel.RunVar("aerospike_fl
 
 
 class _Runnable:
-    """``len()``: the run's tasks waiting to run (a lone call polls for its reply only at 0)."""
+    """``len()``: tasks queued for the run's next batch (a lone call polls only at 0).
+
+    Tasks still waiting in the batch being run are not counted: a call may then delay them,
+    by ``spin_wait_us`` at most.
+    """
 
     __slots__ = ()
 

@@ -96,7 +96,8 @@ where
                     spinning.miss();
                     break;
                 }
-                // Back to the scheduler, which polls the I/O driver without blocking.
+                // Back to the scheduler, which polls the I/O driver without blocking (or, while
+                // another thread drives this shared runtime, lets that thread read the reply).
                 tokio::task::yield_now().await;
             }
         }

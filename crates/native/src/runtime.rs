@@ -114,6 +114,7 @@ pub fn set_worker_threads(n: usize) -> PyResult<()> {
 #[pyfunction]
 fn _after_fork_in_child() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
+    crate::spin::after_fork();
 }
 
 /// Register the functions and the fork hook.

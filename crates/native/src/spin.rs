@@ -39,6 +39,12 @@ fn max_spinning() -> usize {
     (cpus() / 2).max(1)
 }
 
+/// Called in the child after `fork()`: the calls the counters counted are the parent's.
+pub fn after_fork() {
+    SPINNING.store(0, Ordering::Release);
+    WAITING.store(0, Ordering::Release);
+}
+
 /// A blocking call waiting for its reply (counted while alive).
 pub struct Waiting(());
 
