@@ -21,9 +21,8 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import types
 import weakref
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from functools import partial
 from typing import Any, cast
 
@@ -40,12 +39,6 @@ _sniffio_cvar = sniffio.current_async_library_cvar
 _ASYNCIO = frozenset((None, "asyncio"))
 
 
-@types.coroutine
-def _pass() -> Generator[None, None, None]:
-    """Let the loop run once, as ``asyncio.sleep(0)`` does."""
-    yield
-
-
 async def _answered(fut: asyncio.Future[Any]) -> Any:
     """Return the outcome of a future settled inside its native call, after one loop pass.
 
@@ -53,7 +46,7 @@ async def _answered(fut: asyncio.Future[Any]) -> Any:
     I/O run, as any await that does I/O would.
     """
     try:
-        await _pass()
+        await asyncio.sleep(0)
     except asyncio.CancelledError:
         if not fut.cancelled():
             fut.exception()  # retrieved: asyncio logs no "exception was never retrieved"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 
 
 def process_cpu_ns(pid: int | None) -> int | None:
@@ -25,8 +24,3 @@ def process_cpu_ns(pid: int | None) -> int | None:
         except (OSError, ValueError, IndexError):
             continue  # the thread ended meanwhile
     return total
-
-
-def own_cpu_ns() -> int:
-    """CPU time so far of this process, every thread (ended ones too)."""
-    return time.process_time_ns()

@@ -100,7 +100,7 @@ def to_markdown(doc: dict[str, Any], names: dict[str, str]) -> str:
             lines.append(
                 f"| {name} | {_num(r['mean_us'])} | {_num(r['p50_us'])} | {_num(r['p99_us'])} "
                 f"| {_num(rv)} | {_f(r['vs_c'])} | {_f(r['vs_rust'])} "
-                f"| {_cpu(r.get('cpu_us_per_op'))} | {_cpu(r.get('server_cpu_us_per_op'))} |"
+                f"| {_cpu(r['cpu_us_per_op'])} | {_cpu(r['server_cpu_us_per_op'])} |"
             )
         lines.append("")
     lines += ["## Targets (issue 6)", "", "| target | measured | ok |", "|---|---|---|"]

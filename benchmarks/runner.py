@@ -9,11 +9,11 @@ import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from time import perf_counter_ns
+from time import perf_counter_ns, process_time_ns
 from typing import Any
 
 from benchmarks.adapters import AsyncClient, Client, RustCeiling, SyncClient
-from benchmarks.cpu import own_cpu_ns, process_cpu_ns
+from benchmarks.cpu import process_cpu_ns
 from benchmarks.stats import Result, Round, median_of, summarize
 from benchmarks.workloads import Workload
 
@@ -134,6 +134,11 @@ def _delta(before: int | None, after: int | None) -> int | None:
     return None if before is None or after is None else after - before
 
 
+def _client_cpu_ns(c: Client) -> int | None:
+    """CPU time so far of the process running ``c``: the Rust ceiling's, or this one's."""
+    return process_cpu_ns(c.pid) if isinstance(c, RustCeiling) else process_time_ns()
+
+
 class Runner:
     """Runs one workload across clients, round by round, on one asyncio loop.
 
@@ -147,11 +152,6 @@ class Runner:
         self.loop = loop
         self.threads = threads
         self.server_pid = server_pid
-
-    def _client_cpu_ns(self, c: Client) -> int | None:
-        if isinstance(c, RustCeiling):
-            return process_cpu_ns(c.pid)
-        return own_cpu_ns()
 
     def one_round(self, c: Client, w: Workload, ops: int) -> Round:
         counts = _counts(w)
@@ -175,11 +175,11 @@ class Runner:
         gc.collect()
         gc.disable()
         try:
-            cpu, server_cpu = self._client_cpu_ns(c), process_cpu_ns(self.server_pid)
+            cpu, server_cpu = _client_cpu_ns(c), process_cpu_ns(self.server_pid)
             r = self.one_round(c, w, ops)
             return dataclasses.replace(
                 r,
-                cpu_ns=_delta(cpu, self._client_cpu_ns(c)),
+                cpu_ns=_delta(cpu, _client_cpu_ns(c)),
                 server_cpu_ns=_delta(server_cpu, process_cpu_ns(self.server_pid)),
             )
         finally:

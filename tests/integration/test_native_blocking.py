@@ -39,6 +39,12 @@ def test_ctrl_c_interrupts_a_blocking_call_on_the_main_thread(server: n.Embedded
         c.close()
 
 
+def _put_then_get(c: n.Client, k: n.Key, i: int) -> None:
+    c.put_blocking(k, {"i": i}, None)
+    rec = c.get_blocking(k, None, False, None)
+    assert rec is not None and rec.bins == {"i": i}
+
+
 def test_blocking_calls_from_many_threads(server: n.EmbeddedServer) -> None:
     c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}"))
     errors: list[BaseException] = []
@@ -46,10 +52,7 @@ def test_blocking_calls_from_many_threads(server: n.EmbeddedServer) -> None:
     def work(t: int) -> None:
         try:
             for i in range(200):
-                k = ("test", "blocking", f"t{t}-{i}", None)
-                c.put_blocking(k, {"i": i}, None)
-                rec = c.get_blocking(k, None, False, None)
-                assert rec is not None and rec.bins == {"i": i}
+                _put_then_get(c, ("test", "blocking", f"t{t}-{i}", None), i)
         except BaseException as exc:
             errors.append(exc)
 
@@ -195,9 +198,7 @@ def test_blocking_calls_answer_alike_whatever_the_spin_budget(
     try:
         for i in range(50):
             k = ("test", "spin", f"{spin_wait_us}-{i}", None)
-            c.put_blocking(k, {"i": i}, None)
-            rec = c.get_blocking(k, None, False, None)
-            assert rec is not None and rec.bins == {"i": i}
+            _put_then_get(c, k, i)
             assert c.exists_blocking(k, None)
         assert c.get_blocking(("test", "spin", "absent", None), None, False, None) is None
     finally:

@@ -184,7 +184,7 @@ pub const CONFIG_DEFAULTS: Defaults = Defaults {
     total_timeout: 1000,
     socket_timeout: 0,
     max_retries: 2,
-    spin_wait_us: crate::spin::DEFAULT_SPIN_WAIT_US,
+    spin_wait_us: 200,
 };
 
 fn expiration(ttl: Option<i64>) -> PyResult<Expiration> {

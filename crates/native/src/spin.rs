@@ -3,7 +3,7 @@
 //! A thread asleep in `epoll_wait` costs a reply a wake-up: on a loopback round trip of this
 //! project's 2-vCPU build machine that was about half of a sequential call's latency, paid also
 //! by the server, whose send has to wake the sleeper. A calling thread that polls for a short
-//! while first (`spin_wait_us`, default [`DEFAULT_SPIN_WAIT_US`]) usually finds the reply
+//! while first (`spin_wait_us`, default 200 µs) usually finds the reply
 //! without sleeping.
 //!
 //! Spinning must not starve the CPU the server and other threads need: at most half the CPUs
@@ -14,9 +14,6 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// Default busy-poll budget of a blocking single-record call, in µs (`ClientConfig`'s default,
-/// written out in its signature).
-pub const DEFAULT_SPIN_WAIT_US: u32 = 200;
 /// Largest accepted `spin_wait_us`.
 pub const MAX_SPIN_WAIT_US: u32 = 10_000;
 /// Replies later than the budget in a row before a client stops spinning.
