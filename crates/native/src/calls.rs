@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::batch::Row;
-use crate::bridge::{Failure, IntoPy, OpResult};
 use crate::client::Inner;
+use crate::completion::{Failure, IntoPy, OpResult};
 use crate::errors::invalid_argument;
 use crate::ops::Ops;
 use crate::policy::Natives;
@@ -199,7 +199,7 @@ pub fn batch_parts(
 #[derive(Default)]
 pub struct BatchRows(Vec<Py<BatchRow>>);
 
-impl crate::bridge::Parts for BatchRows {
+impl crate::completion::Parts for BatchRows {
     type Part = BatchOut;
 
     fn push(&mut self, py: Python<'_>, part: BatchOut) -> PyResult<()> {

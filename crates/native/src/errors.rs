@@ -281,3 +281,13 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(error_for_code, m)?)?;
     Ok(())
 }
+
+/// Error for a spawned part of an operation that ended without a result.
+pub fn join_error(e: &tokio::task::JoinError) -> PyErr {
+    ClientError::new_err(format!("an operation task ended without a result: {e}"))
+}
+
+/// Error for a client used after `close()` (or created before `fork()`).
+pub fn closed(msg: &str) -> PyErr {
+    ClientClosedError::new_err(msg.to_owned())
+}

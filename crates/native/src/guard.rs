@@ -8,7 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use futures::FutureExt;
 use pyo3::prelude::*;
 
-use crate::bridge::{Failure, OpResult};
+use crate::completion::{Failure, OpResult};
 use crate::errors::ClientError;
 
 /// The text of a panic payload.

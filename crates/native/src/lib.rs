@@ -1,23 +1,28 @@
 //! `aerospike_fluent._native`: the Rust core of the aerospike_fluent SDK.
 //!
-//! Every operation is one `async fn` over the `aerospike` crate (`calls.rs`), exposed twice by
-//! `client.rs`: started on the Tokio runtime with a `done(result, error)` callback
-//! (`bridge.rs`), and as a blocking twin.
+//! Every operation is one `async fn` over the `aerospike` crate (`calls.rs`), declared once in
+//! `client.rs` and exposed twice: started with a `done` target (`completion/`) and as a blocking
+//! twin (`blocking.rs`); `pools.rs` says which runtime and pool each call uses.
 
 mod args;
 mod batch;
-mod bridge;
+mod blocking;
+mod call_args;
 mod calls;
 mod client;
+mod completion;
+mod config;
 mod embedded;
 mod errors;
+mod exit;
 mod expr;
+mod fast_validate;
 mod guard;
-mod local;
+mod loop_runtime;
 mod ops;
 mod park;
-mod plain;
 mod policy;
+mod pools;
 mod query;
 mod record;
 mod runtime;
@@ -30,18 +35,19 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("LOOP_RUNTIME_AFTER", bridge::LOOP_RUNTIME_AFTER)?;
+    m.add("LOOP_RUNTIME_AFTER", completion::LOOP_RUNTIME_AFTER)?;
     errors::register(m)?;
     values::register(m)?;
-    plain::register(m)?;
+    fast_validate::register(m)?;
     runtime::register(m)?;
-    bridge::init(m)?;
+    blocking::init(m)?;
+    exit::register(m)?;
     m.add_class::<record::Record>()?;
     m.add_class::<record::BatchRow>()?;
-    m.add_class::<bridge::Pending>()?;
-    m.add_class::<bridge::Completer>()?;
+    m.add_class::<completion::Pending>()?;
+    m.add_class::<completion::Completer>()?;
     m.add_class::<policy::Policy>()?;
-    m.add_class::<policy::ClientConfig>()?;
+    m.add_class::<config::ClientConfig>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<query::QueryStream>()?;
     m.add_class::<embedded::EmbeddedServer>()?;

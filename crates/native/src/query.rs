@@ -18,8 +18,9 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::args::{to_ctx, Args};
-use crate::bridge::{self, Failure, IntoPy, OpResult, Pending};
+use crate::blocking::{self, Driver};
 use crate::client::Inner;
+use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::errors::{invalid_argument, ClientError};
 use crate::policy::Natives;
 use crate::record::Record;
@@ -345,13 +346,13 @@ impl QueryStream {
     /// `done` receives a list of up to `chunk_size` records, or `None` at the end.
     fn next_chunk(&self, done: Py<PyAny>) -> Pending {
         let fut = self.inner.until_closed(next(self.shared.clone()));
-        bridge::start(&self.handle, done, fut)
+        completion::start(&self.handle, done, fut)
     }
 
     /// The next chunk, blocking; `None` at the end.
     fn next_chunk_blocking(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let fut = self.inner.until_closed(next(self.shared.clone()));
-        bridge::block(py, bridge::Driver::Worker(&self.handle), fut)
+        blocking::block(py, Driver::Worker(&self.handle), fut)
     }
 
     /// Opaque token: pass it as `partitions` to continue after the records already delivered.

@@ -1,0 +1,173 @@
+//! Connection settings: `ClientConfig` (what Python passes to `connect`) and the crate's
+//! `ClientPolicy` and seed hosts built from it.
+
+use aerospike::policy::{AuthMode, ClientPolicy};
+use aerospike::Host;
+use pyo3::prelude::*;
+use tokio::runtime::Handle;
+
+use crate::errors::invalid_argument;
+use crate::policy::Defaults;
+use crate::{runtime, tls};
+
+/// Connection settings; `seeds` is `"host:port[,host:port...]"`.
+#[pyclass(frozen, module = "aerospike_fluent._native")]
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    pub(crate) seeds: String,
+    pub(crate) cluster_name: Option<String>,
+    pub(crate) user: Option<String>,
+    pub(crate) password: Option<String>,
+    pub(crate) tls_name: Option<String>,
+    pub(crate) tls_ca_file: Option<String>,
+    pub(crate) tls_cert_file: Option<String>,
+    pub(crate) tls_key_file: Option<String>,
+    pub(crate) connect_timeout_ms: u32,
+    pub(crate) defaults: Defaults,
+    pub(crate) max_conns_per_node: usize,
+    pub(crate) min_conns_per_node: usize,
+    pub(crate) tend_interval_ms: u32,
+}
+
+#[pymethods]
+impl ClientConfig {
+    #[new]
+    #[pyo3(signature = (seeds, *, cluster_name = None, user = None, password = None,
+        tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
+        connect_timeout_ms = 1000, total_timeout_ms = 1000, socket_timeout_ms = 0,
+        max_retries = 2, max_conns_per_node = 256, min_conns_per_node = 0,
+        tend_interval_ms = 1000, spin_wait_us = 200))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        seeds: String,
+        cluster_name: Option<String>,
+        user: Option<String>,
+        password: Option<String>,
+        tls_name: Option<String>,
+        tls_ca_file: Option<String>,
+        tls_cert_file: Option<String>,
+        tls_key_file: Option<String>,
+        connect_timeout_ms: u32,
+        total_timeout_ms: u32,
+        socket_timeout_ms: u32,
+        max_retries: usize,
+        max_conns_per_node: usize,
+        min_conns_per_node: usize,
+        tend_interval_ms: u32,
+        spin_wait_us: u32,
+    ) -> PyResult<Self> {
+        if seeds.trim().is_empty() {
+            return Err(invalid_argument("seeds must name at least one host:port"));
+        }
+        if user.is_some() != password.is_some() {
+            return Err(invalid_argument("user and password go together"));
+        }
+        if tls_cert_file.is_some() != tls_key_file.is_some() {
+            return Err(invalid_argument(
+                "tls_cert_file and tls_key_file go together",
+            ));
+        }
+        if min_conns_per_node > max_conns_per_node || max_conns_per_node == 0 {
+            return Err(invalid_argument(
+                "need 0 <= min_conns_per_node <= max_conns_per_node and max_conns_per_node > 0",
+            ));
+        }
+        if spin_wait_us > crate::spin::MAX_SPIN_WAIT_US {
+            return Err(invalid_argument(format!(
+                "spin_wait_us must be within 0..={}, not {spin_wait_us}",
+                crate::spin::MAX_SPIN_WAIT_US
+            )));
+        }
+        Ok(ClientConfig {
+            seeds,
+            cluster_name,
+            user,
+            password,
+            tls_name,
+            tls_ca_file,
+            tls_cert_file,
+            tls_key_file,
+            connect_timeout_ms,
+            defaults: Defaults {
+                total_timeout: total_timeout_ms,
+                socket_timeout: socket_timeout_ms,
+                max_retries,
+                spin_wait_us,
+            },
+            max_conns_per_node,
+            min_conns_per_node,
+            tend_interval_ms,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ClientConfig(seeds={:?}, cluster_name={:?}, user={:?}, tls={})",
+            self.seeds,
+            self.cluster_name,
+            self.user,
+            self.tls_ca_file.is_some()
+        )
+    }
+}
+
+pub fn parse_hosts(seeds: &str, tls_name: Option<&str>) -> PyResult<Vec<Host>> {
+    let mut hosts = Vec::new();
+    for part in seeds.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (host, port) = match part.rsplit_once(':') {
+            Some((h, p)) => (
+                h.trim_start_matches('[').trim_end_matches(']'),
+                p.parse::<u16>()
+                    .map_err(|_| invalid_argument(format!("bad port in seed {part:?}")))?,
+            ),
+            None => (part, 3000),
+        };
+        // "host:tls_name:port" is also accepted
+        let (host, inline_tls) = match host.split_once(':') {
+            Some((h, t)) if !h.contains(':') || !t.contains(':') => (h, Some(t)),
+            _ => (host, None),
+        };
+        hosts.push(match inline_tls.or(tls_name) {
+            Some(t) => Host::new_tls(host, t, port),
+            None => Host::new(host, port),
+        });
+    }
+    if hosts.is_empty() {
+        return Err(invalid_argument("seeds must name at least one host:port"));
+    }
+    Ok(hosts)
+}
+
+pub fn client_policy(cfg: &ClientConfig) -> PyResult<ClientPolicy> {
+    let mut p = ClientPolicy {
+        cluster_name: cfg.cluster_name.clone(),
+        connect_timeout: cfg.connect_timeout_ms,
+        timeout: cfg.connect_timeout_ms.max(1000),
+        max_conns_per_node: cfg.max_conns_per_node,
+        min_conns_per_node: cfg.min_conns_per_node,
+        tend_interval: cfg
+            .tend_interval_ms
+            .max(aerospike::policy::TEND_INTERVAL_MIN_MS),
+        ..ClientPolicy::default()
+    };
+    if let (Some(u), Some(pw)) = (&cfg.user, &cfg.password) {
+        p.set_auth_mode(AuthMode::Internal(u.clone(), pw.clone()));
+    }
+    if cfg.tls_ca_file.is_some() || cfg.tls_cert_file.is_some() || cfg.tls_name.is_some() {
+        p.tls_policy = Some(tls::policy(
+            cfg.tls_ca_file.as_deref(),
+            cfg.tls_cert_file.as_deref(),
+            cfg.tls_key_file.as_deref(),
+        )?);
+    }
+    Ok(p)
+}
+
+/// What a connect needs: the cluster policy, the seeds, the per-call defaults, the worker runtime.
+pub fn prepare_connect(
+    config: &ClientConfig,
+) -> PyResult<(ClientPolicy, Vec<Host>, Defaults, Handle)> {
+    let policy = client_policy(config)?;
+    let hosts = parse_hosts(&config.seeds, config.tls_name.as_deref())?;
+    Ok((policy, hosts, config.defaults, runtime::handle()?))
+}

@@ -1,0 +1,306 @@
+//! Where a call runs: the runtimes and connection pools a client owns, and the route each call
+//! takes through them.
+//!
+//! A client owns up to three crate clients, each with its own pool:
+//! - the *worker* client on the shared multi-threaded worker runtime (`runtime.rs`), connected by
+//!   `connect`;
+//! - the *direct* client on the caller-driven runtime, connected by the first blocking
+//!   single-record call;
+//! - one *loop* client per event loop that has its own runtime (`loop_runtime.rs`), connected in
+//!   the background at the client's [`LOOP_CONNECT_AFTER`]-th call on that loop.
+//!
+//! Route of an async single-record call (get, put, delete, exists, touch, operate), checked in
+//! this order; the first "no" sends it to the worker runtime:
+//!
+//! | condition | where it is decided |
+//! |---|---|
+//! | the caller runs asyncio or trio with a `Completer` (not a plain callback) | `_bridge.py`, `_trio.py` |
+//! | Linux and `max_conns_per_node >= 64` ([`LOOP_POOLS_FROM`]) | [`loop_pools`] |
+//! | the loop may have a runtime (`loop_runtime=True`, the loop gave `call_soon`, `call_later`, `add_reader`) and it was built (`/proc` found its epoll fd) | `Completer::new`, `LoopRuntime::new` |
+//! | the loop has made at least 8 calls, all clients together ([`crate::completion::LOOP_RUNTIME_AFTER`]) | `OnLoop::runtime` |
+//! | fewer than 16 operations in flight on it (`loop_ops`, [`DEFAULT_LOOP_OPS`]) | `OnLoop::of` |
+//! | this client's loop pool is connected (started at its 8th call there, retried every 1024th) | `Client::on_loop` |
+//!
+//! On the loop runtime the call sends before the native call returns; it then polls for its
+//! reply (GIL released, up to `spin_wait_us`) only when it is the one operation in flight, the
+//! loop has nothing else ready (asyncio `loop._ready` empty; trio: no runnable task; never on
+//! uvloop) and `spin.rs` allows it (budget > 0, not backed off after 8 late replies, at most
+//! half the CPUs polling, no more blocking calls waiting than that). On the worker runtime,
+//! operations started in one loop iteration are spawned together by `Completer::flush`.
+//!
+//! Blocking single-record calls (and blocking `udf_apply`) run on the caller-driven runtime,
+//! polled by the calling thread with the same spin rules. Everything else (batch, query,
+//! info, truncate, indexes, UDF registration, async `udf_apply`) runs on the worker runtime;
+//! read-only batches of [`PIPELINE_MIN_ROWS`] rows or more go as parts of
+//! [`PIPELINE_PART_ROWS`], converted as they land (async on asyncio, and blocking).
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use aerospike::policy::ClientPolicy;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use tokio::runtime::Handle;
+
+use crate::blocking::{self, Driver};
+use crate::calls;
+use crate::client::{Client, Inner};
+use crate::completion::{
+    self, AbortAll, Failure, IntoPy, OnLoop, OpResult, Pending, Ready, DEFAULT_LOOP_OPS,
+};
+use crate::errors::join_error;
+use crate::loop_runtime::{ClientCell, LoopRuntime};
+use crate::policy::Natives;
+use crate::runtime;
+
+impl Inner {
+    /// The crate client for the caller-driven runtime; call only from futures run on it.
+    async fn direct_client(&self) -> OpResult<aerospike::Client> {
+        let connect = || aerospike::Client::new(&self.policy, &self.hosts);
+        Ok(self.direct.get_or_try_init(connect).await?.clone())
+    }
+
+    /// This client's crate client on the loop runtime `rt` (connected by
+    /// [`Self::connect_on_loop`]) and the number of calls made there so far.
+    fn loop_client(&self, rt: &Arc<LoopRuntime<Ready>>) -> (ClientCell, usize) {
+        let (cell, calls) = rt.client_for(self.id);
+        if calls == 1 {
+            let mut on_loops = self.on_loops.lock();
+            on_loops.retain(|l| l.strong_count() > 0);
+            on_loops.push(Arc::downgrade(rt));
+        }
+        (cell, calls)
+    }
+
+    /// Connect `cell`'s crate client on the loop's runtime: a pool of up to the loop's
+    /// capacity, abandoned if this client closes first.
+    fn connect_on_loop(
+        self: &Arc<Self>,
+        rt: &LoopRuntime<Ready>,
+        max_conns: usize,
+        cell: ClientCell,
+    ) -> impl std::future::Future<Output = OpResult<()>> + Send + 'static {
+        let policy = ClientPolicy {
+            max_conns_per_node: max_conns,
+            min_conns_per_node: self.policy.min_conns_per_node.min(max_conns),
+            ..self.policy.clone()
+        };
+        let connecting = rt.connect_guard();
+        let inner = self.clone();
+        let connect = async move {
+            let _connecting = connecting();
+            let connect = || aerospike::Client::new(&policy, &inner.hosts);
+            let client = cell.get_or_try_init(connect).await?;
+            if inner.closed.load(Ordering::Acquire) {
+                // close() ran while this connected (and took the cell before it was set)
+                let _ = client.close().await;
+            }
+            Ok(())
+        };
+        self.until_closed(crate::guard::future(connect))
+    }
+}
+
+/// A client's calls on a loop's runtime before it connects a pool there, and how often a failed
+/// connect is tried again (in calls).
+const LOOP_CONNECT_AFTER: usize = 8;
+const LOOP_CONNECT_RETRY: usize = 1024;
+
+/// How long `close()` drives a loop runtime to close the client on it.
+const LOOP_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Close a crate client of a loop runtime now: its loop may never run again (or be blocked by
+/// the caller), and only driving the runtime closes the sockets.
+pub fn close_on_loop(py: Python<'_>, rt: &LoopRuntime<Ready>, c: aerospike::Client) {
+    let close = async move {
+        let _ = tokio::time::timeout(LOOP_CLOSE_WAIT, c.close()).await;
+    };
+    if Handle::try_current().is_ok() {
+        rt.spawn(close); // block_on is not allowed here: the loop's next tick runs it
+    } else {
+        py.detach(|| rt.block_on(close));
+    }
+}
+
+/// Event loops get a pool of their own only where the loop runtime exists (Linux) and the
+/// client's pool is at least this large; the worker's pool then keeps the rest.
+const LOOP_POOLS_FROM: usize = 64;
+
+/// Whether a client with this pool size gives event loops a pool of their own.
+pub fn loop_pools(max_conns_per_node: usize) -> bool {
+    cfg!(target_os = "linux") && max_conns_per_node >= LOOP_POOLS_FROM
+}
+
+/// The worker runtime's pool leaves room for an event loop's own pool (see `go_on_loop`), so
+/// that a process with one event loop stays within `max_conns_per_node` for async calls.
+pub fn worker_policy(policy: &ClientPolicy) -> ClientPolicy {
+    let max = policy.max_conns_per_node;
+    if !loop_pools(max) {
+        return policy.clone();
+    }
+    let max = max - DEFAULT_LOOP_OPS;
+    ClientPolicy {
+        max_conns_per_node: max,
+        min_conns_per_node: policy.min_conns_per_node.min(max),
+        ..policy.clone()
+    }
+}
+
+impl Client {
+    pub(crate) fn go<F, T>(&self, done: Py<PyAny>, fut: F) -> Pending
+    where
+        F: std::future::Future<Output = OpResult<T>> + Send + 'static,
+        T: IntoPy,
+    {
+        let fut = self.inner.until_closed(fut);
+        completion::start(&self.inner.handle, done, fut)
+    }
+
+    /// Async single-record call: on the event loop's own runtime when `done` has one with
+    /// room, else on the worker runtime. `call` gets the crate client of the runtime chosen.
+    pub(crate) fn go_on_loop<C, F, T>(&self, py: Python<'_>, done: Py<PyAny>, call: C) -> Pending
+    where
+        C: FnOnce(aerospike::Client) -> F + Send + 'static,
+        F: std::future::Future<Output = OpResult<T>> + Send + 'static,
+        T: IntoPy,
+    {
+        match self.on_loop(py, &done) {
+            Some((on_loop, client)) => on_loop.start(
+                self.inner.until_closed(Box::pin(call(client))),
+                &self.inner.spin,
+            ),
+            None => self.go(done, Box::pin(call(self.inner.client.clone()))),
+        }
+    }
+
+    /// The event loop of `done` and this client's crate client on its runtime, when a call can
+    /// run there now.
+    pub(crate) fn on_loop<'py>(
+        &self,
+        py: Python<'py>,
+        done: &Py<PyAny>,
+    ) -> Option<(OnLoop<'py>, aerospike::Client)> {
+        // A small pool stays one pool: the cap is the cap.
+        if !loop_pools(self.inner.policy.max_conns_per_node) {
+            return None;
+        }
+        let on_loop = OnLoop::of(py, done).filter(|l| l.capacity() <= DEFAULT_LOOP_OPS)?;
+        let rt = on_loop.runtime()?;
+        let (cell, calls) = self.inner.loop_client(rt);
+        let Some(client) = cell.get().cloned() else {
+            // A client making a few calls on a busy loop never pays for a pool there; a busier
+            // one connects it in the background, meanwhile the worker.
+            if calls == LOOP_CONNECT_AFTER || calls % LOOP_CONNECT_RETRY == 0 {
+                let connect = self.inner.connect_on_loop(rt, on_loop.capacity(), cell);
+                on_loop.spawn(async move {
+                    let _ = connect.await;
+                });
+            }
+            return None;
+        };
+        Some((on_loop, client))
+    }
+
+    pub(crate) fn wait<F, T>(&self, py: Python<'_>, fut: F) -> PyResult<Py<PyAny>>
+    where
+        F: std::future::Future<Output = OpResult<T>> + Send,
+        T: IntoPy,
+    {
+        let driver = Driver::Worker(&self.inner.handle);
+        blocking::block(py, driver, self.inner.until_closed(fut))
+    }
+
+    /// Blocking single-record call on the caller-driven runtime: `call` gets its crate client.
+    pub(crate) fn wait_direct<C, F, T>(&self, py: Python<'_>, call: C) -> PyResult<Py<PyAny>>
+    where
+        C: FnOnce(aerospike::Client) -> F + Send,
+        F: std::future::Future<Output = OpResult<T>> + Send,
+        T: IntoPy,
+    {
+        let inner = &self.inner;
+        let rt = match inner.caller.get() {
+            Some(rt) => rt,
+            None => {
+                let rt = runtime::caller_driven()?;
+                inner.caller.get_or_init(|| rt)
+            }
+        };
+        let fut = Box::pin(async move { call(inner.direct_client().await?).await });
+        blocking::block(py, Driver::Caller(rt, &inner.spin), inner.until_closed(fut))
+    }
+}
+
+/// Whether a batch is sent as parts (read-only, large): see [`PIPELINE_MIN_ROWS`].
+fn pipelined(rows: &[crate::batch::Row]) -> bool {
+    rows.len() >= PIPELINE_MIN_ROWS && !rows.iter().any(crate::batch::Row::writes)
+}
+
+/// Read-only batches of at least this many rows are pipelined, in parts of
+/// [`PIPELINE_PART_ROWS`].
+const PIPELINE_MIN_ROWS: usize = 400;
+const PIPELINE_PART_ROWS: usize = 250;
+
+impl Client {
+    /// A large read-only batch as parts requested at once: while this thread turns one
+    /// part's rows into Python objects, the worker runtime parses the next part's reply.
+    pub(crate) fn batch_pipelined(
+        &self,
+        py: Python<'_>,
+        i: &Arc<Inner>,
+        p: &Arc<Natives>,
+        rows: Vec<crate::batch::Row>,
+    ) -> PyResult<Py<PyAny>> {
+        let parts = calls::batch_parts(i, p, rows, PIPELINE_PART_ROWS);
+        let mut tasks = Vec::with_capacity(parts.len());
+        let mut running = AbortAll(Vec::with_capacity(parts.len()));
+        for part in parts {
+            let task = i.handle.spawn(crate::guard::future(i.until_closed(part)));
+            running.0.push(task.abort_handle());
+            tasks.push(task);
+        }
+        let mut out = Vec::new();
+        for task in tasks {
+            let part = blocking::wait(py, Driver::Worker(&i.handle), async move {
+                task.await.map_err(|e| Failure::Py(join_error(&e)))?
+            })
+            .map_err(|f| f.into_pyerr(py))?;
+            crate::guard::sync("result conversion", || part.push_rows(py, &mut out))?;
+        }
+        Ok(PyList::new(py, out)?.into_any().unbind())
+    }
+}
+
+/// A batch prepared by its declaration: the client's state, its policies and its rows.
+pub type BatchCall = (Arc<Inner>, Arc<Natives>, Vec<crate::batch::Row>);
+
+impl Client {
+    /// Start a batch: large read-only ones in parts on asyncio, the rest as one task.
+    pub(crate) fn start_batch(
+        &self,
+        py: Python<'_>,
+        done: Py<PyAny>,
+        (i, p, rows): BatchCall,
+    ) -> PyResult<Pending> {
+        if pipelined(&rows) && completion::takes_parts(py, &done) {
+            let parts = calls::batch_parts(&i, &p, rows, PIPELINE_PART_ROWS)
+                .into_iter()
+                .map(|part| Box::pin(i.until_closed(part)) as completion::PartFuture<_>)
+                .collect();
+            let acc = calls::BatchRows::default();
+            return Ok(completion::start_parts(&i.handle, done, parts, acc));
+        }
+        Ok(self.go(done, Box::pin(calls::batch(i, p, rows))))
+    }
+
+    /// Run a batch, blocking: large read-only ones in parts.
+    pub(crate) fn wait_batch(
+        &self,
+        py: Python<'_>,
+        (i, p, rows): BatchCall,
+    ) -> PyResult<Py<PyAny>> {
+        if pipelined(&rows) {
+            return self.batch_pipelined(py, &i, &p, rows);
+        }
+        self.wait(py, Box::pin(calls::batch(i, p, rows)))
+    }
+}
