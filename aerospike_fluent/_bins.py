@@ -12,6 +12,7 @@ from aerospike_fluent import _validate
 from aerospike_fluent._collections import C, ElementRef, number
 from aerospike_fluent._lists import ListRef
 from aerospike_fluent._maps import MapRef
+from aerospike_fluent._plan import scalar_op
 from aerospike_fluent.errors import InvalidTypeError
 
 if TYPE_CHECKING:
@@ -28,37 +29,37 @@ class BinRef(ElementRef[C]):
     def set(self, value: Any) -> C:
         """Write ``value`` (``None`` removes the bin)."""
         _validate.value(self._bin, value)
-        return self._chain._with_op(("write", self._bin, value))
+        return self._chain._with_op(scalar_op("write", self._bin, value))
 
     def remove(self) -> C:
         """Remove the bin."""
-        return self._chain._with_op(("write", self._bin, None))
+        return self._chain._with_op(scalar_op("write", self._bin, None))
 
     def add(self, amount: int | float) -> C:
         """Add ``amount`` (int or float) to a numeric bin (created when missing)."""
-        return self._chain._with_op(("add", self._bin, number(self._bin, amount)))
+        return self._chain._with_op(scalar_op("add", self._bin, number(self._bin, amount)))
 
     increment = add
 
     def append(self, suffix: str | bytes) -> C:
         """Append to a string/bytes bin."""
-        return self._chain._with_op(("append", self._bin, _text(self._bin, suffix)))
+        return self._chain._with_op(scalar_op("append", self._bin, _text(self._bin, suffix)))
 
     def prepend(self, prefix: str | bytes) -> C:
         """Prepend to a string/bytes bin."""
-        return self._chain._with_op(("prepend", self._bin, _text(self._bin, prefix)))
+        return self._chain._with_op(scalar_op("prepend", self._bin, _text(self._bin, prefix)))
 
     def read(self) -> C:
         """Read the bin (after the operations before it in the chain)."""
-        return self._chain._with_op(("read", self._bin))
+        return self._chain._with_op(scalar_op("read", self._bin))
 
     def write_exp(self, exp: Exp, *, flags: int = 0) -> C:
         """Write the value of ``exp`` into the bin."""
-        return self._chain._with_op(("exp_write", self._bin, _exp(exp), flags))
+        return self._chain._with_op(scalar_op("exp_write", self._bin, _exp(exp), flags))
 
     def read_exp(self, exp: Exp, *, flags: int = 0) -> C:
         """Compute ``exp`` and return it under this name (no bin is written)."""
-        return self._chain._with_op(("exp_read", self._bin, _exp(exp), flags))
+        return self._chain._with_op(scalar_op("exp_read", self._bin, _exp(exp), flags))
 
 
 def _exp(e: object) -> tuple[Any, ...]:

@@ -29,20 +29,20 @@ class Chain(Protocol):
 
 class Scope(Generic[C]):
     __slots__ = ("_bin", "_chain", "_ctx")
-    _kind = ""  # "list" / "map": the prefix of the native op names
 
     def __init__(self, chain: C, bin_name: str, ctx: Ctx) -> None:
         self._chain = chain
         self._bin = bin_name
         self._ctx = ctx
 
-    def _op(self, fn: str, *args: Any) -> C:
-        return self._chain._with_op((f"{self._kind}_{fn}", self._bin, self._ctx, *args))
+    def _op(self, fn: Any, *args: Any) -> C:
+        """Append the family's op ``fn`` (a name ``_plan`` declares) on this bin and context."""
+        raise NotImplementedError
 
     def _span(
         self,
-        open_fn: str,
-        counted_fn: str,
+        open_fn: Any,
+        counted_fn: Any,
         what: str,
         start: int,
         count: int | None,

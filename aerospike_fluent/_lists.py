@@ -6,6 +6,7 @@ from typing import Any
 
 from aerospike_fluent import cdt
 from aerospike_fluent._collections import C, ElementRef, Scope, items, signed_count
+from aerospike_fluent._plan import ListOp, list_op
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, Return
 from aerospike_fluent.errors import InvalidArgumentError
 
@@ -14,7 +15,9 @@ class ListRef(Scope[C]):
     """List operations on a bin or nested list. Selectors take ``return_type`` / ``inverted``."""
 
     __slots__ = ()
-    _kind = "list"
+
+    def _op(self, fn: ListOp, *args: Any) -> C:
+        return self._chain._with_op(list_op(fn, self._bin, self._ctx, *args))
 
     @staticmethod
     def _rt(rt: Return, inverted: bool) -> int:

@@ -6,6 +6,7 @@ from typing import Any
 
 from aerospike_fluent import cdt
 from aerospike_fluent._collections import C, ElementRef, Scope, items, number, signed_count
+from aerospike_fluent._plan import MapOp, map_op
 from aerospike_fluent.cdt import MapOrder, MapWrite, Return
 from aerospike_fluent.errors import InvalidTypeError
 
@@ -14,7 +15,9 @@ class MapRef(Scope[C]):
     """Map operations on a bin or nested map. Selectors take ``return_type`` / ``inverted``."""
 
     __slots__ = ()
-    _kind = "map"
+
+    def _op(self, fn: MapOp, *args: Any) -> C:
+        return self._chain._with_op(map_op(fn, self._bin, self._ctx, *args))
 
     @staticmethod
     def _rt(rt: Return, inverted: bool) -> int:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from aerospike_fluent._plan import CoreNode
 from aerospike_fluent.errors import AelSyntaxError, InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import _core
 from aerospike_fluent.exp._core import Exp, bin_, fn, val
@@ -44,7 +45,7 @@ _TYPES = {
     "GEO": "geo",
 }
 _AEL_TYPE = {v: k for k, v in _TYPES.items()}
-_META: dict[str, str] = {
+_META: dict[str, CoreNode] = {
     "ttl": "ttl",
     "voidtime": "void_time",
     "void_time": "void_time",
@@ -322,7 +323,7 @@ class _Parser:
         return base if base is not None else self.guard(tok, lambda: bin_(name, None))
 
 
-def _bin_fn(name: str, bin_name: str, type_: str) -> Exp:
+def _bin_fn(name: CoreNode, bin_name: str, type_: str) -> Exp:
     from aerospike_fluent import _validate
 
     return fn(name, (_validate.bin_name(bin_name),), type_)

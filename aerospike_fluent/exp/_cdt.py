@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aerospike_fluent import cdt
+from aerospike_fluent._plan import ListNode, MapNode, list_node, map_node
 from aerospike_fluent.cdt import Ctx, Return
 from aerospike_fluent.exp._core import EXP_TYPE, Exp, Operand, ValueType, fn, to_exp
 from aerospike_fluent.exp._core import value_type as check_type
@@ -54,8 +55,8 @@ class ListExp(_Path):
 
     __slots__ = ()
 
-    def _node(self, name: str, args: tuple[Any, ...], type_: str | None) -> Exp:
-        return fn(f"lists.{name}", (*args, self._bin, self._ctx), type_, "list")
+    def _node(self, name: ListNode, args: tuple[Any, ...], type_: str | None) -> Exp:
+        return fn(list_node(name), (*args, self._bin, self._ctx), type_, "list")
 
     def at_index(self, index: int) -> ElementExp:
         """Step into the element at ``index``."""
@@ -71,7 +72,7 @@ class ListExp(_Path):
 
     def size(self) -> Exp:
         """Return number of elements."""
-        return fn("lists.size", (self._bin, self._ctx), "int", "list")
+        return self._node("size", (), "int")
 
     def get_by_index(
         self,
@@ -151,8 +152,8 @@ class MapExp(_Path):
 
     __slots__ = ()
 
-    def _node(self, name: str, args: tuple[Any, ...], type_: str | None) -> Exp:
-        return fn(f"maps.{name}", (*args, self._bin, self._ctx), type_, "map")
+    def _node(self, name: MapNode, args: tuple[Any, ...], type_: str | None) -> Exp:
+        return fn(map_node(name), (*args, self._bin, self._ctx), type_, "map")
 
     def at_key(self, key: object) -> ElementExp:
         """Step into the entry with ``key``."""
@@ -168,7 +169,7 @@ class MapExp(_Path):
 
     def size(self) -> Exp:
         """Return number of entries."""
-        return fn("maps.size", (self._bin, self._ctx), "int", "map")
+        return self._node("size", (), "int")
 
     def get_by_key(
         self,

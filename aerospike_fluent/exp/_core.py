@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from aerospike_fluent import _native, _validate
+from aerospike_fluent._plan import CoreNode, Node
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 
 if TYPE_CHECKING:
@@ -215,7 +216,7 @@ def _common_type(args: tuple[Any, ...]) -> str | None:
     return None
 
 
-def _cmp(name: str, left: Operand, right: Operand) -> Exp:
+def _cmp(name: CoreNode, left: Operand, right: Operand) -> Exp:
     return Exp(_CMP, name, (to_exp(left), to_exp(right)), "bool")
 
 
@@ -227,13 +228,13 @@ def _as_bool(e: object) -> Exp:
     return e
 
 
-def _logic(name: str, left: object, right: object) -> Exp:
+def _logic(name: CoreNode, left: object, right: object) -> Exp:
     a, b = _as_bool(left), _as_bool(right)
     args = (*a._args, b) if a._kind == _FN and a._name == name else (a, b)
     return Exp(_FN, name, args, "bool", "bool")
 
 
-def _num(name: str, left: Operand, right: Operand, *, flatten: bool = True) -> Exp:
+def _num(name: CoreNode, left: Operand, right: Operand, *, flatten: bool = True) -> Exp:
     a, b = to_exp(left), to_exp(right)
     for side in (a, b):
         if side.value_type not in (None, "int", "float"):
@@ -284,7 +285,7 @@ def value_type(t: str) -> str:
     return t
 
 
-def fn(name: str, args: tuple[Any, ...], type_: str | None, child_type: str | None = None) -> Exp:
+def fn(name: Node, args: tuple[Any, ...], type_: str | None, child_type: str | None = None) -> Exp:
     """Return a node calling crate function ``name`` with ``args`` (expressions or values)."""
     return Exp(_FN, name, args, type_, child_type)
 

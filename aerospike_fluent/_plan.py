@@ -1,0 +1,275 @@
+"""The plan contract: the tuples the fluent layer hands the native core.
+
+An operation is ``(name, bin, *args)``; a list or map operation also carries its CDT context:
+``("list_<name>", bin, ctx, *args)``. An expression node is ``(name, *args)``, with list and map
+reads named ``lists.<name>`` / ``maps.<name>``. Each family's names are declared here once;
+``tests/unit/test_plan_contract.py`` checks them against the native files that convert them, and
+mypy checks every builder against them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NewType, get_args
+
+from aerospike_fluent._types import Op
+
+ScalarOp = Literal[
+    "add",
+    "append",
+    "delete",
+    "exp_read",
+    "exp_write",
+    "prepend",
+    "read",
+    "read_all",
+    "read_header",
+    "touch",
+    "write",
+]
+"""Ops on bins and records (``crates/native/src/ops/scalar.rs``)."""
+
+ListOp = Literal[
+    "append",
+    "append_items",
+    "clear",
+    "create",
+    "get",
+    "get_by_index",
+    "get_by_index_range",
+    "get_by_index_range_count",
+    "get_by_rank",
+    "get_by_rank_range",
+    "get_by_rank_range_count",
+    "get_by_value",
+    "get_by_value_list",
+    "get_by_value_range",
+    "get_by_value_relative_rank_range",
+    "get_by_value_relative_rank_range_count",
+    "get_range",
+    "get_range_from",
+    "increment",
+    "insert",
+    "insert_items",
+    "pop",
+    "pop_range",
+    "pop_range_from",
+    "remove",
+    "remove_by_index",
+    "remove_by_index_range",
+    "remove_by_index_range_count",
+    "remove_by_rank",
+    "remove_by_rank_range",
+    "remove_by_rank_range_count",
+    "remove_by_value",
+    "remove_by_value_list",
+    "remove_by_value_range",
+    "remove_by_value_relative_rank_range",
+    "remove_by_value_relative_rank_range_count",
+    "remove_range",
+    "remove_range_from",
+    "set",
+    "set_order",
+    "set_with_policy",
+    "size",
+    "sort",
+    "trim",
+]
+"""List ops, sent as ``list_<name>`` (``crates/native/src/ops/list.rs``)."""
+
+MapOp = Literal[
+    "clear",
+    "create",
+    "decrement_value",
+    "get_by_index",
+    "get_by_index_range",
+    "get_by_index_range_from",
+    "get_by_key",
+    "get_by_key_list",
+    "get_by_key_range",
+    "get_by_key_relative_index_range",
+    "get_by_key_relative_index_range_count",
+    "get_by_rank",
+    "get_by_rank_range",
+    "get_by_rank_range_from",
+    "get_by_value",
+    "get_by_value_list",
+    "get_by_value_range",
+    "get_by_value_relative_rank_range",
+    "get_by_value_relative_rank_range_count",
+    "increment_value",
+    "put",
+    "put_items",
+    "remove_by_index",
+    "remove_by_index_range",
+    "remove_by_index_range_from",
+    "remove_by_key",
+    "remove_by_key_list",
+    "remove_by_key_range",
+    "remove_by_rank",
+    "remove_by_rank_range",
+    "remove_by_rank_range_from",
+    "remove_by_value",
+    "remove_by_value_list",
+    "remove_by_value_range",
+    "set_policy",
+    "size",
+]
+"""Map ops, sent as ``map_<name>`` (``crates/native/src/ops/map.rs``)."""
+
+CoreNode = Literal[
+    "and",
+    "bin",
+    "bin_exists",
+    "bin_type",
+    "blob_bin",
+    "blob_val",
+    "bool_bin",
+    "bool_val",
+    "cond",
+    "def",
+    "digest_modulo",
+    "eq",
+    "exclusive",
+    "exp_let",
+    "float_bin",
+    "float_val",
+    "ge",
+    "geo_bin",
+    "geo_compare",
+    "geo_val",
+    "gt",
+    "hll_bin",
+    "in_list",
+    "infinity",
+    "int_and",
+    "int_arshift",
+    "int_bin",
+    "int_count",
+    "int_lscan",
+    "int_lshift",
+    "int_not",
+    "int_or",
+    "int_rscan",
+    "int_rshift",
+    "int_val",
+    "int_xor",
+    "is_tombstone",
+    "key",
+    "key_exists",
+    "last_update",
+    "le",
+    "let",
+    "list_bin",
+    "list_val",
+    "lt",
+    "map_bin",
+    "map_keys",
+    "map_val",
+    "map_values",
+    "max",
+    "min",
+    "ne",
+    "nil",
+    "not",
+    "num_abs",
+    "num_add",
+    "num_ceil",
+    "num_div",
+    "num_floor",
+    "num_log",
+    "num_mod",
+    "num_mul",
+    "num_pow",
+    "num_sub",
+    "or",
+    "record_size",
+    "regex_compare",
+    "set_name",
+    "since_update",
+    "string_bin",
+    "string_val",
+    "to_float",
+    "to_int",
+    "ttl",
+    "unknown",
+    "var",
+    "void_time",
+    "wildcard",
+    "xor",
+]
+"""Expression nodes: values, bins, metadata, logic, arithmetic (``expr/core.rs``)."""
+
+ListNode = Literal[
+    "get_by_index",
+    "get_by_index_range",
+    "get_by_index_range_count",
+    "get_by_rank",
+    "get_by_rank_range",
+    "get_by_rank_range_count",
+    "get_by_value",
+    "get_by_value_list",
+    "get_by_value_range",
+    "get_by_value_relative_rank_range",
+    "size",
+]
+"""List read expressions, sent as ``lists.<name>`` (``crates/native/src/expr/list.rs``)."""
+
+MapNode = Literal[
+    "get_by_index",
+    "get_by_index_range",
+    "get_by_index_range_count",
+    "get_by_key",
+    "get_by_key_list",
+    "get_by_key_range",
+    "get_by_rank",
+    "get_by_rank_range",
+    "get_by_rank_range_count",
+    "get_by_value",
+    "get_by_value_list",
+    "get_by_value_range",
+    "size",
+]
+"""Map read expressions, sent as ``maps.<name>`` (``crates/native/src/expr/map.rs``)."""
+
+
+def scalar_op(name: ScalarOp, bin_name: str, *args: Any) -> Op:
+    """``(name, bin, *args)``."""
+    return (name, bin_name, *args)
+
+
+def list_op(name: ListOp, bin_name: str, ctx: tuple[Any, ...], *args: Any) -> Op:
+    """``("list_<name>", bin, ctx, *args)``."""
+    return (f"list_{name}", bin_name, ctx, *args)
+
+
+def map_op(name: MapOp, bin_name: str, ctx: tuple[Any, ...], *args: Any) -> Op:
+    """``("map_<name>", bin, ctx, *args)``."""
+    return (f"map_{name}", bin_name, ctx, *args)
+
+
+CdtNode = NewType("CdtNode", str)
+"""A qualified list or map read expression name (``lists.<name>`` / ``maps.<name>``)."""
+
+Node = CoreNode | CdtNode
+"""Any expression node name."""
+
+
+def list_node(name: ListNode) -> CdtNode:
+    """Qualify a list read expression's name."""
+    return CdtNode(f"lists.{name}")
+
+
+def map_node(name: MapNode) -> CdtNode:
+    """Qualify a map read expression's name."""
+    return CdtNode(f"maps.{name}")
+
+
+FAMILIES: dict[str, frozenset[str]] = {
+    "ops/scalar.rs": frozenset(get_args(ScalarOp)),
+    "ops/list.rs": frozenset(get_args(ListOp)),
+    "ops/map.rs": frozenset(get_args(MapOp)),
+    "expr/core.rs": frozenset(get_args(CoreNode)),
+    "expr/list.rs": frozenset(get_args(ListNode)),
+    "expr/map.rs": frozenset(get_args(MapNode)),
+}
+"""Each family's names, by the native file (under ``crates/native/src/``) that converts them."""

@@ -1,0 +1,124 @@
+//! `maps.<fn>` read expressions; args in the crate's order, `ctx` last.
+
+use aerospike::expressions::{maps as xm, Expression};
+use aerospike::MapReturnType;
+use pyo3::prelude::*;
+
+use super::core::{exp_type, node as sub_node};
+use crate::args::Args;
+
+fn map_rt(a: &Args<'_, '_>, i: usize) -> PyResult<MapReturnType> {
+    Ok(MapReturnType::from_bits(a.int(i)?))
+}
+
+/// `maps.<fn>` read expressions; args in the crate's order, `ctx` last.
+pub(super) fn node(f: &str, a: &Args<'_, '_>, depth: usize) -> PyResult<Expression> {
+    let s = |i: usize| -> PyResult<Expression> { sub_node(&a.item(i)?, depth + 1) };
+    let o = |i: usize| -> PyResult<Option<Expression>> {
+        let v = a.item(i)?;
+        if v.is_none() {
+            Ok(None)
+        } else {
+            sub_node(&v, depth + 1).map(Some)
+        }
+    };
+    let last = a.len().saturating_sub(1).max(1);
+    let ctx = a.ctx(last)?;
+    match f {
+        "size" => {
+            a.arity(2)?;
+            Ok(xm::size(s(1)?, &ctx))
+        }
+        "get_by_key" => {
+            a.arity(5)?;
+            Ok(xm::get_by_key(
+                map_rt(a, 1)?,
+                exp_type(a, 2)?,
+                s(3)?,
+                s(4)?,
+                &ctx,
+            ))
+        }
+        "get_by_key_range" => {
+            a.arity(5)?;
+            Ok(xm::get_by_key_range(
+                map_rt(a, 1)?,
+                o(2)?,
+                o(3)?,
+                s(4)?,
+                &ctx,
+            ))
+        }
+        "get_by_key_list" => {
+            a.arity(4)?;
+            Ok(xm::get_by_key_list(map_rt(a, 1)?, s(2)?, s(3)?, &ctx))
+        }
+        "get_by_value" => {
+            a.arity(4)?;
+            Ok(xm::get_by_value(map_rt(a, 1)?, s(2)?, s(3)?, &ctx))
+        }
+        "get_by_value_range" => {
+            a.arity(5)?;
+            Ok(xm::get_by_value_range(
+                map_rt(a, 1)?,
+                o(2)?,
+                o(3)?,
+                s(4)?,
+                &ctx,
+            ))
+        }
+        "get_by_value_list" => {
+            a.arity(4)?;
+            Ok(xm::get_by_value_list(map_rt(a, 1)?, s(2)?, s(3)?, &ctx))
+        }
+        "get_by_index" => {
+            a.arity(5)?;
+            Ok(xm::get_by_index(
+                map_rt(a, 1)?,
+                exp_type(a, 2)?,
+                s(3)?,
+                s(4)?,
+                &ctx,
+            ))
+        }
+        "get_by_index_range" => {
+            a.arity(4)?;
+            Ok(xm::get_by_index_range(map_rt(a, 1)?, s(2)?, s(3)?, &ctx))
+        }
+        "get_by_index_range_count" => {
+            a.arity(5)?;
+            Ok(xm::get_by_index_range_count(
+                map_rt(a, 1)?,
+                s(2)?,
+                s(3)?,
+                s(4)?,
+                &ctx,
+            ))
+        }
+        "get_by_rank" => {
+            a.arity(5)?;
+            Ok(xm::get_by_rank(
+                map_rt(a, 1)?,
+                exp_type(a, 2)?,
+                s(3)?,
+                s(4)?,
+                &ctx,
+            ))
+        }
+        "get_by_rank_range" => {
+            a.arity(4)?;
+            Ok(xm::get_by_rank_range(map_rt(a, 1)?, s(2)?, s(3)?, &ctx))
+        }
+        "get_by_rank_range_count" => {
+            a.arity(5)?;
+            Ok(xm::get_by_rank_range_count(
+                map_rt(a, 1)?,
+                s(2)?,
+                s(3)?,
+                s(4)?,
+                &ctx,
+            ))
+        }
+        _ => Err(a.err("unknown map expression")),
+    }
+}

@@ -1,0 +1,19 @@
+//! Expression trees (`(node_name, *args)` tuples) → `aerospike::expressions::Expression`, one
+//! file per family: `core` (values, bins, metadata, comparison, logic, arithmetic, control),
+//! `list` (`lists.<fn>` reads) and `map` (`maps.<fn>` reads). The names each accepts are the
+//! ones `aerospike_fluent/_plan.py` declares (checked by a test).
+
+mod core;
+mod list;
+mod map;
+
+use aerospike::expressions::Expression;
+use pyo3::prelude::*;
+
+/// Maximum nesting depth accepted (guards the Rust stack).
+const MAX_DEPTH: usize = 256;
+
+/// Convert a whole expression tree; errors name the offending node.
+pub fn to_expression(obj: &Bound<'_, PyAny>) -> PyResult<Expression> {
+    crate::guard::sync("expression conversion", || core::node(obj, 0))
+}
