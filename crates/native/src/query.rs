@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use aerospike::query::{PartitionStatus, Recordset, Statement};
 use aerospike::{Bins, CollectionIndexType, PartitionFilter, Record as AsRecord};
@@ -20,8 +22,8 @@ use tokio::task::AbortHandle;
 use crate::args::{to_ctx, Args};
 use crate::blocking::{self, Driver};
 use crate::client::Inner;
-use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
-use crate::errors::{invalid_argument, ClientError};
+use crate::completion::{self, IntoPy, OpResult, Pending};
+use crate::errors::invalid_argument;
 use crate::policy::Natives;
 use crate::record::Record;
 
@@ -176,10 +178,7 @@ struct Shared {
 impl Shared {
     /// Keep `rs` for `close()`; false (and `rs` closed) if the stream was closed already.
     fn adopt(&self, rs: &Arc<Recordset>) -> bool {
-        let Ok(mut slot) = self.recordset.lock() else {
-            rs.close();
-            return false;
-        };
+        let mut slot = self.recordset.lock();
         if self.closed.load(Ordering::Acquire) {
             rs.close();
             return false;
@@ -190,10 +189,7 @@ impl Shared {
 
     fn close(&self) {
         self.closed.store(true, Ordering::Release);
-        let rs = match self.recordset.lock() {
-            Ok(mut slot) => slot.take(),
-            Err(poisoned) => poisoned.into_inner().take(),
-        };
+        let rs = self.recordset.lock().take();
         if let Some(rs) = rs {
             rs.close();
         }
@@ -318,10 +314,7 @@ impl IntoPy for ChunkOut {
 
 async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
     let item = shared.rx.lock().await.recv().await;
-    let mut prog = shared
-        .progress
-        .lock()
-        .map_err(|_| Failure::Py(ClientError::new_err("query state poisoned")))?;
+    let mut prog = shared.progress.lock();
     match item {
         None => {
             prog.finished = true;
@@ -357,11 +350,7 @@ impl QueryStream {
 
     /// Opaque token: pass it as `partitions` to continue after the records already delivered.
     fn resume_token<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let prog = self
-            .shared
-            .progress
-            .lock()
-            .map_err(|_| ClientError::new_err("query state poisoned"))?;
+        let prog = self.shared.progress.lock();
         let (begin, count, last) = if prog.finished {
             (0u16, 0u16, BTreeMap::new())
         } else {

@@ -10,7 +10,9 @@
 //!   call runs.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
+
+use parking_lot::Mutex;
 use std::thread;
 use std::time::Duration;
 
@@ -42,9 +44,7 @@ fn current(
     build: impl FnOnce() -> std::io::Result<Arc<Runtime>>,
 ) -> PyResult<Arc<Runtime>> {
     let gen = generation();
-    let mut slot = slot
-        .lock()
-        .map_err(|_| ClientError::new_err("runtime lock poisoned"))?;
+    let mut slot = slot.lock();
     if let Some((g, rt)) = slot.as_ref() {
         if *g == gen {
             return Ok(rt.clone());
@@ -98,9 +98,7 @@ pub fn set_worker_threads(n: usize) -> PyResult<()> {
     if n == 0 || n > 64 {
         return Err(invalid_argument("worker threads must be 1..=64"));
     }
-    let slot = RUNTIME
-        .lock()
-        .map_err(|_| ClientError::new_err("runtime lock poisoned"))?;
+    let slot = RUNTIME.lock();
     if slot.as_ref().is_some_and(|(g, _)| *g == generation()) {
         return Err(ClientError::new_err(
             "the runtime is already running; call set_worker_threads before the first connect",
