@@ -93,18 +93,24 @@ def test_a_trio_run_releases_its_completer_when_it_ends(server: EmbeddedServer) 
 def test_lone_trio_calls_poll_for_their_reply_within_the_budget(
     server: EmbeddedServer, spin_wait_us: int
 ) -> None:
+    """Every reply comes 2 ms late: too late to be read while the call sends, well within a
+    10 ms budget. (An undelayed loopback reply is often read while the call sends: the call
+    is then answered without polling, and is not counted as polled; in some runs all are.)"""
+
     async def main() -> None:
         async with af.connect(seeds_of(server), spin_wait_us=spin_wait_us) as db:
             s = db.namespace("test").set("tr")
             await _until_on_loop(s)
+            server.fault_delay(2)
             before = _completer().loop_ops_polled
             for i in range(50):
                 await s.key(f"p{i}").put({"i": i})
                 rec = await s.key(f"p{i}").get()
                 assert rec is not None and rec["i"] == i
             polled = _completer().loop_ops_polled - before
+            server.clear_faults()
             if spin_wait_us:
-                assert polled > 0  # the rest were answered while they sent
+                assert polled > 50  # nearly all 100; some start while the run's timer is due
             else:
                 assert polled == 0
 
