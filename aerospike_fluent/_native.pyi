@@ -353,8 +353,9 @@ class QueryStream:
     def next_chunk(self, done: Done) -> Pending:
         """``done`` receives a list of up to ``chunk_size`` records, or ``None`` at the end."""
     def next_chunk_blocking(self) -> list[Record] | None: ...
-    def resume_token(self) -> bytes:
-        """Opaque token: pass it as ``partitions`` to continue after the records delivered."""
+    def resume_token(self, consumed: int | None = None) -> bytes:
+        """Opaque token: pass it as ``partitions`` to continue after the first ``consumed``
+        records delivered (None: all of them)."""
     def close(self) -> None: ...
 
 # ---------------------------------------------------------------- embedded server

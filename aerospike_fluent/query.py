@@ -198,6 +198,11 @@ class Query(Frozen, Generic[M]):
     def page(self, size: int) -> Any:
         """Up to ``size`` records and the token to resume after them (``None`` at the end)."""
         _validate.integer("page size", size, 1, 2**31 - 1)
+        if self._limit:
+            raise InvalidArgumentError(
+                f"page({size}) after limit({self._limit}): a page is bounded by its size; "
+                "drop limit() or use page(min(size, limit))"
+            )
         return self._ex.run(self._page(size))
 
     # ------------------------------------------------------------------ programs
@@ -231,18 +236,20 @@ class Query(Frozen, Generic[M]):
         return min(n, self._limit) if self._limit else n
 
     def _page(self, size: int) -> Program[Page]:
-        stream = self._open(size, min(self._chunk, size))
+        # No max_records: a cluster splits it between nodes and may stop short of `size` with
+        # records left. The page ends when `size` records came (the token marks exactly those)
+        # or the stream ended (no token).
+        stream = self._open(0, min(self._chunk, size))
         out: list[Record] = []
         try:
             while len(out) < size:
                 records = yield Call("next_chunk", (), target=stream)
                 if records is None:
-                    break
+                    return Page(out, None)
                 out.extend(records)
-            token = stream.resume_token() if len(out) >= size else None
+            return Page(out[:size], stream.resume_token(size))
         finally:
             stream.close()
-        return Page(out[:size], token)
 
 
 def _first(program: Program[list[Record]]) -> Program[Record | None]:

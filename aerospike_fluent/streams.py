@@ -15,12 +15,13 @@ if TYPE_CHECKING:
 
 
 class _Base:
-    __slots__ = ("_buf", "_done", "_left", "_pos", "_stream")
+    __slots__ = ("_buf", "_consumed", "_done", "_left", "_pos", "_stream")
 
     def __init__(self, stream: QueryStream, limit: int) -> None:
         self._stream = stream
         self._buf: list[Record] = []
         self._pos = 0
+        self._consumed = 0
         self._done = False
         self._left = limit if limit > 0 else -1
 
@@ -28,6 +29,7 @@ class _Base:
         if self._pos < len(self._buf) and self._left != 0:
             record = self._buf[self._pos]
             self._pos += 1
+            self._consumed += 1
             if self._left > 0:
                 self._left -= 1
                 if self._left == 0:
@@ -47,8 +49,8 @@ class _Base:
         return self._done or self._left == 0
 
     def resume_token(self) -> bytes:
-        """Token for ``query.resume(token)``: continues after the records already received."""
-        return self._stream.resume_token()
+        """Token for ``query.resume(token)``: continues after the records this stream returned."""
+        return self._stream.resume_token(self._consumed)
 
     def close(self) -> None:
         """Stop the query and release its buffer; idempotent."""

@@ -1,6 +1,6 @@
 //! Scans and secondary-index queries as a `QueryStream`: a producer task fills a bounded
 //! channel with chunks; `next_chunk` pulls one; the resume token records, per partition, the
-//! last digest handed to Python.
+//! last digest of the records the caller consumed.
 
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
@@ -196,11 +196,42 @@ impl Shared {
     }
 }
 
+/// Where a resume continues: per partition, the last digest of the records consumed.
+///
+/// Chunks handed out before the caller asks for another have been consumed whole; the newest
+/// one (`pending`) only as far as the caller says when it asks for a token.
 struct Progress {
     begin: usize,
     count: usize,
+    /// Last digest per partition over the records of every chunk before `pending`.
     last: BTreeMap<u16, [u8; 20]>,
+    /// Records in those chunks.
+    committed: u64,
+    /// The newest chunk's records: partition and digest (None for a record without a key).
+    pending: Vec<Option<(u16, [u8; 20])>>,
     finished: bool,
+}
+
+impl Progress {
+    /// The caller asked for another chunk: it has consumed every record handed out so far.
+    fn commit(&mut self) {
+        self.committed += self.pending.len() as u64;
+        for (pid, digest) in self.pending.drain(..).flatten() {
+            self.last.insert(pid, digest);
+        }
+    }
+
+    /// Last digest per partition once `consumed` records in all have been consumed (at most
+    /// every record handed out).
+    fn consumed(&self, consumed: u64) -> BTreeMap<u16, [u8; 20]> {
+        let mut last = self.last.clone();
+        let more = consumed.saturating_sub(self.committed);
+        let more = usize::try_from(more).unwrap_or(usize::MAX);
+        for (pid, digest) in self.pending.iter().take(more).flatten() {
+            last.insert(*pid, *digest);
+        }
+        last
+    }
 }
 
 /// Records of a scan/query, pulled in chunks through a bounded buffer.
@@ -226,6 +257,8 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
             begin: spec.begin,
             count: spec.count,
             last: spec.resume.clone(),
+            committed: 0,
+            pending: Vec::new(),
             finished: false,
         }),
         recordset: Mutex::new(None),
@@ -315,6 +348,7 @@ impl IntoPy for ChunkOut {
 async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
     let item = shared.rx.lock().await.recv().await;
     let mut prog = shared.progress.lock();
+    prog.commit();
     match item {
         None => {
             prog.finished = true;
@@ -322,13 +356,10 @@ async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
         }
         Some(Err(e)) => Err(e.into()),
         Some(Ok(recs)) => {
-            for r in &recs {
-                if let Some(k) = &r.key {
-                    if let Ok(pid) = u16::try_from(k.partition_id()) {
-                        prog.last.insert(pid, k.digest());
-                    }
-                }
-            }
+            prog.pending.extend(recs.iter().map(|r| {
+                let k = r.key.as_ref()?;
+                Some((u16::try_from(k.partition_id()).ok()?, k.digest()))
+            }));
             Ok(ChunkOut(Some(recs)))
         }
     }
@@ -348,13 +379,20 @@ impl QueryStream {
         blocking::block(py, Driver::Worker(&self.handle), fut)
     }
 
-    /// Opaque token: pass it as `partitions` to continue after the records already delivered.
-    fn resume_token<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+    /// Opaque token: pass it as `partitions` to continue after the first `consumed` records
+    /// this stream delivered (None: all of them).
+    #[pyo3(signature = (consumed=None))]
+    fn resume_token<'py>(
+        &self,
+        py: Python<'py>,
+        consumed: Option<u64>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let prog = self.shared.progress.lock();
         let (begin, count, last) = if prog.finished {
             (0u16, 0u16, BTreeMap::new())
         } else {
-            (prog.begin as u16, prog.count as u16, prog.last.clone())
+            let last = prog.consumed(consumed.unwrap_or(u64::MAX));
+            (prog.begin as u16, prog.count as u16, last)
         };
         let mut b = Vec::with_capacity(10 + last.len() * 22);
         b.extend_from_slice(TOKEN_MAGIC);
