@@ -1,15 +1,27 @@
-"""Fixtures for the fluent integration tests: both anyio backends, async and sync clients."""
+"""Fixtures for the fluent integration tests: client flavors, async and sync clients, sets.
+
+Most fluent tests are *flavored*: written once as an ``async def`` taking ``fl`` and run three
+times, on an async client under asyncio and trio and on the blocking client (see ``_flavor.py``).
+Tests that only make sense on an event loop use ``@pytest.mark.anyio`` and ``anyio_backend``.
+"""
 
 from __future__ import annotations
 
+import inspect
 import itertools
-from collections.abc import AsyncIterator, Iterator
+import uuid
+from collections.abc import Iterator
 
 import pytest
 
 import aerospike_fluent as af
 from aerospike_fluent import _native as n
 from aerospike_fluent import sync as af_sync
+
+from ._flavor import FLAVORS, Flavor
+
+RUN = uuid.uuid4().hex[:8]
+"""This run's token: a server that outlives the run (``AEROSPIKE_HOST``) keeps its records."""
 
 _sets = itertools.count()
 
@@ -19,16 +31,31 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+@pytest.fixture(params=FLAVORS)
+def fl(request: pytest.FixtureRequest, seeds: str) -> Flavor:
+    """The client flavor of a flavored test (``asyncio``, ``trio``, ``sync``)."""
+    if "anyio_backend" in request.fixturenames:
+        pytest.fail("a flavored test (fl) picks its own event loop: drop its anyio mark")
+    return Flavor(str(request.param), seeds)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run flavored tests: in an event loop of their flavor, or driven without one (sync)."""
+    flavor = pyfuncitem.funcargs.get("fl")
+    if not isinstance(flavor, Flavor):
+        return None
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        pytest.fail("a flavored test (fl) is an async def", pytrace=False)
+    kwargs = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    flavor.run_test(pyfuncitem.obj, kwargs)
+    return True
+
+
 @pytest.fixture
 def seeds(server_address: tuple[str, int]) -> str:
     host, port = server_address
     return f"{host}:{port}"
-
-
-@pytest.fixture
-async def db(seeds: str) -> AsyncIterator[af.AsyncClient]:
-    async with af.connect(seeds) as client:
-        yield client
 
 
 @pytest.fixture
@@ -39,8 +66,8 @@ def sdb(seeds: str) -> Iterator[af.SyncClient]:
 
 @pytest.fixture
 def set_name() -> str:
-    """A set no other test uses."""
-    return f"fluent{next(_sets)}"
+    """A set no other test uses, in this run or an earlier one against the same server."""
+    return f"fluent_{RUN}_{next(_sets)}"
 
 
 @pytest.fixture

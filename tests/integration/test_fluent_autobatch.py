@@ -1,4 +1,9 @@
-"""Opt-in auto-batching: concurrent plain gets of one loop iteration become batch reads."""
+"""Opt-in auto-batching: concurrent plain gets of one loop iteration become batch reads.
+
+Async only, and asyncio only but for one trio test: auto-batching gathers the gets started in
+one asyncio loop iteration (trio reads go out alone, tested below); a sync client has no loop
+and refuses the option (tested below), so these tests are not flavored (see ``_flavor.py``).
+"""
 
 from __future__ import annotations
 
@@ -64,10 +69,10 @@ async def test_concurrent_gets_each_get_their_own_record(seeds: str, seeded: str
 
 @counting
 async def test_one_iteration_of_gets_is_one_direct_read_then_batches(
-    srv: EmbeddedServer,
+    srv: EmbeddedServer, set_name: str
 ) -> None:
     async with af.connect(srv.seeds, auto_batch=4) as db:
-        s = db.namespace("test").set("ab")
+        s = db.namespace("test").set(set_name)
         await s.put_many({i: {"i": i} for i in range(9)})
         before = srv.stats()
         got = await asyncio.gather(*(s.key(i).get() for i in range(9)))
@@ -77,9 +82,11 @@ async def test_one_iteration_of_gets_is_one_direct_read_then_batches(
 
 
 @counting
-async def test_sequential_and_projected_gets_go_out_alone(srv: EmbeddedServer) -> None:
+async def test_sequential_and_projected_gets_go_out_alone(
+    srv: EmbeddedServer, set_name: str
+) -> None:
     async with af.connect(srv.seeds, auto_batch=True) as db:
-        s = db.namespace("test").set("ab")
+        s = db.namespace("test").set(set_name)
         await s.key(1).put({"i": 1, "j": 2})
         before = srv.stats()
         for _ in range(5):
@@ -92,9 +99,9 @@ async def test_sequential_and_projected_gets_go_out_alone(srv: EmbeddedServer) -
 
 @counting
 @pytest.mark.parametrize("anyio_backend", ["trio"])
-async def test_trio_gets_go_out_alone(srv: EmbeddedServer) -> None:
+async def test_trio_gets_go_out_alone(srv: EmbeddedServer, set_name: str) -> None:
     async with af.connect(srv.seeds, auto_batch=True) as db:
-        s = db.namespace("test").set("ab")
+        s = db.namespace("test").set(set_name)
         await s.key(1).put({"i": 1})
         before = srv.stats()
         got: list[Any] = []
@@ -110,10 +117,10 @@ async def test_trio_gets_go_out_alone(srv: EmbeddedServer) -> None:
 
 
 async def test_a_cancelled_caller_leaves_the_others_their_records(
-    srv: EmbeddedServer,
+    srv: EmbeddedServer, set_name: str
 ) -> None:
     async with af.connect(srv.seeds, auto_batch=True) as db:
-        s = db.namespace("test").set("ab")
+        s = db.namespace("test").set(set_name)
         await s.put_many({i: {"i": i} for i in range(6)})
         srv.fault_delay(200, count=3)
         tasks = [asyncio.ensure_future(s.key(i).get()) for i in range(6)]
@@ -127,9 +134,11 @@ async def test_a_cancelled_caller_leaves_the_others_their_records(
 
 
 @counting
-async def test_callers_cancelled_before_the_flush_are_not_asked_for(srv: EmbeddedServer) -> None:
+async def test_callers_cancelled_before_the_flush_are_not_asked_for(
+    srv: EmbeddedServer, set_name: str
+) -> None:
     async with af.connect(srv.seeds, auto_batch=True) as db:
-        s = db.namespace("test").set("ab")
+        s = db.namespace("test").set(set_name)
         await s.put_many({i: {"i": i} for i in range(6)})
         before = srv.stats()
         # read 0 goes out at once, reads 1-5 wait for the end of this iteration
@@ -142,9 +151,9 @@ async def test_callers_cancelled_before_the_flush_are_not_asked_for(srv: Embedde
         assert _counts(srv, before) == {"read": 2, "batch": 0}  # key 1 alone: a plain read
 
 
-async def test_a_failed_batch_fails_each_of_its_callers(srv: EmbeddedServer) -> None:
+async def test_a_failed_batch_fails_each_of_its_callers(srv: EmbeddedServer, set_name: str) -> None:
     async with af.connect(srv.seeds, auto_batch=True, max_retries=0) as db:
-        s = db.namespace("test").set("ab")
+        s = db.namespace("test").set(set_name)
         await s.put_many({i: {"i": i} for i in range(5)})
         srv.fault_fail(14, count=2)  # the direct read and the batch of the other four
         out = await asyncio.gather(*(s.key(i).get() for i in range(5)), return_exceptions=True)
@@ -152,9 +161,11 @@ async def test_a_failed_batch_fails_each_of_its_callers(srv: EmbeddedServer) -> 
     assert len({id(e) for e in out}) == 5  # each caller raises its own exception
 
 
-async def test_a_closed_client_fails_each_waiting_caller(srv: EmbeddedServer) -> None:
+async def test_a_closed_client_fails_each_waiting_caller(
+    srv: EmbeddedServer, set_name: str
+) -> None:
     db = await af.connect(srv.seeds, auto_batch=True)
-    s = db.namespace("test").set("ab")
+    s = db.namespace("test").set(set_name)
     await s.key(1).put({"i": 1})
     tasks = [asyncio.ensure_future(s.key(1).get()) for _ in range(4)]
     await asyncio.sleep(0)  # the first read is out; the other three wait for the flush
@@ -176,12 +187,14 @@ async def test_an_unknown_namespace_fails_like_a_plain_get(seeds: str) -> None:
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.lists(st.integers(0, 40), max_size=60), st.integers(2, 8))
-async def test_gathered_gets_match_plain_gets(seeds: str, keys: list[int], most: int) -> None:
+async def test_gathered_gets_match_plain_gets(
+    seeds: str, set_name: str, keys: list[int], most: int
+) -> None:
     async with af.connect(seeds) as plain, af.connect(seeds, auto_batch=most) as db:
-        p = plain.namespace("test").set("ab_prop")
+        p = plain.namespace("test").set(set_name)
         await p.put_many({i: {"i": i, "sq": i * i} for i in range(0, 41, 3)})
         want = [await p.key(k).get() for k in keys]
-        s = db.namespace("test").set("ab_prop")
+        s = db.namespace("test").set(set_name)
         assert await asyncio.gather(*(s.key(k).get() for k in keys)) == want
 
 

@@ -1,4 +1,8 @@
-"""Cancelling awaiting verbs and half-consumed streams leaves the client usable (asyncio, trio)."""
+"""Cancelling awaiting verbs and half-consumed streams leaves the client usable (asyncio, trio).
+
+Async only: cancellation is a property of a task on an event loop (cancel scopes, task groups);
+a blocking call has nothing to cancel it, so these tests are not flavored (see ``_flavor.py``).
+"""
 
 from __future__ import annotations
 
@@ -27,9 +31,9 @@ async def _still_works(s: af.RecordSet[af.Async], key: str) -> None:
     assert got is not None and got["who"] == key
 
 
-async def test_cancelled_get_and_put(slow: EmbeddedServer) -> None:
+async def test_cancelled_get_and_put(slow: EmbeddedServer, set_name: str) -> None:
     async with af.connect(slow.seeds, max_conns_per_node=1) as db:
-        s = db.namespace("test").set("cx")
+        s = db.namespace("test").set(set_name)
         await s.key("a").put({"who": "a"})
         for verb in ("get", "put", "operate"):
             slow.fault_delay(500, count=1)
@@ -46,9 +50,9 @@ async def test_cancelled_get_and_put(slow: EmbeddedServer) -> None:
             await _still_works(s, f"after-{verb}")
 
 
-async def test_cancelled_from_a_task_group(slow: EmbeddedServer) -> None:
+async def test_cancelled_from_a_task_group(slow: EmbeddedServer, set_name: str) -> None:
     async with af.connect(slow.seeds) as db:
-        s = db.namespace("test").set("cx")
+        s = db.namespace("test").set(set_name)
         await s.put_many({i: {"n": i} for i in range(20)})
         slow.fault_delay(500)
 
@@ -64,9 +68,9 @@ async def test_cancelled_from_a_task_group(slow: EmbeddedServer) -> None:
         await _still_works(s, "after-group")
 
 
-async def test_cancelled_stream_resumes_without_loss(slow: EmbeddedServer) -> None:
+async def test_cancelled_stream_resumes_without_loss(slow: EmbeddedServer, set_name: str) -> None:
     async with af.connect(slow.seeds) as db:
-        s = db.namespace("test").set("cs")
+        s = db.namespace("test").set(set_name)
         await s.put_many({i: {"n": i} for i in range(1000)})
         seen: list[int] = []
         cancels = 0
@@ -84,9 +88,11 @@ async def test_cancelled_stream_resumes_without_loss(slow: EmbeddedServer) -> No
         await _still_works(s, "after-stream")
 
 
-async def test_half_consumed_streams_leave_the_client_usable(slow: EmbeddedServer) -> None:
+async def test_half_consumed_streams_leave_the_client_usable(
+    slow: EmbeddedServer, set_name: str
+) -> None:
     async with af.connect(slow.seeds) as db:
-        s = db.namespace("test").set("ch")
+        s = db.namespace("test").set(set_name)
         await s.put_many({i: {"n": i} for i in range(300)})
         for _ in range(3):
             async with s.query().chunk_size(10).stream() as stream:

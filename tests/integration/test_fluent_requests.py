@@ -1,4 +1,4 @@
-"""A chain is one request: counted at the embedded server."""
+"""A chain is one request on every client flavor: counted at the embedded server."""
 
 from __future__ import annotations
 
@@ -6,14 +6,11 @@ import os
 
 import pytest
 
-import aerospike_fluent as af
+from ._flavor import Flavor
 
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.skipif(
-        bool(os.environ.get("AEROSPIKE_HOST")), reason="counts requests at the embedded server"
-    ),
-]
+counting = pytest.mark.skipif(
+    bool(os.environ.get("AEROSPIKE_HOST")), reason="counts requests at the embedded server"
+)
 
 
 def _delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
@@ -23,15 +20,18 @@ def _delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
     }
 
 
-async def test_five_op_chain_is_one_operate_and_1000_keys_one_batch() -> None:
-    async with af.connect("embedded://") as db:
+@counting
+async def test_five_op_chain_is_one_operate_and_1000_keys_one_batch(
+    fl: Flavor, set_name: str
+) -> None:
+    async with fl.connect("embedded://") as db:
         server = db.embedded_server
         assert server is not None
-        users = db.namespace("test").set("counted")
-        await users.key("u1").put({"age": 1, "log": "", "tags": []})
+        users = db.namespace("test").set(set_name)
+        await fl.run(users.key("u1").put({"age": 1, "log": "", "tags": []}))
 
         before = server.stats()
-        await (
+        await fl.run(
             users.key("u1")
             .add("age", 1)
             .append("log", "x")
@@ -44,18 +44,18 @@ async def test_five_op_chain_is_one_operate_and_1000_keys_one_batch() -> None:
         assert _delta(before, server.stats()) == {"operate": 1}
 
         before = server.stats()
-        result = await users.keys(range(1000)).add("n", 1).read("n").execute()
+        result = await fl.run(users.keys(range(1000)).add("n", 1).read("n").execute())
         assert result.ok and len(result) == 1000
         assert _delta(before, server.stats()) == {"batch": 1}
 
         before = server.stats()
-        got = await users.keys(range(1000)).get()
+        got = await fl.run(users.keys(range(1000)).get())
         assert len(got) == 1000
         # a large read-only batch goes out as parts of 250 (docs/performance.md)
         assert _delta(before, server.stats()) == {"batch": 4}
 
 
-async def test_info_and_embedded_connect(db: af.AsyncClient) -> None:
-    info = await db.info("build")
+async def test_info_and_embedded_connect(fl: Flavor) -> None:
+    info = await fl.run(fl.db.info("build"))
     assert "build" in info
-    assert db.is_connected
+    assert fl.db.is_connected

@@ -1,4 +1,5 @@
-"""``timeout(retry_writes=...)``: writes are resent after a dropped connection only when asked."""
+"""``timeout(retry_writes=...)`` on every client flavor: writes are resent after a dropped
+connection only when asked."""
 
 from __future__ import annotations
 
@@ -6,12 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-import aerospike_fluent as af
 from aerospike_fluent import errors
-from aerospike_fluent import sync as af_sync
 from aerospike_fluent.server import EmbeddedServer
 
-pytestmark = pytest.mark.anyio
+from ._flavor import Flavor
 
 
 @pytest.fixture
@@ -21,36 +20,41 @@ def faulty() -> Iterator[EmbeddedServer]:
         yield srv
 
 
-async def test_put_is_retried_when_asked(faulty: EmbeddedServer) -> None:
-    async with af.connect(faulty.seeds) as db:
-        rec = db.namespace("test").set("r").key("k")
-        await rec.put({"n": 1})
+async def test_put_is_retried_when_asked(fl: Flavor, faulty: EmbeddedServer, set_name: str) -> None:
+    async with fl.connect(faulty.seeds) as db:
+        rec = db.namespace("test").set(set_name).key("k")
+        await fl.run(rec.put({"n": 1}))
         faulty.reset_stats()
         faulty.fault_drop(0)
-        await rec.timeout(2, retries=2, retry_writes=True).put({"n": 2})
+        await fl.run(rec.timeout(2, retries=2, retry_writes=True).put({"n": 2}))
         assert faulty.stats()["write"] == 1  # the dropped attempt never reached the store
-        got = await rec.get()
+        got = await fl.run(rec.get())
         assert got is not None and got["n"] == 2
 
 
-async def test_put_is_not_retried_by_default(faulty: EmbeddedServer) -> None:
-    async with af.connect(faulty.seeds) as db:
-        rec = db.namespace("test").set("r").key("k")
-        await rec.put({"n": 1})
+async def test_put_is_not_retried_by_default(
+    fl: Flavor, faulty: EmbeddedServer, set_name: str
+) -> None:
+    async with fl.connect(faulty.seeds) as db:
+        rec = db.namespace("test").set(set_name).key("k")
+        await fl.run(rec.put({"n": 1}))
         faulty.fault_drop(0)
         with pytest.raises((errors.TimeoutError, errors.ConnectionError)) as info:
-            await rec.timeout(2, retries=2).put({"n": 2})
+            await fl.run(rec.timeout(2, retries=2).put({"n": 2}))
         assert info.value.in_doubt
-        got = await rec.get()
+        got = await fl.run(rec.get())
         assert got is not None and got["n"] == 1
 
 
-def test_operate_is_retried_when_asked_sync(faulty: EmbeddedServer) -> None:
-    with af_sync.connect(faulty.seeds) as db:
-        rec = db.namespace("test").set("r").key("k")
-        rec.put({"n": 1})
+async def test_operate_is_retried_when_asked(
+    fl: Flavor, faulty: EmbeddedServer, set_name: str
+) -> None:
+    async with fl.connect(faulty.seeds) as db:
+        rec = db.namespace("test").set(set_name).key("k")
+        await fl.run(rec.put({"n": 1}))
         faulty.reset_stats()
         faulty.fault_drop(0)
-        got = rec.bin("n").set(5).read("n").timeout(2, retries=1, retry_writes=True).execute()
+        chain = rec.bin("n").set(5).read("n").timeout(2, retries=1, retry_writes=True)
+        got = await fl.run(chain.execute())
         assert got is not None and got["n"] == 5
         assert faulty.stats()["operate"] == 1
