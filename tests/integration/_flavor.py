@@ -63,6 +63,10 @@ class Blocking:
     def __aiter__(self) -> Blocking:
         return self
 
+    def resume_token(self) -> bytes:
+        """The stream's resume token."""
+        return self._stream.resume_token()
+
     async def __anext__(self) -> af.Record:
         try:
             return next(self._stream)
