@@ -168,20 +168,54 @@ pub fn error_for_code<'py>(
     )
 }
 
+/// Whether the failure connecting or talking to a node is client-side (no answer came).
+fn lost_connection(kind: &ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::Connection
+            | ErrorKind::ConnectionPoolEmpty
+            | ErrorKind::NoMoreConnections
+            | ErrorKind::InvalidNode
+            | ErrorKind::MaxErrorRate
+            | ErrorKind::Io(_)
+    )
+}
+
+/// Whether the server answered every attempt with a refusal other than its own timeout: it
+/// applied nothing, whatever the crate's in-doubt rule says about the retry wrapper.
+fn refused_every_attempt(err: &AsError) -> bool {
+    let refused = |e: &AsError| match e.kind() {
+        ErrorKind::Server { .. } => e.result_code() != 9,
+        ErrorKind::UdfBadResponse => true,
+        _ => false,
+    };
+    match err.kind() {
+        ErrorKind::Timeout => {
+            let attempts: Vec<&AsError> = err.sub_errors().iter().chain(err.cause()).collect();
+            !attempts.is_empty() && attempts.into_iter().all(refused)
+        }
+        _ => refused(err),
+    }
+}
+
 /// Convert a crate error to the Python exception (with `key` when known).
 pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> PyErr {
-    // Retries exhausted on a retryable server answer (e.g. key busy): report that answer.
+    let in_doubt = err.in_doubt() && !refused_every_attempt(err);
     if matches!(err.kind(), ErrorKind::Timeout) {
         if let Some(cause) = err.cause() {
-            if matches!(cause.kind(), ErrorKind::Server { .. }) && cause.result_code() != 9 {
-                let class = class_for_code(py, cause.result_code());
-                return match error_instance(
-                    class,
-                    Some(cause.result_code()),
-                    &err.to_string(),
-                    err.in_doubt(),
-                    key,
-                ) {
+            // Retries exhausted on a retryable server answer (e.g. key busy): report that
+            // answer; on a lost connection, say so rather than "timeout".
+            let class = match cause.kind() {
+                ErrorKind::Server { .. } if cause.result_code() != 9 => {
+                    Some((class_for_code(py, cause.result_code()), cause.result_code()))
+                }
+                k if lost_connection(k) => {
+                    Some((py.get_type::<ConnectionError>(), cause.result_code()))
+                }
+                _ => None,
+            };
+            if let Some((class, code)) = class {
+                return match error_instance(class, Some(code), &err.to_string(), in_doubt, key) {
                     Ok(exc) => PyErr::from_value(exc),
                     Err(e) => e,
                 };
@@ -198,19 +232,14 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
     let code = err.result_code();
     let class = match err.kind() {
         ErrorKind::Timeout => timeout_type(py),
-        ErrorKind::Connection
-        | ErrorKind::ConnectionPoolEmpty
-        | ErrorKind::NoMoreConnections
-        | ErrorKind::InvalidNode
-        | ErrorKind::MaxErrorRate
-        | ErrorKind::Io(_) => py.get_type::<ConnectionError>(),
+        k if lost_connection(k) => py.get_type::<ConnectionError>(),
         ErrorKind::InvalidArgument => invalid_argument_type(py),
         ErrorKind::UdfBadResponse => py.get_type::<UdfError>(),
         ErrorKind::Server { .. } => class_for_code(py, code),
         _ => class_for_code(py, code.min(-1)),
     };
     let message = err.to_string();
-    match error_instance(class, Some(code), &message, err.in_doubt(), key) {
+    match error_instance(class, Some(code), &message, in_doubt, key) {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }
