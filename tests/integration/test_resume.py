@@ -18,7 +18,7 @@ N = 1000
 @pytest.fixture
 def loaded(seeds: str, set_name: str) -> str:
     with af_sync.connect(seeds) as db:
-        records = {i: {"i": i} for i in range(N)}
+        records: dict[str | int | bytes, dict[str, int]] = {i: {"i": i} for i in range(N)}
         db.namespace("test").set(set_name).put_many(records).raise_on_error()
     return set_name
 
