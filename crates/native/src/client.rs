@@ -55,22 +55,37 @@ pub struct Inner {
 static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Inner {
-    /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed.
-    pub fn until_closed<F, T>(&self, fut: F) -> impl std::future::Future<Output = OpResult<T>>
+    /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed; a call
+    /// that `writes` and was cut short, or failed once the close began, is in doubt as far as
+    /// its own failure says.
+    pub fn until_closed<F, T>(
+        &self,
+        writes: bool,
+        fut: F,
+    ) -> impl std::future::Future<Output = OpResult<T>>
     where
         F: std::future::Future<Output = OpResult<T>>,
     {
         let closing = self.closing.subscribe();
         async move {
             if *closing.borrow() {
-                return Err(Failure::Py(closed("the client is closed")));
+                return Err(Failure::Closed("the client is closed", false));
             }
+            let flag = closing.clone();
             tokio::select! {
                 biased;
-                r = fut => r,
-                () = closed_signal(closing) => Err(Failure::Py(closed(
+                r = fut => match r {
+                    // e.g. "partition map empty": the failure is the close's doing
+                    Err(f) if *flag.borrow() && !f.answered() => Err(Failure::Closed(
+                        "the client was closed while the operation was in flight",
+                        writes && f.in_doubt(),
+                    )),
+                    r => r,
+                },
+                () = closed_signal(closing) => Err(Failure::Closed(
                     "the client was closed while the operation was in flight",
-                ))),
+                    writes,
+                )),
             }
         }
     }
@@ -176,11 +191,13 @@ pub fn connect_blocking(py: Python<'_>, config: &Bound<'_, ClientConfig>) -> PyR
 /// completed through `done`, and `name_blocking(args...)`, which returns the result.
 ///
 /// `methods` are written out as they are (not twins). `this` is the `Client` and `inner` its live shared state inside the body. Routes:
-/// - `record`: the body gives `move |client| future`; async on the event loop's runtime when
-///   it has room (else the worker), blocking on the caller-driven runtime.
+/// The body gives `(writes, call)`: whether the call may change data (a call the client's close
+/// cuts short is then in doubt) and the call for its route:
+/// - `record`: `move |client| future`; async on the event loop's runtime when it has room
+///   (else the worker), blocking on the caller-driven runtime.
 /// - `keyed`: as `record`, but async always on the worker runtime.
-/// - `cluster`: the body gives a future; async and blocking on the worker runtime.
-/// - `batch`: the body gives `(rows, policies)`; large read-only batches go in parts.
+/// - `cluster`: a future; async and blocking on the worker runtime.
+/// - `batch`: the client's state, policies and rows; large read-only batches go in parts.
 macro_rules! operations {
     (
         methods { $($extra:tt)* }
@@ -203,8 +220,8 @@ macro_rules! operations {
                     $($arg: $ty),*
                 ) -> PyResult<Pending> {
                     let ($this, $inner) = (self, self.live()?);
-                    let call = $body;
-                    route!($route async self, py, done, call)
+                    let (writes, call) = $body;
+                    route!($route async self, py, writes, done, call)
                 }
 
                 $(#[doc = $doc])*
@@ -212,8 +229,8 @@ macro_rules! operations {
                 #[allow(clippy::too_many_arguments)]
                 fn $blocking(&self, py: Python<'_>, $($arg: $ty),*) -> PyResult<Py<PyAny>> {
                     let ($this, $inner) = (self, self.live()?);
-                    let call = $body;
-                    route!($route blocking self, py, call)
+                    let (writes, call) = $body;
+                    route!($route blocking self, py, writes, call)
                 }
             )*
             $($extra)*
@@ -223,31 +240,31 @@ macro_rules! operations {
 
 /// Start or run a prepared call on its route (see `pools.rs`).
 macro_rules! route {
-    (record async $s:ident, $py:ident, $done:ident, $call:ident) => {
-        Ok($s.go_on_loop($py, $done, $call))
+    (record async $s:ident, $py:ident, $w:ident, $done:ident, $call:ident) => {
+        Ok($s.go_on_loop($py, $w, $done, $call))
     };
-    (record blocking $s:ident, $py:ident, $call:ident) => {
-        $s.wait_direct($py, $call)
+    (record blocking $s:ident, $py:ident, $w:ident, $call:ident) => {
+        $s.wait_direct($py, $w, $call)
     };
-    (keyed async $s:ident, $py:ident, $done:ident, $call:ident) => {{
+    (keyed async $s:ident, $py:ident, $w:ident, $done:ident, $call:ident) => {{
         let _ = $py;
-        Ok($s.go($done, Box::pin($call($s.inner.client.clone()))))
+        Ok($s.go($w, $done, Box::pin($call($s.inner.client.clone()))))
     }};
-    (keyed blocking $s:ident, $py:ident, $call:ident) => {
-        $s.wait_direct($py, $call)
+    (keyed blocking $s:ident, $py:ident, $w:ident, $call:ident) => {
+        $s.wait_direct($py, $w, $call)
     };
-    (cluster async $s:ident, $py:ident, $done:ident, $fut:ident) => {{
+    (cluster async $s:ident, $py:ident, $w:ident, $done:ident, $fut:ident) => {{
         let _ = $py;
-        Ok($s.go($done, Box::pin($fut)))
+        Ok($s.go($w, $done, Box::pin($fut)))
     }};
-    (cluster blocking $s:ident, $py:ident, $fut:ident) => {
-        $s.wait($py, Box::pin($fut))
+    (cluster blocking $s:ident, $py:ident, $w:ident, $fut:ident) => {
+        $s.wait($py, $w, Box::pin($fut))
     };
-    (batch async $s:ident, $py:ident, $done:ident, $call:ident) => {
-        $s.start_batch($py, $done, $call)
+    (batch async $s:ident, $py:ident, $w:ident, $done:ident, $call:ident) => {
+        $s.start_batch($py, $w, $done, $call)
     };
-    (batch blocking $s:ident, $py:ident, $call:ident) => {
-        $s.wait_batch($py, $call)
+    (batch blocking $s:ident, $py:ident, $w:ident, $call:ident) => {
+        $s.wait_batch($py, $w, $call)
     };
 }
 
@@ -349,7 +366,7 @@ operations! {
             bins_selector(bins, header_only),
             this.natives(policy),
         );
-        move |c| calls::get(c, p, k, sel)
+        (false, move |c| calls::get(c, p, k, sel))
     }
 
     /// Write bins.
@@ -361,7 +378,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, b, p) = (to_key(key)?, to_bins(bins)?, this.natives(policy));
-        move |c| calls::put(c, p, k, b)
+        (true, move |c| calls::put(c, p, k, b))
     }
 
     /// Delete a record; true if it existed.
@@ -372,7 +389,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, p) = (to_key(key)?, this.natives(policy));
-        move |c| calls::delete(c, p, k)
+        (true, move |c| calls::delete(c, p, k))
     }
 
     /// Whether a record exists.
@@ -383,7 +400,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, p) = (to_key(key)?, this.natives(policy));
-        move |c| calls::exists(c, p, k)
+        (false, move |c| calls::exists(c, p, k))
     }
 
     /// Reset a record's time to live.
@@ -394,7 +411,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, p) = (to_key(key)?, this.natives(policy));
-        move |c| calls::touch(c, p, k)
+        (true, move |c| calls::touch(c, p, k))
     }
 
     /// Many operations on one record, in one request.
@@ -410,7 +427,7 @@ operations! {
             to_ops(ops)?,
             this.natives(policy),
         );
-        move |c| calls::operate(c, p, k, o)
+        (!o.read_only, move |c| calls::operate(c, p, k, o))
     }
 
     /// Apply a registered UDF to a record.
@@ -424,7 +441,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, a, p) = (to_key(key)?, udf_args(args)?, this.natives(policy));
-        move |c| calls::udf_apply(c, p, k, module, function, a)
+        (true, move |c| calls::udf_apply(c, p, k, module, function, a))
     }
 
     /// Batch rows (reads, writes, deletes, UDFs) in one request per node.
@@ -434,7 +451,8 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let rows = crate::batch::to_rows(rows, &inner.defaults)?;
-        (inner.clone(), this.natives(policy), rows)
+        let writes = rows.iter().any(crate::batch::Row::writes);
+        (writes, (inner.clone(), this.natives(policy), rows))
     }
 
     /// An info command, sent to one node (by name) or a random one.
@@ -444,7 +462,7 @@ operations! {
         node: Option<String>,
     ) {
         let _ = this;
-        calls::info(inner.clone(), command, node)
+        (false, calls::info(inner.clone(), command, node))
     }
 
     /// Remove a set's records (last-update time before `before_ns`, when not 0).
@@ -455,7 +473,7 @@ operations! {
         before_ns: i64,
     ) {
         let _ = this;
-        calls::truncate(inner.clone(), namespace, set_name, before_ns)
+        (true, calls::truncate(inner.clone(), namespace, set_name, before_ns))
     }
 
     /// Create a secondary index and wait until it is built.
@@ -472,7 +490,7 @@ operations! {
         let spec = calls::IndexSpec::parse(
             namespace, set_name, bin_name, index_name, index_type, collection,
         )?;
-        calls::create_index(inner.clone(), spec)
+        (true, calls::create_index(inner.clone(), spec))
     }
 
     /// Drop a secondary index.
@@ -483,7 +501,7 @@ operations! {
         index_name: String,
     ) {
         let _ = this;
-        calls::drop_index(inner.clone(), namespace, set_name, index_name)
+        (true, calls::drop_index(inner.clone(), namespace, set_name, index_name))
     }
 
     /// Register a UDF module.
@@ -493,12 +511,12 @@ operations! {
         server_path: String,
     ) {
         let _ = this;
-        calls::udf_register(inner.clone(), code, server_path)
+        (true, calls::udf_register(inner.clone(), code, server_path))
     }
 
     /// Remove a UDF module.
     cluster fn udf_remove / udf_remove_blocking(this, inner, server_path: String) {
         let _ = this;
-        calls::udf_remove(inner.clone(), server_path)
+        (true, calls::udf_remove(inner.clone(), server_path))
     }
 }

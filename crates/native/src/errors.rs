@@ -198,9 +198,14 @@ fn refused_every_attempt(err: &AsError) -> bool {
     }
 }
 
+/// Whether a write that failed with `err` may have been applied.
+pub fn in_doubt(err: &AsError) -> bool {
+    err.in_doubt() && !refused_every_attempt(err)
+}
+
 /// Convert a crate error to the Python exception (with `key` when known).
 pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> PyErr {
-    let in_doubt = err.in_doubt() && !refused_every_attempt(err);
+    let in_doubt = in_doubt(err);
     if matches!(err.kind(), ErrorKind::Timeout) {
         if let Some(cause) = err.cause() {
             // Retries exhausted on a retryable server answer (e.g. key busy): report that
@@ -319,4 +324,13 @@ pub fn join_error(e: &tokio::task::JoinError) -> PyErr {
 /// Error for a client used after `close()` (or created before `fork()`).
 pub fn closed(msg: &str) -> PyErr {
     ClientClosedError::new_err(msg.to_owned())
+}
+
+/// `ClientClosedError` for an operation the close cut short (`in_doubt`: a write in flight).
+pub fn closed_error(py: Python<'_>, msg: &str, in_doubt: bool) -> PyErr {
+    let class = py.get_type::<ClientClosedError>();
+    match error_instance(class, None, msg, in_doubt, None) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
 }

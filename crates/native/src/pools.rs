@@ -97,7 +97,7 @@ impl Inner {
             }
             Ok(())
         };
-        self.until_closed(crate::guard::future(connect))
+        self.until_closed(false, crate::guard::future(connect))
     }
 }
 
@@ -147,18 +147,25 @@ pub fn worker_policy(policy: &ClientPolicy) -> ClientPolicy {
 }
 
 impl Client {
-    pub(crate) fn go<F, T>(&self, done: Py<PyAny>, fut: F) -> Pending
+    /// Async call on the worker runtime (`writes`: see [`Inner::until_closed`]).
+    pub(crate) fn go<F, T>(&self, writes: bool, done: Py<PyAny>, fut: F) -> Pending
     where
         F: std::future::Future<Output = OpResult<T>> + Send + 'static,
         T: IntoPy,
     {
-        let fut = self.inner.until_closed(fut);
+        let fut = self.inner.until_closed(writes, fut);
         completion::start(&self.inner.handle, done, fut)
     }
 
     /// Async single-record call: on the event loop's own runtime when `done` has one with
     /// room, else on the worker runtime. `call` gets the crate client of the runtime chosen.
-    pub(crate) fn go_on_loop<C, F, T>(&self, py: Python<'_>, done: Py<PyAny>, call: C) -> Pending
+    pub(crate) fn go_on_loop<C, F, T>(
+        &self,
+        py: Python<'_>,
+        writes: bool,
+        done: Py<PyAny>,
+        call: C,
+    ) -> Pending
     where
         C: FnOnce(aerospike::Client) -> F + Send + 'static,
         F: std::future::Future<Output = OpResult<T>> + Send + 'static,
@@ -166,10 +173,10 @@ impl Client {
     {
         match self.on_loop(py, &done) {
             Some((on_loop, client)) => on_loop.start(
-                self.inner.until_closed(Box::pin(call(client))),
+                self.inner.until_closed(writes, Box::pin(call(client))),
                 &self.inner.spin,
             ),
-            None => self.go(done, Box::pin(call(self.inner.client.clone()))),
+            None => self.go(writes, done, Box::pin(call(self.inner.client.clone()))),
         }
     }
 
@@ -201,17 +208,23 @@ impl Client {
         Some((on_loop, client))
     }
 
-    pub(crate) fn wait<F, T>(&self, py: Python<'_>, fut: F) -> PyResult<Py<PyAny>>
+    /// Blocking call on the worker runtime.
+    pub(crate) fn wait<F, T>(&self, py: Python<'_>, writes: bool, fut: F) -> PyResult<Py<PyAny>>
     where
         F: std::future::Future<Output = OpResult<T>> + Send,
         T: IntoPy,
     {
         let driver = Driver::Worker(&self.inner.handle);
-        blocking::block(py, driver, self.inner.until_closed(fut))
+        blocking::block(py, driver, self.inner.until_closed(writes, fut))
     }
 
     /// Blocking single-record call on the caller-driven runtime: `call` gets its crate client.
-    pub(crate) fn wait_direct<C, F, T>(&self, py: Python<'_>, call: C) -> PyResult<Py<PyAny>>
+    pub(crate) fn wait_direct<C, F, T>(
+        &self,
+        py: Python<'_>,
+        writes: bool,
+        call: C,
+    ) -> PyResult<Py<PyAny>>
     where
         C: FnOnce(aerospike::Client) -> F + Send,
         F: std::future::Future<Output = OpResult<T>> + Send,
@@ -226,13 +239,17 @@ impl Client {
             }
         };
         let fut = Box::pin(async move { call(inner.direct_client().await?).await });
-        blocking::block(py, Driver::Caller(rt, &inner.spin), inner.until_closed(fut))
+        blocking::block(
+            py,
+            Driver::Caller(rt, &inner.spin),
+            inner.until_closed(writes, fut),
+        )
     }
 }
 
-/// Whether a batch is sent as parts (read-only, large): see [`PIPELINE_MIN_ROWS`].
+/// Whether a read-only batch is large enough to be sent as parts: see [`PIPELINE_MIN_ROWS`].
 fn pipelined(rows: &[crate::batch::Row]) -> bool {
-    rows.len() >= PIPELINE_MIN_ROWS && !rows.iter().any(crate::batch::Row::writes)
+    rows.len() >= PIPELINE_MIN_ROWS
 }
 
 /// Read-only batches of at least this many rows are pipelined, in parts of
@@ -254,7 +271,9 @@ impl Client {
         let mut tasks = Vec::with_capacity(parts.len());
         let mut running = AbortAll(Vec::with_capacity(parts.len()));
         for part in parts {
-            let task = i.handle.spawn(crate::guard::future(i.until_closed(part)));
+            let task = i
+                .handle
+                .spawn(crate::guard::future(i.until_closed(false, part)));
             running.0.push(task.abort_handle());
             tasks.push(task);
         }
@@ -278,29 +297,31 @@ impl Client {
     pub(crate) fn start_batch(
         &self,
         py: Python<'_>,
+        writes: bool,
         done: Py<PyAny>,
         (i, p, rows): BatchCall,
     ) -> PyResult<Pending> {
-        if pipelined(&rows) && completion::takes_parts(py, &done) {
+        if !writes && pipelined(&rows) && completion::takes_parts(py, &done) {
             let parts = calls::batch_parts(&i, &p, rows, PIPELINE_PART_ROWS)
                 .into_iter()
-                .map(|part| Box::pin(i.until_closed(part)) as completion::PartFuture<_>)
+                .map(|part| Box::pin(i.until_closed(false, part)) as completion::PartFuture<_>)
                 .collect();
             let acc = calls::BatchRows::default();
             return Ok(completion::start_parts(&i.handle, done, parts, acc));
         }
-        Ok(self.go(done, Box::pin(calls::batch(i, p, rows))))
+        Ok(self.go(writes, done, Box::pin(calls::batch(i, p, rows))))
     }
 
     /// Run a batch, blocking: large read-only ones in parts.
     pub(crate) fn wait_batch(
         &self,
         py: Python<'_>,
+        writes: bool,
         (i, p, rows): BatchCall,
     ) -> PyResult<Py<PyAny>> {
-        if pipelined(&rows) {
+        if !writes && pipelined(&rows) {
             return self.batch_pipelined(py, &i, &p, rows);
         }
-        self.wait(py, Box::pin(calls::batch(i, p, rows)))
+        self.wait(py, writes, Box::pin(calls::batch(i, p, rows)))
     }
 }

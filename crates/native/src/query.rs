@@ -369,13 +369,13 @@ async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
 impl QueryStream {
     /// `done` receives a list of up to `chunk_size` records, or `None` at the end.
     fn next_chunk(&self, done: Py<PyAny>) -> Pending {
-        let fut = self.inner.until_closed(next(self.shared.clone()));
+        let fut = self.inner.until_closed(false, next(self.shared.clone()));
         completion::start(&self.handle, done, fut)
     }
 
     /// The next chunk, blocking; `None` at the end.
     fn next_chunk_blocking(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let fut = self.inner.until_closed(next(self.shared.clone()));
+        let fut = self.inner.until_closed(false, next(self.shared.clone()));
         blocking::block(py, Driver::Worker(&self.handle), fut)
     }
 

@@ -14,6 +14,9 @@ pub enum Failure {
     Native(aerospike::Error, Option<Box<Key>>),
     /// A ready Python exception.
     Py(PyErr),
+    /// The client was closed before or while the operation ran (`in_doubt`: a write may have
+    /// been applied).
+    Closed(&'static str, bool),
 }
 
 impl Failure {
@@ -31,6 +34,28 @@ impl Failure {
                 errors::to_py(py, &e, k)
             }
             Failure::Py(e) => e,
+            Failure::Closed(msg, in_doubt) => errors::closed_error(py, msg, in_doubt),
+        }
+    }
+
+    /// Whether the server answered (or the failure is not the network's): a close racing
+    /// the call does not change what it means.
+    pub fn answered(&self) -> bool {
+        match self {
+            Failure::Native(e, _) => matches!(
+                e.kind(),
+                aerospike::ErrorKind::Server { .. } | aerospike::ErrorKind::UdfBadResponse
+            ),
+            Failure::Py(_) | Failure::Closed(..) => true,
+        }
+    }
+
+    /// Whether a write that failed this way may have been applied.
+    pub fn in_doubt(&self) -> bool {
+        match self {
+            Failure::Native(e, _) => errors::in_doubt(e),
+            Failure::Py(_) => false,
+            Failure::Closed(_, in_doubt) => *in_doubt,
         }
     }
 }
