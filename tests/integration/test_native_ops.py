@@ -313,6 +313,17 @@ def test_query_max_records_and_partitions(client: n.Client) -> None:
     assert sorted(r["i"] for h in halves for r in h) == list(range(20))
 
 
+def test_query_with_no_bins_returns_headers_only(client: n.Client) -> None:
+    set_name = f"scannobins{next(_ids)}"
+    for i in range(5):
+        client.put_blocking((NS, set_name, i, None), {"i": i, "pad": "x" * 100}, None)
+    stream = client.query(NS, set_name, [], None, None, 0, None, 100)
+    got: list[n.Record] = []
+    while (chunk := stream.next_chunk_blocking()) is not None:
+        got.extend(chunk)
+    assert len(got) == 5 and all(r.bins == {} for r in got)
+
+
 def test_secondary_index_query(call: Callable[..., Any], client: n.Client) -> None:
     set_name = f"si{next(_ids)}"
     name = f"idx_{set_name}"

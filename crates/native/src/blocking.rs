@@ -46,8 +46,8 @@ fn probes(py: Python<'_>) -> PyResult<&Probes> {
     })
 }
 
-/// Record the main thread (call at import, which normally runs on it) and register the
-/// `atexit` hook.
+/// Record the main thread (call at import, which normally runs on it) and the event-loop
+/// probes.
 pub fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     probes(py)?;

@@ -1,5 +1,5 @@
 //! One `async fn` per operation; `client.rs` exposes each twice (async and blocking).
-//! Single-record calls take the crate client of the runtime they run on (see `runtime.rs`).
+//! Single-record calls take the crate client of the runtime they run on (see `pools.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;

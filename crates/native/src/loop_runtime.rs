@@ -2,7 +2,7 @@
 //!
 //! The worker runtime costs an async operation two thread wake-ups on top of the reply's: the
 //! loop wakes the worker to send, and the worker wakes the loop to deliver. Here each event
-//! loop gets a current-thread runtime (with its own crate clients, see `client.rs`) whose I/O
+//! loop gets a current-thread runtime (with its own crate clients, see `pools.rs`) whose I/O
 //! the loop thread drives itself: the runtime's epoll descriptor is watched by the loop
 //! (`loop.add_reader`), and `tick` polls it without blocking, runs the operations that can
 //! progress and hands back the finished ones. A reply then wakes only the loop thread.

@@ -1,11 +1,14 @@
-//! A minimal executor for blocking calls: polls the future on the calling thread (inside the
-//! runtime's context, so I/O and timers register with the runtime's drivers) and parks the
-//! thread between wake-ups.
+//! Executors for blocking calls.
 //!
-//! Compared with `Handle::block_on` plus a 100 ms `tokio::time::sleep` raced with the call,
-//! this arms no timer per call (a new timer that expires before the worker's next deadline
-//! makes Tokio unpark the worker to re-arm its epoll timeout: one extra thread wake-up per
-//! call). The periodic tick (Ctrl-C checks on the main thread) is `park_timeout` instead.
+//! [`block_on`] polls a future of the worker runtime on the calling thread (inside the
+//! runtime's context, so I/O and timers register with its drivers) and parks the thread between
+//! wake-ups. It arms no timer per call (a new timer that expires before the worker's next
+//! deadline makes Tokio unpark the worker to re-arm its epoll timeout: one extra thread wake-up
+//! per call); its periodic tick (Ctrl-C checks on the main thread) is `park_timeout`.
+//!
+//! [`drive`] runs a caller-driven runtime on the calling thread: it spins first as `spin.rs`
+//! allows, then sleeps in the runtime's own driver; its tick is a `tokio::time::timeout`, which
+//! costs nothing extra there (no other thread owns that runtime's timers).
 
 use std::future::Future;
 use std::pin::pin;

@@ -32,7 +32,7 @@
 //! polled by the calling thread with the same spin rules. Everything else (batch, query,
 //! info, truncate, indexes, UDF registration, async `udf_apply`) runs on the worker runtime;
 //! read-only batches of [`PIPELINE_MIN_ROWS`] rows or more go as parts of
-//! [`PIPELINE_PART_ROWS`], converted as they land (async on asyncio, and blocking).
+//! [`PIPELINE_PART_ROWS`], converted as they land (async on asyncio and trio, and blocking).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -293,7 +293,7 @@ impl Client {
 pub type BatchCall = (Arc<Inner>, Arc<Natives>, Vec<crate::batch::Row>);
 
 impl Client {
-    /// Start a batch: large read-only ones in parts on asyncio, the rest as one task.
+    /// Start a batch: large read-only ones in parts (asyncio, trio), the rest as one task.
     pub(crate) fn start_batch(
         &self,
         py: Python<'_>,

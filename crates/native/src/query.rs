@@ -112,6 +112,7 @@ impl Spec {
         }
         let bins = match bins {
             None => Bins::All,
+            Some(b) if b.is_empty() => Bins::None,
             Some(b) => Bins::Some(b),
         };
         let mut statement = Statement::new(namespace, set_name, bins);

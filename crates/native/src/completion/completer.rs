@@ -48,7 +48,7 @@ pub(super) struct Submissions {
     pub(super) handle: Option<Handle>,
 }
 
-/// Completion queue of one asyncio event loop: runtime threads queue outcomes without the GIL
+/// Completion queue of one event loop (asyncio, or a trio run): runtime threads queue outcomes without the GIL
 /// and write one byte to a socket the loop watches (`loop.add_reader(fileno(), drain)`);
 /// `drain()` settles every queued future in one go on the loop thread.
 ///

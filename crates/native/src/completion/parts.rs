@@ -42,7 +42,8 @@ impl Drop for AbortAll {
     }
 }
 
-/// Whether `done` is an asyncio completer pair, the one target that takes results in parts.
+/// Whether `done` is a `(Completer, future)` pair (asyncio or trio), the one target that takes
+/// results in parts.
 pub fn takes_parts(py: Python<'_>, done: &Py<PyAny>) -> bool {
     done.bind(py)
         .cast::<PyTuple>()
