@@ -6,8 +6,9 @@ without taking the GIL and wakes the loop with one byte on a socket the loop wat
 thread. Operations started in one loop iteration are also handed to the runtime together: the
 first schedules ``Completer.flush`` with ``loop.call_soon``, which spawns them all in one go (one
 wake-up of the Tokio worker per loop iteration, not per operation). A busy loop also gets a
-runtime of its own, driven by the loop thread (native ``loop_runtime.rs``): single-record calls there
-send their request inside the native call and settle when the loop sees that runtime readable.
+runtime of its own, driven by the loop thread (native ``loop_runtime.rs``): single-record calls
+there send their request inside the native call and settle when the loop sees that runtime
+readable.
 Loops without ``add_reader`` fall back to a ``done(result, error)`` callback called from a
 native thread under the GIL, which hops over with ``loop.call_soon_threadsafe``.
 trio: :func:`call` goes through a completer of the trio run too (``_trio``: system tasks stand in

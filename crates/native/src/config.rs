@@ -100,14 +100,24 @@ impl ClientConfig {
         })
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "ClientConfig(seeds={:?}, cluster_name={:?}, user={:?}, tls={})",
-            self.seeds,
-            self.cluster_name,
-            self.user,
-            self.tls_ca_file.is_some()
-        )
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let text = |s: &Option<String>| -> PyResult<String> {
+            Ok(match s {
+                Some(s) => s.into_pyobject(py)?.repr()?.to_string(),
+                None => "None".to_owned(),
+            })
+        };
+        let tls = if self.tls_ca_file.is_some() || self.tls_name.is_some() {
+            "True"
+        } else {
+            "False"
+        };
+        Ok(format!(
+            "ClientConfig(seeds={}, cluster_name={}, user={}, tls={tls})",
+            text(&Some(self.seeds.clone()))?,
+            text(&self.cluster_name)?,
+            text(&self.user)?,
+        ))
     }
 }
 

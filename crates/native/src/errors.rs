@@ -8,42 +8,42 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
 
 create_exception!(
-    aerospike_fluent._native,
+    aerospike_fluent.errors,
     AerospikeError,
     PyException,
     "Base of every error raised by this SDK."
 );
-create_exception!(aerospike_fluent._native, ClientError, AerospikeError);
-create_exception!(aerospike_fluent._native, ClientClosedError, ClientError);
-create_exception!(aerospike_fluent._native, ConnectionError, ClientError);
-create_exception!(aerospike_fluent._native, ServerError, AerospikeError);
-create_exception!(aerospike_fluent._native, RecordNotFoundError, ServerError);
-create_exception!(aerospike_fluent._native, RecordExistsError, ServerError);
-create_exception!(aerospike_fluent._native, GenerationError, ServerError);
-create_exception!(aerospike_fluent._native, ParameterError, ServerError);
-create_exception!(aerospike_fluent._native, RecordTooBigError, ServerError);
-create_exception!(aerospike_fluent._native, BinTypeError, ServerError);
-create_exception!(aerospike_fluent._native, BinNotFoundError, ServerError);
-create_exception!(aerospike_fluent._native, KeyBusyError, ServerError);
-create_exception!(aerospike_fluent._native, FilteredOutError, ServerError);
-create_exception!(aerospike_fluent._native, ElementNotFoundError, ServerError);
-create_exception!(aerospike_fluent._native, ElementExistsError, ServerError);
-create_exception!(aerospike_fluent._native, OpNotApplicableError, ServerError);
-create_exception!(aerospike_fluent._native, ForbiddenError, ServerError);
-create_exception!(aerospike_fluent._native, SecondaryIndexError, ServerError);
+create_exception!(aerospike_fluent.errors, ClientError, AerospikeError);
+create_exception!(aerospike_fluent.errors, ClientClosedError, ClientError);
+create_exception!(aerospike_fluent.errors, ConnectionError, ClientError);
+create_exception!(aerospike_fluent.errors, ServerError, AerospikeError);
+create_exception!(aerospike_fluent.errors, RecordNotFoundError, ServerError);
+create_exception!(aerospike_fluent.errors, RecordExistsError, ServerError);
+create_exception!(aerospike_fluent.errors, GenerationError, ServerError);
+create_exception!(aerospike_fluent.errors, ParameterError, ServerError);
+create_exception!(aerospike_fluent.errors, RecordTooBigError, ServerError);
+create_exception!(aerospike_fluent.errors, BinTypeError, ServerError);
+create_exception!(aerospike_fluent.errors, BinNotFoundError, ServerError);
+create_exception!(aerospike_fluent.errors, KeyBusyError, ServerError);
+create_exception!(aerospike_fluent.errors, FilteredOutError, ServerError);
+create_exception!(aerospike_fluent.errors, ElementNotFoundError, ServerError);
+create_exception!(aerospike_fluent.errors, ElementExistsError, ServerError);
+create_exception!(aerospike_fluent.errors, OpNotApplicableError, ServerError);
+create_exception!(aerospike_fluent.errors, ForbiddenError, ServerError);
+create_exception!(aerospike_fluent.errors, SecondaryIndexError, ServerError);
 create_exception!(
-    aerospike_fluent._native,
+    aerospike_fluent.errors,
     IndexAlreadyExistsError,
     SecondaryIndexError
 );
 create_exception!(
-    aerospike_fluent._native,
+    aerospike_fluent.errors,
     IndexNotFoundError,
     SecondaryIndexError
 );
-create_exception!(aerospike_fluent._native, UdfError, ServerError);
-create_exception!(aerospike_fluent._native, AuthenticationError, ServerError);
-create_exception!(aerospike_fluent._native, QuotaExceededError, ServerError);
+create_exception!(aerospike_fluent.errors, UdfError, ServerError);
+create_exception!(aerospike_fluent.errors, AuthenticationError, ServerError);
+create_exception!(aerospike_fluent.errors, QuotaExceededError, ServerError);
 
 /// The two classes with two bases (`create_exception!` takes one), built with `type()`.
 struct Dual {
@@ -57,7 +57,7 @@ fn dual(py: Python<'_>) -> PyResult<&Dual> {
     DUAL.get_or_try_init(py, || {
         let make = |name: &str, a: Bound<'_, PyType>, b: Bound<'_, PyType>, doc: &str| {
             let ns = PyDict::new(py);
-            ns.set_item("__module__", "aerospike_fluent._native")
+            ns.set_item("__module__", "aerospike_fluent.errors")
                 .and_then(|()| ns.set_item("__doc__", doc))
                 .and_then(|()| {
                     py.get_type::<PyType>()

@@ -285,12 +285,28 @@ impl Policy {
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "Policy(exists={:?}, generation={:?}, ttl={:?}, filter={})",
-            self.write.record_exists_action,
-            self.write.generation_policy,
-            self.write.expiration,
-            self.filter.is_some()
-        )
+        let exists = match self.write.record_exists_action {
+            RecordExistsAction::Update => "update",
+            RecordExistsAction::UpdateOnly => "update_only",
+            RecordExistsAction::Replace => "replace",
+            RecordExistsAction::ReplaceOnly => "replace_only",
+            RecordExistsAction::CreateOnly => "create_only",
+        };
+        let generation = match self.write.generation_policy {
+            GenerationPolicy::None => "None".to_owned(),
+            _ => self.write.generation.to_string(),
+        };
+        let ttl = match self.write.expiration {
+            Expiration::NamespaceDefault => "None".to_owned(),
+            Expiration::Never => "-1".to_owned(),
+            Expiration::DontUpdate => "-2".to_owned(),
+            Expiration::Seconds(s) => s.to_string(),
+        };
+        let filter = if self.filter.is_some() {
+            "True"
+        } else {
+            "False"
+        };
+        format!("Policy(exists='{exists}', generation={generation}, ttl={ttl}, filter={filter})")
     }
 }
