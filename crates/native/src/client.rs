@@ -105,6 +105,13 @@ pub struct Client {
     pub(crate) inner: Arc<Inner>,
 }
 
+/// A client nobody closed releases its connections and tend tasks when it is collected.
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.shut_down(None);
+    }
+}
+
 impl Client {
     /// The client's shared state, unless it is closed or was inherited over `fork()`.
     fn live(&self) -> PyResult<&Arc<Inner>> {
@@ -118,6 +125,36 @@ impl Client {
             ));
         }
         Ok(i)
+    }
+
+    /// Close every crate client of this client (once). With `py`, clients on event loops'
+    /// runtimes are closed now (their loop may never run again); without, on their loop's next
+    /// tick.
+    fn shut_down(&self, py: Option<Python<'_>>) {
+        if self.inner.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        if self.inner.generation != runtime::generation() {
+            return; // its runtime is gone in this (forked) process
+        }
+        self.inner.closing.send_replace(true);
+        let c = self.inner.client.clone();
+        self.inner.handle.spawn(async move {
+            let _ = c.close().await;
+        });
+        if let (Some(c), Some(rt)) = (self.inner.direct.get(), self.inner.caller.get()) {
+            let c = c.clone();
+            rt.spawn(async move {
+                let _ = c.close().await;
+            });
+        }
+        let on_loops = std::mem::take(&mut *self.inner.on_loops.lock());
+        for rt in on_loops.iter().filter_map(Weak::upgrade) {
+            let client = rt.take_client(self.inner.id);
+            if let Some(c) = client.as_ref().and_then(|cell| cell.get()) {
+                close_on_loop(py, &rt, c.clone());
+            }
+        }
     }
 
     /// The native policies of a call: its own, or the client's defaults.
@@ -280,30 +317,7 @@ operations! {
 
     /// Close the cluster; in-flight operations fail with ClientClosedError.
     fn close(&self, py: Python<'_>) {
-        if self.inner.closed.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        if self.inner.generation != runtime::generation() {
-            return; // its runtime is gone in this (forked) process
-        }
-        self.inner.closing.send_replace(true);
-        let c = self.inner.client.clone();
-        self.inner.handle.spawn(async move {
-            let _ = c.close().await;
-        });
-        if let (Some(c), Some(rt)) = (self.inner.direct.get(), self.inner.caller.get()) {
-            let c = c.clone();
-            rt.spawn(async move {
-                let _ = c.close().await;
-            });
-        }
-        let on_loops = std::mem::take(&mut *self.inner.on_loops.lock());
-        for rt in on_loops.iter().filter_map(Weak::upgrade) {
-            let client = rt.take_client(self.inner.id);
-            if let Some(c) = client.as_ref().and_then(|cell| cell.get()) {
-                close_on_loop(py, &rt, c.clone());
-            }
-        }
+        self.shut_down(Some(py));
     }
 
     /// Names of the cluster's nodes.

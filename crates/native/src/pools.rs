@@ -109,16 +109,19 @@ const LOOP_CONNECT_RETRY: usize = 1024;
 /// How long `close()` drives a loop runtime to close the client on it.
 const LOOP_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Close a crate client of a loop runtime now: its loop may never run again (or be blocked by
-/// the caller), and only driving the runtime closes the sockets.
-pub fn close_on_loop(py: Python<'_>, rt: &LoopRuntime<Ready>, c: aerospike::Client) {
+/// Close a crate client of a loop runtime: with `py`, now (its loop may never run again, or be
+/// blocked by the caller, and only driving the runtime closes the sockets); without, at the
+/// loop's next tick.
+pub fn close_on_loop(py: Option<Python<'_>>, rt: &LoopRuntime<Ready>, c: aerospike::Client) {
     let close = async move {
         let _ = tokio::time::timeout(LOOP_CLOSE_WAIT, c.close()).await;
     };
-    if Handle::try_current().is_ok() {
-        rt.spawn(close); // block_on is not allowed here: the loop's next tick runs it
-    } else {
-        py.detach(|| rt.block_on(close));
+    match py {
+        // block_on is not allowed inside a runtime: the loop's next tick runs it
+        Some(py) if Handle::try_current().is_err() => {
+            py.detach(|| rt.block_on(close));
+        }
+        _ => rt.spawn(close),
     }
 }
 

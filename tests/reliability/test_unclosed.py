@@ -1,0 +1,49 @@
+"""A client nobody closed gives its connections back when it is collected."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+
+import aerospike_fluent as af
+from aerospike_fluent.server import EmbeddedServer
+
+from ._util import open_fds, seeds_of
+
+
+def _fds_back_to(baseline: int, slack: int, seconds: float = 10.0) -> int:
+    """Collect garbage and wait (bounded) for the fd count to come down to the baseline."""
+    deadline = time.monotonic() + seconds
+    while True:
+        gc.collect()
+        if open_fds() <= baseline + slack or time.monotonic() > deadline:
+            return open_fds()
+        time.sleep(0.05)
+
+
+def test_unclosed_async_clients_release_their_sockets(server: EmbeddedServer) -> None:
+    seeds = seeds_of(server)
+
+    async def one(i: int) -> None:
+        db = await af.connect(seeds)
+        await db.namespace("test").set("unclosed").key(i).put({"i": i})
+
+    asyncio.run(one(-1))  # the worker runtime and its threads start once
+    base = _fds_back_to(open_fds(), 0, 1.0)
+    for i in range(40):
+        asyncio.run(one(i))
+    fds = _fds_back_to(base, 8)
+    assert fds <= base + 8, f"40 unclosed clients kept sockets: {base} -> {fds}"
+
+
+def test_unclosed_sync_clients_release_their_sockets(server: EmbeddedServer) -> None:
+    seeds = seeds_of(server)
+    af.sync.connect(seeds).namespace("test").set("unclosed").key(-1).get()
+    base = _fds_back_to(open_fds(), 0, 1.0)
+    for i in range(40):
+        db = af.sync.connect(seeds)
+        db.namespace("test").set("unclosed").key(i).get()
+        del db
+    fds = _fds_back_to(base, 8)
+    assert fds <= base + 8, f"40 unclosed clients kept sockets: {base} -> {fds}"
