@@ -67,6 +67,7 @@ impl Inner {
         F: std::future::Future<Output = OpResult<T>>,
     {
         let closing = self.closing.subscribe();
+        let pool_size = self.policy.max_conns_per_node;
         async move {
             if *closing.borrow() {
                 return Err(Failure::Closed("the client is closed", false));
@@ -80,7 +81,7 @@ impl Inner {
                         "the client was closed while the operation was in flight",
                         writes && f.in_doubt(),
                     )),
-                    r => r,
+                    r => r.map_err(|f| f.pool_checked(pool_size)),
                 },
                 () = closed_signal(closing) => Err(Failure::Closed(
                     "the client was closed while the operation was in flight",

@@ -326,6 +326,31 @@ pub fn closed(msg: &str) -> PyErr {
     ClientClosedError::new_err(msg.to_owned())
 }
 
+/// Whether a timeout was spent before any attempt: the command never got a connection.
+pub fn waited_for_a_connection(err: &AsError) -> bool {
+    matches!(err.kind(), ErrorKind::Timeout) && err.iteration() == Some(0) && err.cause().is_none()
+}
+
+/// `TimeoutError` for a command that found every connection of its node's pool busy until its
+/// deadline.
+pub fn pool_exhausted(py: Python<'_>, err: &AsError, size: usize) -> PyErr {
+    let message = format!(
+        "connection pool exhausted: all {size} connections to the node were busy until the \
+         deadline (raise connect(max_conns_per_node=...), lower the concurrency, or close \
+         open streams, which hold a connection per node): {err}"
+    );
+    match error_instance(
+        timeout_type(py),
+        Some(err.result_code()),
+        &message,
+        false,
+        None,
+    ) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
+}
+
 /// `ClientClosedError` for an operation the close cut short (`in_doubt`: a write in flight).
 pub fn closed_error(py: Python<'_>, msg: &str, in_doubt: bool) -> PyErr {
     let class = py.get_type::<ClientClosedError>();

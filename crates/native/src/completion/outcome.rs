@@ -17,6 +17,8 @@ pub enum Failure {
     /// The client was closed before or while the operation ran (`in_doubt`: a write may have
     /// been applied).
     Closed(&'static str, bool),
+    /// No connection of the node's pool came free before the deadline (the pool's size given).
+    PoolExhausted(aerospike::Error, usize),
 }
 
 impl Failure {
@@ -35,6 +37,17 @@ impl Failure {
             }
             Failure::Py(e) => e,
             Failure::Closed(msg, in_doubt) => errors::closed_error(py, msg, in_doubt),
+            Failure::PoolExhausted(e, size) => errors::pool_exhausted(py, &e, size),
+        }
+    }
+
+    /// Name a timeout spent waiting for a free connection for what it is.
+    pub fn pool_checked(self, pool_size: usize) -> Failure {
+        match self {
+            Failure::Native(e, _) if errors::waited_for_a_connection(&e) => {
+                Failure::PoolExhausted(e, pool_size)
+            }
+            f => f,
         }
     }
 
@@ -46,7 +59,7 @@ impl Failure {
                 e.kind(),
                 aerospike::ErrorKind::Server { .. } | aerospike::ErrorKind::UdfBadResponse
             ),
-            Failure::Py(_) | Failure::Closed(..) => true,
+            Failure::Py(_) | Failure::Closed(..) | Failure::PoolExhausted(..) => true,
         }
     }
 
@@ -56,6 +69,7 @@ impl Failure {
             Failure::Native(e, _) => errors::in_doubt(e),
             Failure::Py(_) => false,
             Failure::Closed(_, in_doubt) => *in_doubt,
+            Failure::PoolExhausted(..) => false,
         }
     }
 }
