@@ -17,6 +17,7 @@ from types import TracebackType
 from typing import Self
 
 from aerospike_fluent import _native
+from aerospike_fluent.errors import AerospikeError
 
 DEFAULT_NAMESPACES = ("test", "bar")
 
@@ -147,7 +148,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="namespace to serve (repeatable; default: test, bar)",
     )
     args = parser.parse_args(argv)
-    server = EmbeddedServer(args.host, args.port, args.namespaces or DEFAULT_NAMESPACES)
+    try:
+        server = EmbeddedServer(args.host, args.port, args.namespaces or DEFAULT_NAMESPACES)
+    except AerospikeError as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 1
     print(f"aerospike_fluent embedded server listening on {server.seeds}", flush=True)
     print(f"namespaces: {', '.join(args.namespaces or DEFAULT_NAMESPACES)}; Ctrl-C to stop")
     try:
