@@ -104,11 +104,25 @@ def _tokenize(text: str) -> list[Token]:
     return tokens
 
 
+MAX_NESTING = 64
+"""Deepest nesting of parentheses, calls and prefix operators the parser accepts."""
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = _tokenize(text)
         self.i = 0
+        self.depth = 0
+
+    def nest(self) -> None:
+        """Enter one level of nesting (``unnest`` leaves it); too deep is a syntax error."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(f"expression nested too deeply (at most {MAX_NESTING} levels)")
+
+    def unnest(self) -> None:
+        self.depth -= 1
 
     # -- token helpers
     @property
@@ -156,12 +170,14 @@ class _Parser:
         return e
 
     def or_(self) -> Exp:
+        self.nest()
         e = self.and_()
         while self.tok[1] in ("||",) or self.at("or"):
             tok = self.tok
             self.i += 1
             right = self.and_()
             e = self.guard(tok, Exp.__or__, e, right)
+        self.unnest()
         return e
 
     def and_(self) -> Exp:
@@ -177,7 +193,9 @@ class _Parser:
         if self.at("not") or self.at("!"):
             tok = self.tok
             self.i += 1
+            self.nest()
             inner = self.not_()
+            self.unnest()
             return self.guard(tok, Exp.__invert__, inner)
         return self.cmp()
 
@@ -215,7 +233,9 @@ class _Parser:
         if self.at("-"):
             tok = self.tok
             self.i += 1
+            self.nest()
             inner = self.unary()
+            self.unnest()
             return self.guard(tok, Exp.__neg__, inner)
         return self.primary()
 

@@ -50,6 +50,10 @@ Operand = Union["Exp", bool, int, float, str, bytes, list[Any], dict[Any, Any], 
 _LIT, _BIN, _NUM, _CMP, _FN = range(5)
 
 
+MAX_DEPTH = 200
+"""Deepest expression accepted (the native conversion allows 256 levels of tuples)."""
+
+
 class Exp:
     """An expression node. Combine with ``== != < <= > >= + - * / % ** & | ~``.
 
@@ -57,7 +61,8 @@ class Exp:
     using them on an expression raises ``TypeError``).
     """
 
-    __slots__ = ("_args", "_child_type", "_kind", "_name", "_type")
+    __slots__ = ("_args", "_child_type", "_depth", "_kind", "_name", "_type")
+    _depth: int
 
     def __init__(
         self,
@@ -67,6 +72,12 @@ class Exp:
         type_: str | None,
         child_type: str | None = None,
     ) -> None:
+        depth = 1 + max((a._depth for a in args if isinstance(a, Exp)), default=0)
+        if depth > MAX_DEPTH:
+            raise InvalidArgumentError(
+                f"expression nested too deeply ({name} at level {depth}; at most {MAX_DEPTH})"
+            )
+        self._depth = depth
         self._kind = kind
         self._name = name
         self._args = args

@@ -141,3 +141,20 @@ boolean = st.recursive(comparison, _extend_bool, max_leaves=8)
 def test_render_then_parse_round_trips(e: Exp) -> None:
     text = F.to_ael(e)
     assert F.parse(text).compile() == e.compile(), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(" * 150 + "$.a > 1" + ")" * 150,
+        "not " * 400 + "$.a > 1",
+        "$.a > " + "-" * 400 + "1",
+    ],
+)
+def test_deep_nesting_is_a_syntax_error_not_a_recursion_error(text: str) -> None:
+    with pytest.raises(AelSyntaxError, match="nested too deeply"):
+        F.parse(text)
+
+
+def test_nesting_within_the_limit_parses() -> None:
+    assert F.parse("(" * 60 + "$.a > 1" + ")" * 60).compile() == F.parse("$.a > 1").compile()

@@ -105,3 +105,24 @@ def test_expression_has_no_truth_value() -> None:
         bool(F.bin("a") > 1)
     with pytest.raises(TypeError):
         1 < F.bin("a") < 3  # noqa: B015
+
+
+def test_a_chain_of_negations_too_deep_is_refused_when_built() -> None:
+    e = F.bin("a") > 1
+    with pytest.raises(InvalidArgumentError, match="nested too deeply"):
+        for _ in range(1000):
+            e = ~e
+
+
+def test_nested_arithmetic_too_deep_is_refused_when_built() -> None:
+    e = F.bin("a")
+    with pytest.raises(InvalidArgumentError, match="nested too deeply"):
+        for _ in range(1000):
+            e = (e * 2) % 7
+
+
+def test_long_flat_sums_are_not_deep() -> None:
+    e = F.bin("a")
+    for _ in range(1000):
+        e = e + 1
+    assert len(e.compile()) == 1002
