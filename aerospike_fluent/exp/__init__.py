@@ -14,7 +14,8 @@ from aerospike_fluent import _validate
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp._ael import parse, to_ael
 from aerospike_fluent.exp._cdt import ElementExp, ListExp, MapExp
-from aerospike_fluent.exp._core import EXP_TYPE, Exp, Operand, ValueType, bin_, fn, to_exp, val
+from aerospike_fluent.exp._core import Exp, Operand, ValueType, bin_, fn, to_exp, val
+from aerospike_fluent.exp._core import key as _key
 from aerospike_fluent.exp._core import value_type as _check_type
 
 __all__ = [
@@ -118,10 +119,12 @@ def bin_type(name: str) -> Exp:
     return fn("bin_type", (_validate.bin_name(name),), "int")
 
 
-def key(type: ValueType = "int") -> Exp:
-    """Return the record's stored user key (only when written with ``send_key``)."""
-    t = _check_type(type)
-    return fn("key", (EXP_TYPE[t],), t)
+def key(type: ValueType | None = None) -> Exp:
+    """Return the record's stored user key (only when written with ``send_key``).
+
+    Its type (int, str or bytes) is inferred from what it is compared with when not given.
+    """
+    return _key(None if type is None else _check_type(type))
 
 
 def key_exists() -> Exp:

@@ -47,7 +47,7 @@ _BIN_FN: dict[str, str] = {
 Operand = Union["Exp", bool, int, float, str, bytes, list[Any], dict[Any, Any], None]
 
 # node kinds
-_LIT, _BIN, _NUM, _CMP, _FN = range(5)
+_LIT, _BIN, _NUM, _CMP, _FN, _KEY = range(6)
 
 
 MAX_DEPTH = 200
@@ -107,6 +107,11 @@ class Exp:
             if bin_type == "nil":
                 raise InvalidArgumentError(f"bin {self._args[0]!r} cannot be typed nil")
             return (_BIN_FN[bin_type], self._args[0])
+        if kind == _KEY:
+            key_type = self._type or want or "int"
+            if key_type not in ("int", "str", "blob"):
+                raise InvalidTypeError(f"a user key is an int, str or bytes, not {key_type}")
+            return ("key", EXP_TYPE[key_type])
         if kind in (_NUM, _CMP):
             shared = self.value_type or want if kind == _NUM else _common_type(self._args)
             return (self._name, *(a._compile(shared) for a in self._args))
@@ -299,6 +304,11 @@ def value_type(t: str) -> str:
 def fn(name: Node, args: tuple[Any, ...], type_: str | None, child_type: str | None = None) -> Exp:
     """Return a node calling crate function ``name`` with ``args`` (expressions or values)."""
     return Exp(_FN, name, args, type_, child_type)
+
+
+def key(type_: str | None) -> Exp:
+    """Return the user key read; ``type_`` None means inferred from use."""
+    return Exp(_KEY, "key", (), type_)
 
 
 def bin_(name: str, type_: str | None) -> Exp:

@@ -96,3 +96,11 @@ async def test_namespace_query_and_truncate(fl: Flavor, set_name: str) -> None:
     assert await fl.run(everywhere.where(F.set_name() == set_name).count()) == 5
     await fl.run(s.truncate())
     assert await fl.run(s.query().count()) == 0
+
+
+async def test_where_on_a_string_user_key(fl: Flavor, set_name: str) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    for k in ("a", "b"):
+        await fl.run(s.key(k).put({"k": k}, send_key=True))
+    found = await fl.run(s.query().where(F.key() == "a").collect())
+    assert [r["k"] for r in found] == ["a"]

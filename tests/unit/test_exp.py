@@ -126,3 +126,11 @@ def test_long_flat_sums_are_not_deep() -> None:
     for _ in range(1000):
         e = e + 1
     assert len(e.compile()) == 1002
+
+
+def test_the_user_key_type_is_inferred_from_the_comparison() -> None:
+    assert (F.key() == "a").compile() == ("eq", ("key", 3), ("string_val", "a"))
+    assert (F.key() == 5).compile() == ("eq", ("key", 2), ("int_val", 5))
+    assert (F.key() == b"x").compile() == ("eq", ("key", 6), ("blob_val", b"x"))
+    with pytest.raises(InvalidTypeError, match="user key"):
+        (F.key() == 1.5).compile()
