@@ -182,3 +182,13 @@ def test_credentials_never_appear_in_reprs_logs_or_errors(
         assert PASSWORD not in text
         assert "wrong-1" not in text
         assert "$2a$" not in text  # nor the hash the client sends
+
+
+def test_a_logged_in_client_runs_admin_commands(auth_server: EmbeddedServer) -> None:
+    with afs.connect(auth_server.seeds, user="admin", password=PASSWORD, **FAST) as db:
+        s = db.namespace("test").set("auth-admin")
+        s.key("k").put({"n": 1})
+        index = s.create_index("n", "numeric")
+        s.drop_index(index)
+        s.truncate()
+        assert s.key("k").get() is None

@@ -238,7 +238,7 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
         let keep = match ptype {
             PROTO_INFO => {
                 shared.stats.count(Kind::Info);
-                info::handle(body, &shared, &mut bufs.out);
+                info::handle(body, &shared, authed, &mut bufs.out);
                 true
             }
             PROTO_ADMIN => auth::handle(body, shared.users.as_ref(), &mut authed, &mut bufs.out),

@@ -87,7 +87,7 @@ proptest! {
         let shared = Shared::new(&ServerConfig::default()).expect("default config");
         handle(&shared, &body);
         let mut out = Vec::new();
-        info::handle(&body, &shared, &mut out);
+        info::handle(&body, &shared, true, &mut out);
         prop_assert!(out.len() >= 8);
     }
 

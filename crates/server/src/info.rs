@@ -16,7 +16,24 @@ lut-now;partition-query;peers;pipelining;pquery;pscans;query-show;relaxed-sc;rep
 sindex-exists;truncate-namespace;udf";
 
 /// Answers one info request body into `out` as a complete proto frame.
-pub fn handle(body: &[u8], shared: &Shared, out: &mut Vec<u8>) {
+/// Info commands that change the server: refused on a connection that has not logged in when
+/// the server has users.
+const PRIVILEGED: &[&str] = &[
+    "truncate",
+    "truncate-namespace",
+    "truncate-undo",
+    "sindex-create",
+    "sindex-delete",
+    "udf-put",
+    "udf-remove",
+    "set-config",
+    "log-message",
+];
+
+/// The reply to a privileged command on a connection that has not logged in.
+const NOT_AUTHENTICATED: &str = "ERROR:80:not authenticated";
+
+pub fn handle(body: &[u8], shared: &Shared, authed: bool, out: &mut Vec<u8>) {
     let at = begin_frame(out);
     let text = String::from_utf8_lossy(body);
     let names: Vec<&str> = text
@@ -39,7 +56,12 @@ pub fn handle(body: &[u8], shared: &Shared, out: &mut Vec<u8>) {
         }
     }
     for name in names {
-        let _ = writeln!(reply, "{name}\t{}", answer(name, shared));
+        let cmd = name.split_once(':').map_or(name, |(cmd, _)| cmd);
+        if !authed && PRIVILEGED.contains(&cmd) {
+            let _ = writeln!(reply, "{name}\t{NOT_AUTHENTICATED}");
+        } else {
+            let _ = writeln!(reply, "{name}\t{}", answer(name, shared));
+        }
     }
     out.extend_from_slice(reply.as_bytes());
     end_frame(out, at, PROTO_INFO);
