@@ -28,12 +28,13 @@ from typing import Any, cast
 
 import sniffio
 
+from aerospike_fluent import _probes
 from aerospike_fluent._native import Completer, Pending
 
 Done = Callable[[Any, BaseException | None], None] | tuple[Completer, "asyncio.Future[Any]"]
 Start = Callable[[Done], Pending]
 
-_get_running_loop = asyncio._get_running_loop
+_get_running_loop = _probes.get_running_loop
 _sniffio_local = sniffio.thread_local
 _sniffio_cvar = sniffio.current_async_library_cvar
 _ASYNCIO = frozenset((None, "asyncio"))
@@ -85,7 +86,7 @@ def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
         _weakly(loop, "call_later"),
         _weakly(loop, "add_reader"),
         loop_runtime=LOOP_RUNTIME,
-        ready=getattr(loop, "_ready", None),
+        ready=_probes.ready_queue(loop),
     )
     try:
         loop.add_reader(c.fileno(), c.drain)
@@ -169,11 +170,14 @@ async def _wait_trio(start: Start) -> Any:
     return await trio.lowlevel.wait_task_rescheduled(abort)
 
 
-# The last (loop, completer) seen by ``call``. ``asyncio._get_running_loop`` costs a getpid()
-# system call per use on CPython 3.11; a BaseEventLoop records the thread running it in
-# ``_thread_id`` (set and cleared by ``run_forever``), which is a cheap equivalent check.
-# Both weak: a finished loop's completer (and the runtime it owns) must not outlive the loop.
-_last: tuple[weakref.ref[asyncio.AbstractEventLoop], weakref.ref[Completer]] | None = None
+# The last (loop, completer) seen by ``call``, and what reads the thread running that loop
+# (``_probes.thread_getter``): a loop still running on this thread is the running one, without
+# asking ``_probes.get_running_loop``. Both weak: a finished loop's completer (and the runtime
+# it owns) must not outlive the loop.
+_last: (
+    tuple[weakref.ref[asyncio.AbstractEventLoop], weakref.ref[Completer], _probes.ThreadGetter]
+    | None
+) = None
 _get_ident = threading.get_ident
 
 
@@ -192,18 +196,15 @@ def _running() -> tuple[asyncio.AbstractEventLoop, Completer | None] | None:
     last = _last
     if last is not None:
         loop, completer = last[0](), last[1]()
-        if (
-            loop is not None
-            and completer is not None
-            and getattr(loop, "_thread_id", None) == _get_ident()
-        ):
+        if loop is not None and completer is not None and last[2](loop) == _get_ident():
             return loop, completer
     loop = _get_running_loop()
     if loop is None:
         return None
     completer = _completers.get(loop) or _completer(loop)
-    if completer is not None and getattr(loop, "_thread_id", None) == _get_ident():
-        _last = (weakref.ref(loop), weakref.ref(completer))
+    thread = _probes.thread_getter(loop)
+    if completer is not None and thread is not None and thread(loop) == _get_ident():
+        _last = (weakref.ref(loop), weakref.ref(completer), thread)
     return loop, completer
 
 
