@@ -248,7 +248,7 @@ class Connecting:
         seeds, server = _start(self._seeds)
         try:
             config = _config(seeds, self._options)
-            native = await _bridge.wait(lambda done: _native.connect(done, config))
+            native = await _bridge.call(_native.connect, config)
         except BaseException:
             if server is not None:
                 server.stop()
