@@ -174,7 +174,7 @@ class OpChain(Frozen, Generic[M]):
         return self._ops
 
     def _write_policy(
-        self, verb: str, ttl: int | timedelta | None, generation: int | None, send_key: bool
+        self, verb: str, ttl: _policy.TTL, generation: int | None, send_key: bool
     ) -> Any:
         """Return the policy of a write verb (put, insert, update, replace, ...)."""
         return self._policy(
@@ -194,7 +194,7 @@ class OpChain(Frozen, Generic[M]):
     def _policy(
         self,
         *,
-        ttl: int | timedelta | None = None,
+        ttl: _policy.TTL = None,
         generation: int | None = None,
         exists: int = 0,
         send_key: bool = False,
@@ -202,16 +202,8 @@ class OpChain(Frozen, Generic[M]):
         operate: bool = False,
     ) -> Any:
         _, filt, lim, _ = self._base
-        if (
-            ttl is None
-            and generation is None
-            and not exists
-            and not send_key
-            and not durable
-            and filt is None
-            and lim is None
-        ):
-            # every option at its default (the common case): skip the keyword-heavy build
+        if _is_default(ttl, generation, exists, send_key, durable, filt, lim):
+            # skip the validation and the keyword-heavy build
             return _policy.operate_default() if operate else None
         return _policy.build(
             operate=operate,
@@ -225,6 +217,7 @@ class OpChain(Frozen, Generic[M]):
         )
 
 
+_is_default = _policy.is_default
 _NEW = object.__new__
 # the slots' own setters: a third of object.__setattr__'s cost
 _SET_BASE, _SET_OPS = (getattr(OpChain, name).__set__ for name in ("_base", "_ops"))

@@ -46,6 +46,11 @@ class Call(NamedTuple):
 Program = Generator[Call, Any, T]
 
 
+def discard(_: object) -> None:
+    """Drop the native result: the :attr:`Call.finish` of verbs that return nothing."""
+    return None
+
+
 def single(call: Call) -> Program[Any]:
     """Return a program of one call, post-processing its result with ``call.finish``."""
     result = yield call

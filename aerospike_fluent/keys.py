@@ -8,18 +8,18 @@ Terminal verbs return awaitables on an async client and values on a sync one.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic, overload
 
 from aerospike_fluent import _policy, _validate
 from aerospike_fluent._chain import _SET_BASE, _SET_OPS, OpChain
-from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
 from aerospike_fluent._native import Record
+from aerospike_fluent._policy import TTL
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError
 from aerospike_fluent.results import BatchResult
 
-TTL = int | timedelta | None
+_is_default = _policy.is_default
 
 
 class KeyRef(OpChain[M], Generic[M]):
@@ -65,7 +65,7 @@ class KeyRef(OpChain[M], Generic[M]):
         key = self._base[3]
         if not self._ops:
             return Call("put", (key, checked, policy))
-        return Call("operate", (key, self._writes_then_ops(checked), policy), finish=_none)
+        return Call("operate", (key, self._writes_then_ops(checked), policy), finish=discard)
 
     def _get_call(self, bins: tuple[str, ...], header: bool) -> Call:
         names = _validate.bin_names(bins) if bins else None
@@ -123,14 +123,8 @@ class KeyRef(OpChain[M], Generic[M]):
 
         """
         ex, filt, lim, key = self._base
-        if (
-            ttl is None
-            and generation is None
-            and not send_key
-            and not self._ops
-            and filt is None
-            and lim is None
-        ):  # the common case: one native put with the default policy
+        if not self._ops and _is_default(ttl, generation, 0, send_key, False, filt, lim):
+            # the common case: one native put with the default policy
             return ex.verbs["put"](key, _validate.bins(bins), None)
         return ex.call(self._write_call("put", bins, ttl, generation, send_key))
 
@@ -327,14 +321,9 @@ class KeyRef(OpChain[M], Generic[M]):
             raise InvalidArgumentError("execute() needs at least one operation in the chain")
         ex, filt, lim, key = self._base
         if (
-            ttl is None
-            and generation is None
-            and type(exists) is str
+            type(exists) is str
             and exists == "upsert"
-            and not send_key
-            and not durable
-            and filt is None
-            and lim is None
+            and _is_default(ttl, generation, 0, send_key, durable, filt, lim)
         ):
             policy = _policy.operate_default()
         else:
@@ -358,10 +347,6 @@ class KeyRef(OpChain[M], Generic[M]):
         _check_udf(module, function, args)
         call = Call("udf_apply", (self._key, module, function, list(args), self._policy()))
         return self._ex.call(call)
-
-
-def _none(_: object) -> None:
-    return None
 
 
 def _check_udf(module: str, function: str, args: Sequence[Any]) -> None:
