@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, ClassVar, Generic, NoReturn, Self
+from typing import Any, ClassVar, Final, Generic, NoReturn, Self
 
 from aerospike_fluent import _policy, _validate
 from aerospike_fluent._bins import BinRef
@@ -64,7 +64,15 @@ _VERB_EXISTS: dict[str, int] = {
 
 
 Base = tuple[Executor[Any], tuple[Any, ...] | None, _policy.Limits | None, Any]
-"""What a chain's operations do not change: executor, filter, limits, target (key or keys)."""
+"""What a chain's operations do not change: executor, filter, limits, target (key or keys).
+
+A plain tuple, built for every key (a ``NamedTuple`` costs 5-7x more to build): read it by
+unpacking, or at the positions below.
+"""
+EX: Final = 0
+FILTER: Final = 1
+LIMITS: Final = 2
+TARGET: Final = 3
 
 
 class OpChain(Frozen, Generic[M]):
@@ -81,7 +89,7 @@ class OpChain(Frozen, Generic[M]):
 
     @property
     def _ex(self) -> Executor[M]:
-        return self._base[0]
+        return self._base[EX]
 
     def _copy(self, base: Base, ops: tuple[Op, ...]) -> Self:
         new = _NEW(type(self))
