@@ -24,8 +24,8 @@ from aerospike_fluent._exec import (
     discard,
 )
 from aerospike_fluent.batch import Batch
-from aerospike_fluent.dataset import Namespace
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.scopes import Namespace
 
 EMBEDDED = "embedded://"
 DEFAULT_SEEDS = "127.0.0.1:3000"
