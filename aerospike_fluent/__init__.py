@@ -19,11 +19,11 @@ from aerospike_fluent._native import GeoJSON, Record
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, MapOrder, MapWrite, Return
 from aerospike_fluent.client import AsyncClient, Client, Connecting, SyncClient, connect
-from aerospike_fluent.dataset import Namespace, RecordSet
 from aerospike_fluent.errors import AerospikeError
 from aerospike_fluent.keys import KeyRef, KeysRef
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult, Page
+from aerospike_fluent.scopes import Namespace, RecordSet
 from aerospike_fluent.streams import AsyncRecordStream, RecordStream
 
 NEVER_EXPIRE = -1

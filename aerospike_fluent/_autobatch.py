@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from aerospike_fluent import _bridge
+from aerospike_fluent import _aio, _bridge
 from aerospike_fluent._native import BatchRow
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.results import NO_RESPONSE, NOT_FOUND
@@ -77,10 +77,8 @@ class Reads:
         """``native.get`` as an awaitable: joins this iteration's batch unless it goes first."""
         if bins is not None or header_only or policy is not None:
             return self._direct(key, bins, header_only, policy)
-        if (_bridge._sniffio_local.name or _bridge._sniffio_cvar.get()) not in _bridge._ASYNCIO:
-            return self._direct(key, None, False, None)
-        running = _bridge._running()
-        if running is None:
+        running = _aio.running()
+        if running is None:  # no asyncio loop: trio, or no loop at all (the call raises)
             return self._direct(key, None, False, None)
         loop = running[0]
         tick = self._last
@@ -129,14 +127,13 @@ class Reads:
         """One batch read for ``keys`` (a single key: a plain get settling its caller's future)."""
         native = self._native
         try:
+            completer = _aio.completer(loop)
             if len(keys) == 1:
-                key = keys[0]
-                _bridge._start_asyncio(
-                    loop, lambda d: native.get(d, key, None, False, None), futs[0]
-                )
+                _aio.start(loop, completer, futs[0], native.get, (keys[0], None, False, None))
                 return
             rows = [("read", k, None, False, None) for k in keys]
-            batch, _ = _bridge._start_asyncio(loop, lambda d: native.batch(d, rows, None))
+            batch = loop.create_future()
+            _aio.start(loop, completer, batch, native.batch, (rows, None))
         except Exception as exc:  # every waiting caller gets it
             _fail(futs, exc)
             return

@@ -1,43 +1,34 @@
 """Await a native operation under asyncio or trio.
 
-asyncio: each loop gets one :class:`Completer`; the native side queues finished operations on it
-without taking the GIL and wakes the loop with one byte on a socket the loop watches
-(``loop.add_reader``); ``Completer.drain`` then settles every ready future in one go on the loop
-thread. Operations started in one loop iteration are also handed to the runtime together: the
-first schedules ``Completer.flush`` with ``loop.call_soon``, which spawns them all in one go (one
-wake-up of the Tokio worker per loop iteration, not per operation). A busy loop also gets a
-runtime of its own, driven by the loop thread (native ``loop_runtime.rs``): single-record calls
-there send their request inside the native call and settle when the loop sees that runtime
-readable.
-Loops without ``add_reader`` fall back to a ``done(result, error)`` callback called from a
-native thread under the GIL, which hops over with ``loop.call_soon_threadsafe``.
-trio: :func:`call` goes through a completer of the trio run too (``_trio``: system tasks stand in
-for the loop); other waits pass ``done`` = ``TrioToken.run_sync_soon`` of a reschedule. Cancelling
-the awaiting task calls :meth:`Pending.cancel`, which aborts the native task. No event-loop
-policy is installed or changed.
+Every native operation takes its completion as its first argument: a ``(Completer, future)``
+pair whose event loop settles the future, or (loops that cannot watch descriptors) a
+``done(result, error)`` callback. Two routes, each used by :func:`call` (and :func:`wait`)
+and :class:`Detached` alike: on asyncio, ``_aio.start`` with the running loop's completer; on
+trio, the completer of the trio run, whose system tasks stand in for the loop (``_trio``).
+Cancelling the awaiting task calls :meth:`Pending.cancel`, which aborts the native task. No
+event-loop policy is installed or changed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import threading
-import weakref
-from collections.abc import Callable
-from functools import partial
-from typing import Any, cast
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 import sniffio
 
-from aerospike_fluent._native import Completer, Pending
+from aerospike_fluent import _aio
+from aerospike_fluent._native import Pending
 
-Done = Callable[[Any, BaseException | None], None] | tuple[Completer, "asyncio.Future[Any]"]
-Start = Callable[[Done], Pending]
+if TYPE_CHECKING:
+    from aerospike_fluent._trio import Kept
 
-_get_running_loop = asyncio._get_running_loop
+Start = Callable[[Any], Pending]
+
+_running = _aio.running
+_start = _aio.start
 _sniffio_local = sniffio.thread_local
 _sniffio_cvar = sniffio.current_async_library_cvar
-_ASYNCIO = frozenset((None, "asyncio"))
 
 
 async def _answered(fut: asyncio.Future[Any]) -> Any:
@@ -55,211 +46,41 @@ async def _answered(fut: asyncio.Future[Any]) -> Any:
     return fut.result()
 
 
-def _settle(fut: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    """Complete the future on the loop thread, unless its awaiter was cancelled."""
-    if fut.done():
+def _require_trio() -> None:
+    """With no asyncio loop to run on: return under trio, else raise why nothing can run."""
+    library = _sniffio_local.name or _sniffio_cvar.get()
+    if library is None:
+        library = sniffio.current_async_library()  # AsyncLibraryNotFoundError outside one
+    if library == "trio":
         return
-    if error is None:
-        fut.set_result(result)
-    else:
-        fut.set_exception(error)
-
-
-# Give each asyncio loop its own runtime, driven by the loop thread (read when a loop is first
-# seen; False: every operation runs on the shared worker runtime).
-LOOP_RUNTIME = True
-
-_completers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Completer | None] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _completer(loop: asyncio.AbstractEventLoop) -> Completer | None:
-    """Return the loop's completer (watched from first use); None if it cannot watch fds."""
-    try:
-        return _completers[loop]
-    except KeyError:
-        pass
-    _release_closed()
-    c = Completer(
-        _weakly(loop, "call_soon"),
-        _weakly(loop, "call_later"),
-        _weakly(loop, "add_reader"),
-        loop_runtime=LOOP_RUNTIME,
-        ready=getattr(loop, "_ready", None),
-    )
-    try:
-        loop.add_reader(c.fileno(), c.drain)
-    except NotImplementedError:
-        _completers[loop] = None
-        return None
-    _completers[loop] = c
-    return c
-
-
-def _release_closed() -> None:
-    """Release the completers of closed loops.
-
-    What was in flight when a loop closed never completes, and holds that loop (and its
-    runtime and connections) alive.
-    """
-    for old, c in list(_completers.items()):
-        if old.is_closed():
-            if c is not None:
-                c.release()
-            del _completers[old]
-
-
-def _weakly(loop: asyncio.AbstractEventLoop, method: str) -> Callable[..., object]:
-    """``loop.<method>`` without a strong reference to the loop.
-
-    ``_completers`` maps each loop (weakly) to its completer; a completer holding the loop
-    would keep the entry, the loop and the completer's runtime and sockets alive forever.
-    """
-    ref = weakref.ref(loop)
-
-    def call(*args: Any) -> object:
-        live = ref()
-        if live is None:
-            raise RuntimeError("the event loop is gone")
-        return getattr(live, method)(*args)
-
-    return call
-
-
-def _start_asyncio(
-    loop: asyncio.AbstractEventLoop, start: Start, fut: asyncio.Future[Any] | None = None
-) -> tuple[asyncio.Future[Any], Pending]:
-    """Start the operation with ``fut`` (a new future of ``loop`` if None) as its completion."""
-    if fut is None:
-        fut = loop.create_future()
-    completer = _completers.get(loop) or _completer(loop)
-    if completer is not None:
-        return fut, start((completer, fut))
-    # partial of C callables: no Python frame runs on the native thread.
-    return fut, start(cast(Done, partial(loop.call_soon_threadsafe, _settle, fut)))  # type: ignore[arg-type]
-
-
-async def _wait_asyncio(loop: asyncio.AbstractEventLoop, start: Start) -> Any:
-    fut, pending = _start_asyncio(loop, start)
-    try:
-        return await fut
-    except asyncio.CancelledError:
-        pending.cancel()
-        raise
-
-
-async def _wait_trio(start: Start) -> Any:
-    import outcome
-    import trio
-
-    task = trio.lowlevel.current_task()
-    token = trio.lowlevel.current_trio_token()
-
-    def wake(result: Any, error: BaseException | None) -> None:
-        value = outcome.Value(result) if error is None else outcome.Error(error)
-        trio.lowlevel.reschedule(task, value)
-
-    pending = start(cast(Done, partial(token.run_sync_soon, wake)))  # type: ignore[arg-type]
-
-    def abort(_: Any) -> trio.lowlevel.Abort:
-        # Succeeded: ``done`` will never run. Failed: it is already on its way and will
-        # reschedule the task with the operation's outcome.
-        return trio.lowlevel.Abort.SUCCEEDED if pending.cancel() else trio.lowlevel.Abort.FAILED
-
-    return await trio.lowlevel.wait_task_rescheduled(abort)
-
-
-# The last (loop, completer) seen by ``call``. ``asyncio._get_running_loop`` costs a getpid()
-# system call per use on CPython 3.11; a BaseEventLoop records the thread running it in
-# ``_thread_id`` (set and cleared by ``run_forever``), which is a cheap equivalent check.
-# Both weak: a finished loop's completer (and the runtime it owns) must not outlive the loop.
-_last: tuple[weakref.ref[asyncio.AbstractEventLoop], weakref.ref[Completer]] | None = None
-_get_ident = threading.get_ident
-
-
-def _forget_last() -> None:
-    # After fork() the parent's loop still says it runs on this thread id (same pthread).
-    global _last
-    _last = None
-
-
-os.register_at_fork(after_in_child=_forget_last)
-
-
-def _running() -> tuple[asyncio.AbstractEventLoop, Completer | None] | None:
-    """Return the running asyncio loop of this thread and its completer, or None."""
-    global _last
-    last = _last
-    if last is not None:
-        loop, completer = last[0](), last[1]()
-        if (
-            loop is not None
-            and completer is not None
-            and getattr(loop, "_thread_id", None) == _get_ident()
-        ):
-            return loop, completer
-    loop = _get_running_loop()
-    if loop is None:
-        return None
-    completer = _completers.get(loop) or _completer(loop)
-    if completer is not None and getattr(loop, "_thread_id", None) == _get_ident():
-        _last = (weakref.ref(loop), weakref.ref(completer))
-    return loop, completer
+    if library == "asyncio":
+        asyncio.get_running_loop()  # RuntimeError: no running event loop
+    raise RuntimeError(f"unsupported async library {library!r} (use asyncio or trio)")
 
 
 async def call(method: Callable[..., Pending], *args: Any) -> Any:
-    """Await ``method(done, *args)``: :func:`wait` without the closure for the common case.
-
-    On asyncio the future is handed to the loop's completer directly (one coroutine frame,
-    no lambda); anything else goes through :func:`wait`.
-    """
-    library = _sniffio_local.name or _sniffio_cvar.get()
-    running = _running() if library in _ASYNCIO else None
+    """Start ``method(done, *args)`` on the current event loop and await its result."""
+    running = _running()
     if running is not None:
         loop, completer = running
-        if completer is not None:
-            fut = loop.create_future()
-            pending = method((completer, fut), *args)
-            if fut.done():
-                return await _answered(fut)
-            try:
-                return await fut
-            except asyncio.CancelledError:
-                pending.cancel()
-                raise
-    elif library == "trio":
-        from aerospike_fluent import _trio
+        fut = loop.create_future()
+        pending = _start(loop, completer, fut, method, args)
+        if fut.done():
+            return await _answered(fut)
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            pending.cancel()
+            raise
+    _require_trio()
+    from aerospike_fluent import _trio
 
-        return await _trio.call(_trio.completer(LOOP_RUNTIME), method, *args)
-    return await wait(lambda done: method(done, *args))
+    return await _trio.call(_trio.completer(_aio.LOOP_RUNTIME), method, *args)
 
 
-async def wait(start: Start) -> Any:
-    """Start a native operation with a ``done`` callback and await its result."""
-    library = _sniffio_local.name or _sniffio_cvar.get()
-    if library is None:
-        running = _running()
-        if running is not None:
-            loop, completer = running
-            if completer is None:
-                return await _wait_asyncio(loop, start)
-            # _wait_asyncio inlined: one coroutine frame per operation, not two
-            fut = loop.create_future()
-            pending = start((completer, fut))
-            if fut.done():
-                return await _answered(fut)
-            try:
-                return await fut
-            except asyncio.CancelledError:
-                pending.cancel()
-                raise
-        library = sniffio.current_async_library()
-    if library == "trio":
-        return await _wait_trio(start)
-    if library == "asyncio":
-        return await _wait_asyncio(asyncio.get_running_loop(), start)
-    raise RuntimeError(f"unsupported async library {library!r} (use asyncio or trio)")
+def wait(start: Start) -> Coroutine[Any, Any, Any]:
+    """Await ``start(done)``: :func:`call` for a native call already given its arguments."""
+    return call(start)
 
 
 class Detached:
@@ -269,44 +90,34 @@ class Detached:
     :meth:`result` neither aborts the operation nor loses what it returns.
     """
 
-    __slots__ = ("_event", "_fut", "_outcome", "_pending")
+    __slots__ = ("_fut", "_pending")
 
     def __init__(self, start: Start) -> None:
-        self._outcome: tuple[Any, BaseException | None] | None = None
-        self._fut: asyncio.Future[Any] | None = None
-        self._event: Any = None
-        if sniffio.current_async_library() == "trio":
-            import trio
-
-            self._event = trio.Event()
-            token = trio.lowlevel.current_trio_token()
-            self._pending = start(cast(Done, partial(token.run_sync_soon, self._deliver)))  # type: ignore[arg-type]
+        self._fut: asyncio.Future[Any] | Kept
+        running = _running()
+        if running is not None:
+            loop, completer = running
+            self._fut = fut = loop.create_future()
+            self._pending = _start(loop, completer, fut, start, ())
         else:
-            self._fut, self._pending = _start_asyncio(asyncio.get_running_loop(), start)
+            _require_trio()
+            from aerospike_fluent import _trio
 
-    def _deliver(self, result: Any, error: BaseException | None) -> None:
-        if self._outcome is None:
-            self._outcome = (result, error)
-            self._event.set()
+            self._fut = kept = _trio.Kept()
+            self._pending = start((_trio.completer(_aio.LOOP_RUNTIME), kept))
 
     async def result(self) -> Any:
         """Wait (cancellably) for the outcome; raise the operation's error if it failed."""
-        if self._fut is not None:
-            return await asyncio.shield(self._fut)
-        await self._event.wait()
-        assert self._outcome is not None
-        result, error = self._outcome
-        if error is not None:
-            raise error
-        return result
+        fut = self._fut
+        if isinstance(fut, asyncio.Future):
+            return await asyncio.shield(fut)
+        return await fut.wait()
 
     def cancel(self, result: Any = None) -> None:
         """Abort the operation; a current or later waiter gets ``result``."""
         self._pending.cancel()
         fut = self._fut
-        if fut is None:
-            self._deliver(result, None)
-        elif not fut.done():
+        if not fut.done():
             fut.set_result(result)
-        elif not fut.cancelled():
+        elif isinstance(fut, asyncio.Future) and not fut.cancelled():
             fut.exception()  # retrieved: an abandoned failure is not logged as unhandled

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, ClassVar, Generic, NoReturn, Self
+from typing import Any, ClassVar, Final, Generic, NoReturn, Self
 
 from aerospike_fluent import _policy, _validate
 from aerospike_fluent._bins import BinRef
@@ -64,7 +64,15 @@ _VERB_EXISTS: dict[str, int] = {
 
 
 Base = tuple[Executor[Any], tuple[Any, ...] | None, _policy.Limits | None, Any]
-"""What a chain's operations do not change: executor, filter, limits, target (key or keys)."""
+"""What a chain's operations do not change: executor, filter, limits, target (key or keys).
+
+A plain tuple, built for every key (a ``NamedTuple`` costs 5-7x more to build): read it by
+unpacking, or at the positions below.
+"""
+EX: Final = 0
+FILTER: Final = 1
+LIMITS: Final = 2
+TARGET: Final = 3
 
 
 class OpChain(Frozen, Generic[M]):
@@ -81,7 +89,7 @@ class OpChain(Frozen, Generic[M]):
 
     @property
     def _ex(self) -> Executor[M]:
-        return self._base[0]
+        return self._base[EX]
 
     def _copy(self, base: Base, ops: tuple[Op, ...]) -> Self:
         new = _NEW(type(self))
@@ -174,7 +182,7 @@ class OpChain(Frozen, Generic[M]):
         return self._ops
 
     def _write_policy(
-        self, verb: str, ttl: int | timedelta | None, generation: int | None, send_key: bool
+        self, verb: str, ttl: _policy.TTL, generation: int | None, send_key: bool
     ) -> Any:
         """Return the policy of a write verb (put, insert, update, replace, ...)."""
         return self._policy(
@@ -194,7 +202,7 @@ class OpChain(Frozen, Generic[M]):
     def _policy(
         self,
         *,
-        ttl: int | timedelta | None = None,
+        ttl: _policy.TTL = None,
         generation: int | None = None,
         exists: int = 0,
         send_key: bool = False,
@@ -202,16 +210,8 @@ class OpChain(Frozen, Generic[M]):
         operate: bool = False,
     ) -> Any:
         _, filt, lim, _ = self._base
-        if (
-            ttl is None
-            and generation is None
-            and not exists
-            and not send_key
-            and not durable
-            and filt is None
-            and lim is None
-        ):
-            # every option at its default (the common case): skip the keyword-heavy build
+        if _is_default(ttl, generation, exists, send_key, durable, filt, lim):
+            # skip the validation and the keyword-heavy build
             return _policy.operate_default() if operate else None
         return _policy.build(
             operate=operate,
@@ -225,6 +225,7 @@ class OpChain(Frozen, Generic[M]):
         )
 
 
+_is_default = _policy.is_default
 _NEW = object.__new__
 # the slots' own setters: a third of object.__setattr__'s cost
 _SET_BASE, _SET_OPS = (getattr(OpChain, name).__set__ for name in ("_base", "_ops"))

@@ -2,7 +2,7 @@
 
 Builders compile a chain into a *program*: a generator that yields :class:`Call` steps (one native
 call each) and returns the final value. The async executor awaits each step through
-``_bridge.wait``; the sync executor runs the ``*_blocking`` twin. Most programs are one step.
+``_bridge.call``; the sync executor runs the ``*_blocking`` twin. Most programs are one step.
 """
 
 from __future__ import annotations
@@ -44,6 +44,11 @@ class Call(NamedTuple):
 
 
 Program = Generator[Call, Any, T]
+
+
+def discard(_: object) -> None:
+    """Drop the native result: the :attr:`Call.finish` of verbs that return nothing."""
+    return None
 
 
 def single(call: Call) -> Program[Any]:

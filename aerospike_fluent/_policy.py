@@ -19,6 +19,34 @@ EXISTS: Final[dict[str, int]] = {
 
 Limits = tuple[int | None, int | None, int | None, bool]
 """Total ms, socket ms, retries, whether writes may be retried."""
+TTL = int | timedelta | None
+"""A record TTL: seconds or a ``timedelta``; -1 never expires, -2 keeps the current TTL."""
+
+
+def is_default(
+    ttl: object,
+    generation: object,
+    exists: object,
+    send_key: object,
+    durable: object,
+    filter: object,
+    lim: object,
+    /,
+) -> bool:
+    """Whether every option of a request is at its default, so that it needs no policy.
+
+    The common case, checked before anything is built; the chain's ``where`` filter and
+    ``timeout`` limits count as options.
+    """
+    return (
+        ttl is None
+        and generation is None
+        and not exists
+        and not send_key
+        and not durable
+        and filter is None
+        and lim is None
+    )
 
 
 def limits(
@@ -63,15 +91,7 @@ def build(
     ``operate``: the policy of an operate chain, where only reads (and collection operations)
     answer, so a bin read after writes to it comes back as one value.
     """
-    if (
-        filter is None
-        and lim is None
-        and ttl is None
-        and generation is None
-        and not exists
-        and not send_key
-        and not durable_delete
-    ):
+    if is_default(ttl, generation, exists, send_key, durable_delete, filter, lim):
         return operate_default() if operate else None
     total, socket, retries, retry_writes = lim if lim is not None else (None, None, None, False)
     return _native.Policy(

@@ -158,6 +158,44 @@ class _Future:
             trio.lowlevel.reschedule(self._task, result)
 
 
+class Kept:
+    """What the completer settles for an operation whose outcome outlives its waiter.
+
+    Awaited with :meth:`wait`, as often as needed (a cancelled wait loses nothing); the first
+    outcome stays, a later one is refused (the completer drops it).
+    """
+
+    __slots__ = ("_event", "_outcome")
+
+    def __init__(self) -> None:
+        self._event = trio.Event()
+        self._outcome: tuple[Any, BaseException | None] | None = None
+
+    def set_result(self, value: object) -> None:
+        self._settle(value, None)
+
+    def set_exception(self, error: BaseException) -> None:
+        self._settle(None, error)
+
+    def done(self) -> bool:
+        return self._outcome is not None
+
+    def _settle(self, value: object, error: BaseException | None) -> None:
+        if self._outcome is not None:
+            raise RuntimeError("already settled (the operation was cancelled)")
+        self._outcome = (value, error)
+        self._event.set()
+
+    async def wait(self) -> Any:
+        """Wait (cancellably) for the outcome; raise the operation's error if it failed."""
+        await self._event.wait()
+        assert self._outcome is not None
+        value, error = self._outcome
+        if error is not None:
+            raise error
+        return value
+
+
 # Marks a future whose waiter was cancelled: a late outcome is refused (and dropped).
 _ABANDONED: outcome.Outcome[Any] = outcome.Value(None)
 

@@ -16,17 +16,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from datetime import timedelta
 from typing import Any, ClassVar, Generic, overload
 
 from aerospike_fluent import _policy, _validate
 from aerospike_fluent._chain import Frozen
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent._policy import TTL
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.keys import KeyRef, _check_udf
 from aerospike_fluent.results import BatchResult
-
-TTL = int | timedelta | None
 
 
 def _key_of(ref: object) -> KeyRef[Any]:

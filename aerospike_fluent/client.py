@@ -21,19 +21,16 @@ from aerospike_fluent._exec import (
     M,
     Sync,
     SyncExecutor,
+    discard,
 )
 from aerospike_fluent.batch import Batch
-from aerospike_fluent.dataset import Namespace
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.scopes import Namespace
 
 EMBEDDED = "embedded://"
 DEFAULT_SEEDS = "127.0.0.1:3000"
 
 Seeds = str | Iterable[str | tuple[str, int]] | None
-
-
-def _none(_: object) -> None:
-    return None
 
 
 def seeds_string(seeds: Seeds) -> str:
@@ -164,7 +161,7 @@ class Client(Generic[M]):
         """Remove the registered Lua module ``name`` (e.g. ``"mymod.lua"``)."""
         if not isinstance(name, str) or not name:
             raise InvalidArgumentError("udf module name must be a non-empty str")
-        return self._ex.call(Call("udf_remove", (name,), finish=_none))
+        return self._ex.call(Call("udf_remove", (name,), finish=discard))
 
     # ------------------------------------------------------------------ context managers
     async def __aenter__(self: Client[Async]) -> Client[Async]:
@@ -248,7 +245,7 @@ class Connecting:
         seeds, server = _start(self._seeds)
         try:
             config = _config(seeds, self._options)
-            native = await _bridge.wait(lambda done: _native.connect(done, config))
+            native = await _bridge.call(_native.connect, config)
         except BaseException:
             if server is not None:
                 server.stop()

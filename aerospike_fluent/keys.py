@@ -8,18 +8,18 @@ Terminal verbs return awaitables on an async client and values on a sync one.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic, overload
 
 from aerospike_fluent import _policy, _validate
-from aerospike_fluent._chain import _SET_BASE, _SET_OPS, OpChain
-from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent._chain import _SET_BASE, _SET_OPS, TARGET, OpChain
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
 from aerospike_fluent._native import Record
+from aerospike_fluent._policy import TTL
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError
 from aerospike_fluent.results import BatchResult
 
-TTL = int | timedelta | None
+_is_default = _policy.is_default
 
 
 class KeyRef(OpChain[M], Generic[M]):
@@ -39,12 +39,12 @@ class KeyRef(OpChain[M], Generic[M]):
         _SET_OPS(self, ())
 
     def __repr__(self) -> str:
-        return f"KeyRef({self._base[3]!r}, ops={len(self._ops)})"
+        return f"KeyRef({self._base[TARGET]!r}, ops={len(self._ops)})"
 
     @property
     def key(self) -> Key:
         """The key tuple ``(namespace, set, user_key, digest)``."""
-        return self._base[3]
+        return self._base[TARGET]
 
     if TYPE_CHECKING:
         _key: Key  # Frozen rejects every write
@@ -62,15 +62,15 @@ class KeyRef(OpChain[M], Generic[M]):
     ) -> Call:
         checked = _validate.bins(bins)
         policy = self._write_policy(verb, ttl, generation, send_key)
-        key = self._base[3]
+        key = self._base[TARGET]
         if not self._ops:
             return Call("put", (key, checked, policy))
-        return Call("operate", (key, self._writes_then_ops(checked), policy), finish=_none)
+        return Call("operate", (key, self._writes_then_ops(checked), policy), finish=discard)
 
     def _get_call(self, bins: tuple[str, ...], header: bool) -> Call:
         names = _validate.bin_names(bins) if bins else None
         policy = self._policy(operate=bool(self._ops))
-        key = self._base[3]
+        key = self._base[TARGET]
         if not self._ops:
             return Call("get", (key, names, header, policy))
         ops: list[Any] = list(self._ops)
@@ -123,14 +123,8 @@ class KeyRef(OpChain[M], Generic[M]):
 
         """
         ex, filt, lim, key = self._base
-        if (
-            ttl is None
-            and generation is None
-            and not send_key
-            and not self._ops
-            and filt is None
-            and lim is None
-        ):  # the common case: one native put with the default policy
+        if not self._ops and _is_default(ttl, generation, 0, send_key, False, filt, lim):
+            # the common case: one native put with the default policy
             return ex.verbs["put"](key, _validate.bins(bins), None)
         return ex.call(self._write_call("put", bins, ttl, generation, send_key))
 
@@ -264,7 +258,8 @@ class KeyRef(OpChain[M], Generic[M]):
     def exists(self) -> Any:
         """Whether the record exists."""
         self._plain("exists")
-        return self._ex.verbs["exists"](self._key, self._policy())
+        ex, _, _, key = self._base
+        return ex.verbs["exists"](key, self._policy())
 
     @overload
     def delete(self: KeyRef[Async], *, durable: bool = False) -> Awaitable[bool]: ...
@@ -273,7 +268,8 @@ class KeyRef(OpChain[M], Generic[M]):
     def delete(self, *, durable: bool = False) -> Any:
         """Delete the record; True if it existed. ``durable`` leaves a tombstone."""
         self._plain("delete")
-        return self._ex.verbs["delete"](self._key, self._policy(durable=durable))
+        ex, _, _, key = self._base
+        return ex.verbs["delete"](key, self._policy(durable=durable))
 
     @overload
     def touch(self: KeyRef[Async], *, ttl: TTL = None) -> Awaitable[None]: ...
@@ -282,7 +278,8 @@ class KeyRef(OpChain[M], Generic[M]):
     def touch(self, *, ttl: TTL = None) -> Any:
         """Reset the record's TTL (to ``ttl`` or the namespace default)."""
         self._plain("touch")
-        return self._ex.verbs["touch"](self._key, self._policy(ttl=ttl))
+        ex, _, _, key = self._base
+        return ex.verbs["touch"](key, self._policy(ttl=ttl))
 
     @overload
     def execute(
@@ -327,14 +324,9 @@ class KeyRef(OpChain[M], Generic[M]):
             raise InvalidArgumentError("execute() needs at least one operation in the chain")
         ex, filt, lim, key = self._base
         if (
-            ttl is None
-            and generation is None
-            and type(exists) is str
+            type(exists) is str
             and exists == "upsert"
-            and not send_key
-            and not durable
-            and filt is None
-            and lim is None
+            and _is_default(ttl, generation, 0, send_key, durable, filt, lim)
         ):
             policy = _policy.operate_default()
         else:
@@ -356,12 +348,8 @@ class KeyRef(OpChain[M], Generic[M]):
         """Apply the registered Lua function ``module.function(record, *args)``."""
         self._plain("udf")
         _check_udf(module, function, args)
-        call = Call("udf_apply", (self._key, module, function, list(args), self._policy()))
+        call = Call("udf_apply", (self.key, module, function, list(args), self._policy()))
         return self._ex.call(call)
-
-
-def _none(_: object) -> None:
-    return None
 
 
 def _check_udf(module: str, function: str, args: Sequence[Any]) -> None:
@@ -393,7 +381,7 @@ class KeysRef(OpChain[M], Generic[M]):
 
     @property
     def _keys(self) -> tuple[Key, ...]:
-        return self._base[3]
+        return self._base[TARGET]
 
     def __repr__(self) -> str:
         return f"KeysRef({len(self._keys)} keys, ops={len(self._ops)})"

@@ -8,7 +8,6 @@ from typing import overload
 
 from aerospike_fluent._native import BatchRow, Record
 from aerospike_fluent._types import Key
-from aerospike_fluent.errors import AerospikeError
 
 NOT_FOUND = 2
 # a row its request never answered (a ClientError; docs/internals/native-plan.md)
@@ -100,8 +99,3 @@ class Page:
 
     def __len__(self) -> int:
         return len(self.records)
-
-
-def raise_row(error: AerospikeError) -> None:
-    """Raise ``error`` (helper for lambdas)."""
-    raise error

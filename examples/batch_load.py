@@ -20,7 +20,7 @@ from typing import Any
 from tqdm import tqdm
 
 import aerospike_fluent as af
-from aerospike_fluent.dataset import RecordSet
+from aerospike_fluent import RecordSet
 
 COUNTRIES = ["US", "FR", "DE", "JP", "BR", "IN"]
 

@@ -27,8 +27,7 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field
 
 import aerospike_fluent as af
-from aerospike_fluent import errors
-from aerospike_fluent.dataset import RecordSet
+from aerospike_fluent import RecordSet, errors
 
 
 def seeds() -> str:

@@ -16,8 +16,7 @@ import time
 import trio
 
 import aerospike_fluent as af
-from aerospike_fluent import F
-from aerospike_fluent.dataset import RecordSet
+from aerospike_fluent import F, RecordSet
 
 PRODUCERS = 8
 EVENTS_PER_PRODUCER = 250

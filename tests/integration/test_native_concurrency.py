@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from aerospike_fluent import _bridge
+from aerospike_fluent import _aio, _bridge
 from aerospike_fluent import _native as n
 
 
@@ -235,7 +235,7 @@ def test_cancel_one_op_of_a_coalesced_group(server: n.EmbeddedServer, client: n.
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        completer = _bridge._completer(loop)
+        completer = _aio.completer(loop)
         assert completer is not None
 
         def put(i: int, value: int) -> tuple[asyncio.Future[Any], n.Pending]:

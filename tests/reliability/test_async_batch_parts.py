@@ -8,7 +8,7 @@ import gc
 import pytest
 
 import aerospike_fluent as af
-from aerospike_fluent import _bridge, errors
+from aerospike_fluent import _aio, errors
 from aerospike_fluent.server import EmbeddedServer
 
 from ._util import seeds_of, settle
@@ -86,7 +86,7 @@ def test_cancelling_a_batch_in_parts_leaves_the_client_usable(server: EmbeddedSe
 def test_close_fails_a_batch_in_parts_in_flight(server: EmbeddedServer) -> None:
     async def main() -> None:
         db = await af.connect(seeds_of(server), total_timeout_ms=20_000)
-        assert _bridge._completers[asyncio.get_running_loop()] is not None
+        assert _aio.completers[asyncio.get_running_loop()] is not None
         server.fault_delay(10_000, count=2)
         task = asyncio.ensure_future(db.namespace("test").set("parts").keys(range(1000)).get())
         await asyncio.sleep(0.3)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import aerospike_fluent as af
-from aerospike_fluent import _bridge, errors
+from aerospike_fluent import _aio, _bridge, errors
 from aerospike_fluent._native import Completer
 from aerospike_fluent.server import EmbeddedServer
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def _completer() -> Completer:
-    c = _bridge._completers[asyncio.get_running_loop()]
+    c = _aio.completers[asyncio.get_running_loop()]
     assert c is not None
     return c
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aerospike_fluent._exec import Sync
-from aerospike_fluent.dataset import Namespace, RecordSet
+from aerospike_fluent.scopes import Namespace, RecordSet
 
 from .recorder import Recorder
 

@@ -8,8 +8,8 @@ import pytest
 from aerospike_fluent import F, ListOrder, MapOrder, Return, _native
 from aerospike_fluent._exec import Sync
 from aerospike_fluent.batch import Batch
-from aerospike_fluent.dataset import Namespace, RecordSet
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.scopes import Namespace, RecordSet
 
 from .recorder import Recorder
 

@@ -6,8 +6,8 @@ import pytest
 
 from aerospike_fluent import MapOrder, Return
 from aerospike_fluent._exec import Sync
-from aerospike_fluent.dataset import RecordSet
 from aerospike_fluent.errors import InvalidArgumentError
+from aerospike_fluent.scopes import RecordSet
 
 INV = 0x10000
 

@@ -7,8 +7,8 @@ from typing import assert_type
 
 from aerospike_fluent import AsyncRecordStream, BatchResult, Page, Record, RecordStream
 from aerospike_fluent._exec import Async, Sync
-from aerospike_fluent.dataset import RecordSet
 from aerospike_fluent.keys import KeyRef
+from aerospike_fluent.scopes import RecordSet
 
 from .recorder import Recorder
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from aerospike_fluent import F, _native, _validate
 from aerospike_fluent._exec import Sync
-from aerospike_fluent.dataset import Namespace, RecordSet
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.scopes import Namespace, RecordSet
 
 from .recorder import Recorder
 

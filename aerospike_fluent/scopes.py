@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Iterable, Mapping
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, ClassVar, Generic, Literal, overload
 
-from aerospike_fluent import _native, _validate
+from aerospike_fluent import _native, _policy, _validate
 from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen
-from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
+from aerospike_fluent._policy import TTL
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.keys import KeyRef, KeysRef
@@ -18,10 +19,6 @@ from aerospike_fluent.results import BatchResult
 IndexType = Literal["numeric", "string", "blob", "geo2dsphere"]
 IndexCollection = Literal["list", "mapkeys", "mapvalues"]
 INDEX_NAME_MAX = 255
-
-
-def _none(_: object) -> None:
-    return None
 
 
 class _Scope(Frozen, Generic[M]):
@@ -76,7 +73,7 @@ class _Scope(Frozen, Generic[M]):
             if not isinstance(before, datetime):
                 raise InvalidTypeError("before must be a datetime")
             before_ns = int(before.timestamp() * 1_000_000_000)
-        return self._ex.call(Call("truncate", (self._ns, self._set, before_ns), finish=_none))
+        return self._ex.call(Call("truncate", (self._ns, self._set, before_ns), finish=discard))
 
 
 class Namespace(_Scope[M]):
@@ -121,7 +118,7 @@ class RecordSet(_Scope[M]):
         self: RecordSet[Async],
         records: Mapping[str | int | bytes, Mapping[str, Any]],
         *,
-        ttl: int | timedelta | None = None,
+        ttl: TTL = None,
         send_key: bool = False,
     ) -> Awaitable[BatchResult]: ...
     @overload
@@ -129,19 +126,17 @@ class RecordSet(_Scope[M]):
         self: RecordSet[Sync],
         records: Mapping[str | int | bytes, Mapping[str, Any]],
         *,
-        ttl: int | timedelta | None = None,
+        ttl: TTL = None,
         send_key: bool = False,
     ) -> BatchResult: ...
     def put_many(
         self,
         records: Mapping[str | int | bytes, Mapping[str, Any]],
         *,
-        ttl: int | timedelta | None = None,
+        ttl: TTL = None,
         send_key: bool = False,
     ) -> Any:
         """Upsert ``{key: bins}`` in one batch request."""
-        from aerospike_fluent import _policy
-
         if not isinstance(records, Mapping):
             raise InvalidTypeError("put_many() takes a mapping of key -> bins")
         policy = _policy.build(ttl=_validate.ttl(ttl), send_key=bool(send_key))
@@ -205,7 +200,7 @@ class RecordSet(_Scope[M]):
     def drop_index(self, name: str) -> Any:
         """Drop the secondary index ``name``."""
         _validate.name("index", name, INDEX_NAME_MAX)
-        return self._ex.call(Call("drop_index", (self._ns, self._set, name), finish=_none))
+        return self._ex.call(Call("drop_index", (self._ns, self._set, name), finish=discard))
 
 
 def _batch(rows: list[tuple[Any, ...]]) -> Program[BatchResult]:
