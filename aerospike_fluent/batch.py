@@ -16,9 +16,10 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from datetime import timedelta
 from typing import Any, ClassVar, Generic, overload
 
-from aerospike_fluent import _policy, _validate
+from aerospike_fluent import _native, _policy, _validate
 from aerospike_fluent._chain import Frozen
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent._policy import TTL
@@ -36,14 +37,15 @@ def _key_of(ref: object) -> KeyRef[Any]:
 class Batch(Frozen, Generic[M]):
     """An immutable list of rows; ``execute()`` sends them as one batch request."""
 
-    __slots__ = ("_ex", "_missing_ok", "_rows")
-    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_rows", "_missing_ok")
+    __slots__ = ("_ex", "_limits", "_missing_ok", "_rows")
+    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_rows", "_missing_ok", "_limits")
     _ex: Executor[M]
     _rows: tuple[tuple[Any, ...], ...]
     _missing_ok: tuple[bool, ...]
+    _limits: _policy.Limits | None
 
     def __init__(self, ex: Executor[M]) -> None:
-        self._init(ex, (), ())
+        self._init(ex, (), (), None)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -152,17 +154,30 @@ class Batch(Frozen, Generic[M]):
         _check_udf(module, function, args)
         return self._row(("udf", ref.key, module, function, list(args), ref._policy()), False)
 
+    def timeout(
+        self,
+        total: float | timedelta | None = None,
+        *,
+        socket: float | timedelta | None = None,
+        retries: int | None = None,
+    ) -> Batch[M]:
+        """Limit the whole request: ``total`` and ``socket`` in seconds, ``retries`` attempts."""
+        return self._evolve(_limits=_policy.limits(total, socket, retries))
+
     @overload
     def execute(self: Batch[Async]) -> Awaitable[BatchResult]: ...
     @overload
     def execute(self: Batch[Sync]) -> BatchResult: ...
     def execute(self) -> Any:
         """Send every row in one batch request; the result keeps per-row errors."""
-        return self._ex.run(_program(list(self._rows), self._missing_ok))
+        policy = None if self._limits is None else _policy.build(lim=self._limits)
+        return self._ex.run(_program(list(self._rows), self._missing_ok, policy))
 
 
-def _program(rows: list[tuple[Any, ...]], missing_ok: tuple[bool, ...]) -> Program[BatchResult]:
+def _program(
+    rows: list[tuple[Any, ...]], missing_ok: tuple[bool, ...], policy: _native.Policy | None
+) -> Program[BatchResult]:
     if not rows:
         return BatchResult([], missing_ok)
-    result = yield Call("batch", (rows, None))
+    result = yield Call("batch", (rows, policy))
     return BatchResult(result, missing_ok)

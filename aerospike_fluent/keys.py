@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, overload
 
-from aerospike_fluent import _policy, _validate
-from aerospike_fluent._chain import _SET_BASE, _SET_OPS, TARGET, OpChain
+from aerospike_fluent import _native, _policy, _validate
+from aerospike_fluent._chain import _SET_BASE, _SET_OPS, LIMITS, TARGET, OpChain
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
 from aerospike_fluent._native import Record
 from aerospike_fluent._policy import TTL
@@ -359,8 +359,10 @@ def _check_udf(module: str, function: str, args: Sequence[Any]) -> None:
         _validate.value("<udf argument>", a)
 
 
-def _batch_program(rows: list[tuple[Any, ...]], missing_ok: bool) -> Program[BatchResult]:
-    result = yield Call("batch", (rows, None))
+def _batch_program(
+    rows: list[tuple[Any, ...]], missing_ok: bool, policy: _native.Policy | None
+) -> Program[BatchResult]:
+    result = yield Call("batch", (rows, policy))
     return BatchResult(result, missing_ok)
 
 
@@ -375,6 +377,11 @@ class KeysRef(OpChain[M], Generic[M]):
 
     __slots__ = ()
     _base: tuple[Executor[M], tuple[Any, ...] | None, _policy.Limits | None, tuple[Key, ...]]
+
+    def _batch_policy(self) -> _native.Policy | None:
+        """Return the whole request's policy: the chain's limits (rows carry the rest)."""
+        lim = self._base[LIMITS]
+        return None if lim is None else _policy.build(lim=lim)
 
     def __init__(self, ex: Executor[M], keys: tuple[Key, ...]) -> None:
         self._init((ex, None, None, keys), ())
@@ -401,7 +408,9 @@ class KeysRef(OpChain[M], Generic[M]):
         """Write the same bins (then the chained ops) to every key in one batch."""
         ops = self._writes_then_ops(_validate.bins(bins))
         policy = self._write_policy(verb, ttl, None, send_key)
-        return self._ex.run(_batch_program(self._rows_of_ops(ops, policy), False))
+        return self._ex.run(
+            _batch_program(self._rows_of_ops(ops, policy), False, self._batch_policy())
+        )
 
     @overload
     def put(
@@ -470,9 +479,11 @@ class KeysRef(OpChain[M], Generic[M]):
         if self._ops:
             ops: list[Any] = list(self._ops)
             ops.extend([("read", b) for b in names] if names else [("read_all", None)])
-            return self._ex.run(_batch_program(self._rows_of_ops(ops, policy), True))
+            return self._ex.run(
+                _batch_program(self._rows_of_ops(ops, policy), True, self._batch_policy())
+            )
         rows = [("read", k, names, False, policy) for k in self._keys]
-        return self._ex.run(_batch_program(rows, True))
+        return self._ex.run(_batch_program(rows, True, self._batch_policy()))
 
     @overload
     def get_header(self: KeysRef[Async]) -> Awaitable[BatchResult]: ...
@@ -482,7 +493,7 @@ class KeysRef(OpChain[M], Generic[M]):
         """Read generation and TTL of every record."""
         policy = self._policy()
         rows = [("read", k, None, True, policy) for k in self._keys]
-        return self._ex.run(_batch_program(rows, True))
+        return self._ex.run(_batch_program(rows, True, self._batch_policy()))
 
     @overload
     def exists(self: KeysRef[Async]) -> Awaitable[list[bool]]: ...
@@ -492,7 +503,7 @@ class KeysRef(OpChain[M], Generic[M]):
         """Whether each record exists (one header-only batch read)."""
         policy = self._policy()
         rows = [("read", k, None, True, policy) for k in self._keys]
-        return self._ex.run(_exists_program(rows))
+        return self._ex.run(_exists_program(rows, self._batch_policy()))
 
     @overload
     def delete(self: KeysRef[Async], *, durable: bool = False) -> Awaitable[BatchResult]: ...
@@ -502,7 +513,7 @@ class KeysRef(OpChain[M], Generic[M]):
         """Delete every record; missing records are not errors."""
         policy = self._policy(durable=durable)
         rows = [("delete", k, policy) for k in self._keys]
-        return self._ex.run(_batch_program(rows, True))
+        return self._ex.run(_batch_program(rows, True, self._batch_policy()))
 
     @overload
     def touch(self: KeysRef[Async], *, ttl: TTL = None) -> Awaitable[BatchResult]: ...
@@ -511,7 +522,7 @@ class KeysRef(OpChain[M], Generic[M]):
     def touch(self, *, ttl: TTL = None) -> Any:
         """Reset every record's TTL."""
         rows = self._rows_of_ops([("touch", None)], self._policy(ttl=ttl))
-        return self._ex.run(_batch_program(rows, False))
+        return self._ex.run(_batch_program(rows, False, self._batch_policy()))
 
     @overload
     def execute(
@@ -538,7 +549,9 @@ class KeysRef(OpChain[M], Generic[M]):
         policy = self._policy(
             ttl=ttl, exists=_policy.exists(exists), send_key=send_key, operate=True
         )
-        return self._ex.run(_batch_program(self._rows_of_ops(list(self._ops), policy), False))
+        return self._ex.run(
+            _batch_program(self._rows_of_ops(list(self._ops), policy), False, self._batch_policy())
+        )
 
     @overload
     def udf(
@@ -551,11 +564,13 @@ class KeysRef(OpChain[M], Generic[M]):
         _check_udf(module, function, args)
         policy = self._policy()
         rows = [("udf", k, module, function, list(args), policy) for k in self._keys]
-        return self._ex.run(_batch_program(rows, False))
+        return self._ex.run(_batch_program(rows, False, self._batch_policy()))
 
 
-def _exists_program(rows: list[tuple[Any, ...]]) -> Program[list[bool]]:
-    result = yield Call("batch", (rows, None))
+def _exists_program(
+    rows: list[tuple[Any, ...]], policy: _native.Policy | None
+) -> Program[list[bool]]:
+    result = yield Call("batch", (rows, policy))
     batch = BatchResult(result, True)
     batch.raise_on_error()
     return [row.record is not None for row in batch]
