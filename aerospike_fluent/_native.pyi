@@ -251,6 +251,9 @@ def set_worker_threads(n: int) -> None:
 class Client:
     @property
     def is_connected(self) -> bool: ...
+    @property
+    def closed(self) -> bool:
+        """Whether ``close()`` ran (or the client was inherited over ``fork()``)."""
     def close(self) -> None:
         """Close the cluster; in-flight operations fail with ClientClosedError."""
     def node_names(self) -> list[str]: ...

@@ -235,16 +235,19 @@ class Connecting:
 
     def __init__(self, seeds: Seeds, options: dict[str, Any]) -> None:
         self._seeds = seeds
-        self._options = dict(options)
+        self._options: dict[str, Any] | None = dict(options)
         self._auto_batch = _autobatch.max_keys(self._options.pop("auto_batch", None))
         self._client: Client[Async] | None = None
 
     async def _connect(self) -> Client[Async]:
         from aerospike_fluent import _bridge
 
+        options, self._options = self._options, None  # no password kept past the connect
+        if options is None:
+            raise InvalidArgumentError("a connect() is awaited once: call connect() again")
         seeds, server = _start(self._seeds)
         try:
-            config = _config(seeds, self._options)
+            config = _config(seeds, options)
             native = await _bridge.call(_native.connect, config)
         except BaseException:
             if server is not None:

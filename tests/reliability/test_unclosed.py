@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import time
+import warnings
+
+import pytest
 
 import aerospike_fluent as af
 from aerospike_fluent.server import EmbeddedServer
@@ -47,3 +51,30 @@ def test_unclosed_sync_clients_release_their_sockets(server: EmbeddedServer) -> 
         del db
     fds = _fds_back_to(base, 8)
     assert fds <= base + 8, f"40 unclosed clients kept sockets: {base} -> {fds}"
+
+
+def test_an_unclosed_client_warns_and_a_closed_one_does_not(server: EmbeddedServer) -> None:
+    seeds = seeds_of(server)
+    with pytest.warns(ResourceWarning, match="unclosed aerospike_fluent client"):
+        db = af.sync.connect(seeds)
+        del db
+        gc.collect()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        db = af.sync.connect(seeds)
+        db.close()
+        del db
+        gc.collect()
+
+
+def test_the_password_is_not_kept_after_connecting(server: EmbeddedServer) -> None:
+    async def main() -> None:
+        connecting = af.connect(seeds_of(server), user="u", password="s3cret")
+        with contextlib.suppress(af.errors.AerospikeError):
+            (await connecting).close()  # whether this server accepts the login is not the point
+        kept = [getattr(connecting, slot, None) for slot in type(connecting).__slots__]
+        assert "s3cret" not in repr(kept)
+        with pytest.raises(af.errors.InvalidArgumentError, match="awaited once"):
+            await connecting
+
+    asyncio.run(main())

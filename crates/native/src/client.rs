@@ -106,9 +106,25 @@ pub struct Client {
     pub(crate) inner: Arc<Inner>,
 }
 
-/// A client nobody closed releases its connections and tend tasks when it is collected.
+/// A client nobody closed warns (`ResourceWarning`, as unclosed files do) and releases its
+/// connections and tend tasks when it is collected.
 impl Drop for Client {
     fn drop(&mut self) {
+        let inner = &self.inner;
+        if inner.closed.load(Ordering::Acquire) || inner.generation != runtime::generation() {
+            return;
+        }
+        crate::exit::with_python(|py| {
+            let warned = PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyResourceWarning>(),
+                c"unclosed aerospike_fluent client (use close() or a with block)",
+                1,
+            );
+            if let Err(e) = warned {
+                e.write_unraisable(py, None);
+            }
+        });
         self.shut_down(None);
     }
 }
@@ -314,6 +330,12 @@ operations! {
         !self.inner.closed.load(Ordering::Acquire)
             && self.inner.generation == runtime::generation()
             && self.inner.client.is_connected()
+    }
+
+    /// Whether `close()` ran (or the client was inherited over `fork()`).
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.closed.load(Ordering::Acquire) || self.inner.generation != runtime::generation()
     }
 
     /// Close the cluster; in-flight operations fail with ClientClosedError.
