@@ -1,0 +1,176 @@
+"""Before/after: two builds of this SDK, interleaved round by round against one server.
+
+    python -m benchmarks.ab SERVER_BIN DIR_A DIR_B [ROUNDS]
+
+``DIR_A`` and ``DIR_B`` are checkouts whose ``aerospike_fluent/`` holds a built extension (for
+example ``git worktree add`` of two commits, each with ``cargo build --release -p native`` copied
+to ``aerospike_fluent/_native.abi3.so``); ``SERVER_BIN`` is a release ``embedded-server``. Each
+round runs one process per build, alternating which goes first, and the table gives the median
+and range of each metric and the ratio B/A. CPU is the client process's, per operation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+
+N = 3000
+"""Sequential calls per workload."""
+C50_OPS = 20_000
+BATCH_ROUNDS = 30
+
+
+def _sequential(fn: Callable[[int], object]) -> dict[str, float]:
+    for i in range(200):
+        fn(i)
+    lat = []
+    cpu = time.process_time_ns()
+    for i in range(N):
+        t = time.perf_counter_ns()
+        fn(i)
+        lat.append(time.perf_counter_ns() - t)
+    return {
+        "mean_us": statistics.fmean(lat) / 1e3,
+        "cpu_us": (time.process_time_ns() - cpu) / N / 1e3,
+    }
+
+
+async def _awaited(fn: Callable[[int], Awaitable[object]]) -> dict[str, float]:
+    for i in range(200):
+        await fn(i)
+    lat = []
+    cpu = time.process_time_ns()
+    for i in range(N):
+        t = time.perf_counter_ns()
+        await fn(i)
+        lat.append(time.perf_counter_ns() - t)
+    return {
+        "mean_us": statistics.fmean(lat) / 1e3,
+        "cpu_us": (time.process_time_ns() - cpu) / N / 1e3,
+    }
+
+
+async def _concurrent(fn: Callable[[int], Awaitable[object]]) -> dict[str, float]:
+    sem = asyncio.Semaphore(50)
+
+    async def one(i: int) -> None:
+        async with sem:
+            await fn(i)
+
+    await asyncio.gather(*(one(i) for i in range(2000)))
+    cpu, t = time.process_time_ns(), time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(C50_OPS)))
+    elapsed = time.perf_counter() - t
+    return {"ops_s": C50_OPS / elapsed, "cpu_us": (time.process_time_ns() - cpu) / C50_OPS / 1e3}
+
+
+def _median_ms(samples: list[int]) -> dict[str, float]:
+    return {"median_ms": statistics.median(samples) / 1e6}
+
+
+def measure(seeds: str) -> dict[str, dict[str, float]]:
+    """One round of every workload with the build on ``sys.path``."""
+    import aerospike_fluent as af
+
+    out: dict[str, dict[str, float]] = {}
+    keys = list(range(1000))
+    with af.sync.connect(seeds) as db:
+        s = db.namespace("test").set("ab")
+        out["sync_put"] = _sequential(lambda i: s.key(i).put({"i": i}))
+        out["sync_get"] = _sequential(lambda i: s.key(i).get())
+        s.keys(keys).get()
+        lat = []
+        for _ in range(BATCH_ROUNDS):
+            t = time.perf_counter_ns()
+            s.keys(keys).get()
+            lat.append(time.perf_counter_ns() - t)
+        out["sync_batch1000"] = _median_ms(lat)
+
+    async def main() -> None:
+        async with af.connect(seeds) as db:
+            a = db.namespace("test").set("ab")
+            out["async_put"] = await _awaited(lambda i: a.key(i).put({"i": i}))
+            out["async_get"] = await _awaited(lambda i: a.key(i).get())
+            out["c50_put"] = await _concurrent(lambda i: a.key(i % N).put({"i": i}))
+            out["c50_get"] = await _concurrent(lambda i: a.key(i % N).get())
+            await a.keys(keys).get()
+            lat = []
+            for _ in range(BATCH_ROUNDS):
+                t = time.perf_counter_ns()
+                await a.keys(keys).get()
+                lat.append(time.perf_counter_ns() - t)
+            out["async_batch1000"] = _median_ms(lat)
+
+    asyncio.run(main())
+    return out
+
+
+def _start_server(server_bin: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [server_bin, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        m = re.search(r"listening on (\S+):(\d+)", line)
+        if m:
+            return proc, f"{m.group(1)}:{m.group(2)}"
+    raise RuntimeError("the server did not start")
+
+
+def compare(server_bin: str, dir_a: str, dir_b: str, rounds: int) -> str:
+    """Interleave ``rounds`` rounds of both builds; return a Markdown table."""
+    proc, seeds = _start_server(server_bin)
+    runs: dict[str, list[dict[str, dict[str, float]]]] = {"A": [], "B": []}
+    try:
+        for r in range(rounds):
+            order = [("A", dir_a), ("B", dir_b)]
+            for tag, path in order if r % 2 == 0 else order[::-1]:
+                done = subprocess.run(
+                    [sys.executable, __file__, "--measure", seeds],
+                    env=dict(os.environ, PYTHONPATH=path),
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                runs[tag].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    finally:
+        proc.terminate()
+        proc.wait()
+    rows = [
+        "| workload | metric | A median (range) | B median (range) | B/A |",
+        "|---|---|---|---|---|",
+    ]
+    for workload, metrics in runs["A"][0].items():
+        for metric in metrics:
+            a = [run[workload][metric] for run in runs["A"]]
+            b = [run[workload][metric] for run in runs["B"]]
+            ma, mb = statistics.median(a), statistics.median(b)
+            rows.append(
+                f"| {workload} | {metric} | {ma:.1f} ({min(a):.1f}-{max(a):.1f}) "
+                f"| {mb:.1f} ({min(b):.1f}-{max(b):.1f}) | {mb / ma:.2f} |"
+            )
+    return "\n".join(rows)
+
+
+def main(argv: list[str]) -> int:
+    """Entry point (see the module docstring)."""
+    if argv[:1] == ["--measure"]:
+        print(json.dumps(measure(argv[1])))
+        return 0
+    if len(argv) not in (3, 4):
+        print(__doc__, file=sys.stderr)
+        return 2
+    rounds = int(argv[3]) if len(argv) == 4 else 6
+    print(compare(argv[0], argv[1], argv[2], rounds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
