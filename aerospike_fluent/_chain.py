@@ -9,6 +9,7 @@ from aerospike_fluent import _policy, _validate
 from aerospike_fluent._bins import BinRef
 from aerospike_fluent._collections import number
 from aerospike_fluent._exec import Executor, M
+from aerospike_fluent._plan import scalar_op
 from aerospike_fluent._types import Op
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp, parse
@@ -123,7 +124,7 @@ class OpChain(Frozen, Generic[M]):
         t = type(amount)
         if t is not float and (t is not int or not _INT_MIN <= amount <= _INT_MAX):
             amount = number(name, amount)  # raises for anything but an int64 or a float
-        return self._with_op(("add", name, amount))
+        return self._with_op(scalar_op("add", name, amount))
 
     increment = add
 
@@ -138,14 +139,14 @@ class OpChain(Frozen, Generic[M]):
     def read(self, *bins: str) -> Self:
         """Read bins (all when none given) after the operations before it."""
         if not bins:
-            return self._with_op(("read_all", None))
+            return self._with_op(scalar_op("read_all", None))
         if len(bins) == 1:
-            return self._with_op(("read", _validate.bin_name(bins[0])))
+            return self._with_op(scalar_op("read", _validate.bin_name(bins[0])))
         return self._with_ops((*self._ops, *(("read", b) for b in _validate.bin_names(bins))))
 
     def read_header(self) -> Self:
         """Read generation and TTL only."""
-        return self._with_op(("read_header", None))
+        return self._with_op(scalar_op("read_header", None))
 
     def where(self, condition: Exp | str) -> Self:
         """Apply only to records matching ``condition`` (others fail with FilteredOutError)."""

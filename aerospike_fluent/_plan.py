@@ -232,8 +232,8 @@ MapNode = Literal[
 """Map read expressions, sent as ``maps.<name>`` (``crates/native/src/expr/map.rs``)."""
 
 
-def scalar_op(name: ScalarOp, bin_name: str, *args: Any) -> Op:
-    """``(name, bin, *args)``."""
+def scalar_op(name: ScalarOp, bin_name: str | None, *args: Any) -> Op:
+    """``(name, bin, *args)`` (no bin for the record-wide reads)."""
     return (name, bin_name, *args)
 
 
