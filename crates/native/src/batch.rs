@@ -41,6 +41,12 @@ impl Row {
         !matches!(self.kind, Kind::Read(_) | Kind::ReadOps(_))
     }
 
+    /// Whether a missing record is an ordinary outcome of the row (reads and deletes), not an
+    /// error.
+    pub fn missing_ok(&self) -> bool {
+        matches!(self.kind, Kind::Read(_) | Kind::ReadOps(_) | Kind::Delete)
+    }
+
     /// The crate operation (results land in it) and the key tuple; `top` is the batch's
     /// policy set.
     pub fn into_op(self, top: &Natives) -> aerospike::Result<(BatchOperation, Py<PyAny>)> {

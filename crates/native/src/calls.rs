@@ -116,16 +116,17 @@ pub async fn operate(
     }
 }
 
-/// Finished batch rows, with the key tuples they were asked with.
-pub struct BatchOut(Vec<BatchOperation>, Vec<Py<PyAny>>);
+/// Finished batch rows, with the key tuples they were asked with and whether a missing record
+/// is an ordinary outcome of each.
+pub struct BatchOut(Vec<BatchOperation>, Vec<(Py<PyAny>, bool)>);
 
 impl BatchOut {
     /// Convert the rows, appending them to `out`.
     pub fn push_rows(self, py: Python<'_>, out: &mut Vec<Py<BatchRow>>) -> PyResult<()> {
         let mut names = Names::default();
         out.reserve(self.0.len());
-        for (op, key) in self.0.iter().zip(&self.1) {
-            let row = BatchRow::from_native(py, op, Some(key.bind(py)), &mut names)?;
+        for (op, (key, missing_ok)) in self.0.iter().zip(&self.1) {
+            let row = BatchRow::from_native(py, op, Some(key.bind(py)), *missing_ok, &mut names)?;
             out.push(Py::new(py, row)?);
         }
         Ok(())
@@ -148,13 +149,16 @@ pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<B
     Ok(BatchOut(batch_ops(&i.client, policy, ops).await?, keys))
 }
 
-fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, Vec<Py<PyAny>>)> {
+type RowKeys = Vec<(Py<PyAny>, bool)>;
+
+fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, RowKeys)> {
     let mut ops = Vec::with_capacity(rows.len());
     let mut keys = Vec::with_capacity(rows.len());
     for row in rows {
+        let missing_ok = row.missing_ok();
         let (op, key) = row.into_op(p)?;
         ops.push(op);
-        keys.push(key);
+        keys.push((key, missing_ok));
     }
     Ok((ops, keys))
 }

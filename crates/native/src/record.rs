@@ -185,6 +185,9 @@ impl Record {
     }
 }
 
+/// KEY_NOT_FOUND_ERROR.
+const NOT_FOUND: u8 = 2;
+
 /// One row of a batch: its key, the record (when any) and the row's own outcome.
 #[pyclass(frozen, freelist = 1024, module = "aerospike_fluent._native")]
 pub struct BatchRow {
@@ -197,11 +200,14 @@ pub struct BatchRow {
 
 impl BatchRow {
     /// Convert a finished batch operation; rows never answered get `ClientError` code -15.
-    /// `orig` is the key tuple the row was asked with (reused where possible).
+    /// `orig` is the key tuple the row was asked with (reused where possible). With
+    /// `missing_ok` (reads, deletes) a missing record is not an error: result code 2, no
+    /// exception.
     pub fn from_native<'py>(
         py: Python<'py>,
         op: &BatchOperation,
         orig: Option<&Bound<'py, PyAny>>,
+        missing_ok: bool,
         names: &mut Names<'py>,
     ) -> PyResult<Self> {
         let br = op.batch_record();
@@ -216,6 +222,9 @@ impl BatchRow {
         let in_doubt = op.in_doubt();
         let (code, error) = match (op.result_code(), op.error()) {
             (Some(rc), _) if u8::from(rc) == 0 => (0, None),
+            (Some(rc), _) if missing_ok && u8::from(rc) == NOT_FOUND => {
+                (i32::from(NOT_FOUND), None)
+            }
             (_, Some(err)) => {
                 let code = op
                     .result_code()
