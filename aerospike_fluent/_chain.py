@@ -50,6 +50,16 @@ def filter_exp(condition: Exp | str) -> tuple[Any, ...]:
     return e.compile()
 
 
+def and_filter(previous: tuple[Any, ...] | None, condition: Exp | str) -> tuple[Any, ...]:
+    """Add a ``where`` condition: a second one narrows the first (AND), never replaces it."""
+    new = filter_exp(condition)
+    if previous is None:
+        return new
+    if previous[0] == "and":
+        return (*previous, new)
+    return ("and", previous, new)
+
+
 _INT_MIN, _INT_MAX = _validate.INT_MIN, _validate.INT_MAX
 
 _VERB_EXISTS: dict[str, int] = {
@@ -149,9 +159,12 @@ class OpChain(Frozen, Generic[M]):
         return self._with_op(scalar_op("read_header", None))
 
     def where(self, condition: Exp | str) -> Self:
-        """Apply only to records matching ``condition`` (others fail with FilteredOutError)."""
-        ex, _, lim, target = self._base
-        return self._copy((ex, filter_exp(condition), lim, target), self._ops)
+        """Apply only to records matching ``condition`` (others fail with FilteredOutError).
+
+        Several ``where`` calls all apply (AND).
+        """
+        ex, previous, lim, target = self._base
+        return self._copy((ex, and_filter(previous, condition), lim, target), self._ops)
 
     def timeout(
         self,

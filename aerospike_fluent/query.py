@@ -15,7 +15,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, overload
 
 from aerospike_fluent import _policy, _validate
-from aerospike_fluent._chain import Frozen, filter_exp
+from aerospike_fluent._chain import Frozen, and_filter
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
@@ -76,8 +76,11 @@ class Query(Frozen, Generic[M]):
 
     # ------------------------------------------------------------------ builders
     def where(self, condition: Exp | str) -> Query[M]:
-        """Keep records matching ``condition`` (expression or AEL text), evaluated server-side."""
-        return self._evolve(_filter=filter_exp(condition))
+        """Keep records matching ``condition`` (expression or AEL text), evaluated server-side.
+
+        Several ``where`` calls all apply (AND).
+        """
+        return self._evolve(_filter=and_filter(self._filter, condition))
 
     def where_index(self, bin_name: str, *, collection: Collection | None = None) -> IndexFilter[M]:
         """Use the secondary index on ``bin_name``: ``.between(lo, hi)``, ``.equals(v)``..."""

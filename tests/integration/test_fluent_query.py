@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import aerospike_fluent as af
-from aerospike_fluent import F
+from aerospike_fluent import F, errors
 
 from ._flavor import Flavor
 
@@ -104,3 +106,20 @@ async def test_where_on_a_string_user_key(fl: Flavor, set_name: str) -> None:
         await fl.run(s.key(k).put({"k": k}, send_key=True))
     found = await fl.run(s.query().where(F.key() == "a").collect())
     assert [r["k"] for r in found] == ["a"]
+
+
+async def test_two_where_calls_both_apply(fl: Flavor, set_name: str) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    await fl.run(s.put_many({i: {"age": i} for i in range(30)}))
+    q = s.query().where("$.age > 10").where(F.bin("age") < 20)
+    assert await fl.run(q.count()) == 9
+    assert await fl.run(q.where("$.age != 15").count()) == 8
+
+
+async def test_two_where_calls_on_a_key_chain_both_apply(fl: Flavor, set_name: str) -> None:
+    k = fl.db.namespace("test").set(set_name).key("k")
+    await fl.run(k.put({"a": 5}))
+    with pytest.raises(errors.FilteredOutError):
+        await fl.run(k.where("$.a > 1").where("$.a > 6").get())
+    rec = await fl.run(k.where("$.a > 1").where("$.a < 6").get())
+    assert rec is not None and rec["a"] == 5
