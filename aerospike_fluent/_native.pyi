@@ -16,7 +16,16 @@ Conventions:
 
 import asyncio
 import builtins
-from collections.abc import Callable, Mapping, Sequence, Sized
+from collections.abc import (
+    Callable,
+    ItemsView,
+    Iterator,
+    KeysView,
+    Mapping,
+    Sequence,
+    Sized,
+    ValuesView,
+)
 from typing import Any, Final, final
 
 Key = tuple[str, str, str | int | bytes | None, bytes | None]
@@ -108,10 +117,31 @@ class Record:
     def results(self) -> list[Any] | None:
         """Operate only: every op's result in request order. ``bins`` then holds, per bin, the
         last result of an op that reports one (reads, CDT ops, ``exp_read``)."""
+    @property
+    def user_key(self) -> str | int | bytes | None:
+        """The user key (``None`` when only the digest is known)."""
     def __getitem__(self, bin_name: str, /) -> Any: ...
     def get(self, bin_name: str, default: Any = None) -> Any: ...
     def __contains__(self, bin_name: object, /) -> bool: ...
     def __eq__(self, other: object, /) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def keys(self) -> KeysView[str]:
+        """The bin names (a view of the bins)."""
+    def values(self) -> ValuesView[Any]:
+        """The bin values (a view of the bins)."""
+    def items(self) -> ItemsView[str, Any]:
+        """``(name, value)`` pairs (a view of the bins)."""
+    @staticmethod
+    def _restore(
+        bins: dict[str, Any],
+        key: Key | None,
+        generation: int,
+        ttl: int | None,
+        results: list[Any] | None,
+    ) -> Record:
+        """Rebuild a record from what ``__reduce__`` gave (pickling, ``copy``)."""
+    def __reduce__(self) -> tuple[Any, ...]: ...
 
 @final
 class BatchRow:
@@ -121,6 +151,9 @@ class BatchRow:
     def key(self) -> Key: ...
     @property
     def record(self) -> Record | None: ...
+    @property
+    def bins(self) -> dict[str, Any] | None:
+        """The record's bins, when the row returned one."""
     @property
     def result_code(self) -> int: ...
     @property

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import overload
 
 from aerospike_fluent._native import BatchRow, Record
 from aerospike_fluent._types import Key
+
+Mapping.register(Record)  # a read-only mapping of its bins: len, iteration, keys(), dict(rec)
 
 NOT_FOUND = 2
 # a row its request never answered (a ClientError; docs/internals/native-plan.md)
@@ -57,6 +59,13 @@ class BatchResult(Sequence[BatchRow]):
     def keys(self) -> list[Key]:
         """The key of each row."""
         return [row.key for row in self._rows]
+
+    def by_key(self, user_key: str | int | bytes) -> BatchRow:
+        """Return the (first) row of ``user_key``; ``KeyError`` when no row has it."""
+        for row in self._rows:
+            if row.key[2] == user_key and type(row.key[2]) is type(user_key):
+                return row
+        raise KeyError(user_key)
 
     @property
     def errors(self) -> list[BatchRow]:

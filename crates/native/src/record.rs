@@ -3,7 +3,8 @@
 use aerospike::{BatchOperation, Record as AsRecord};
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::intern;
+use pyo3::types::{PyDict, PyIterator, PyList, PyTuple};
 
 use crate::errors;
 use crate::values::{from_value, key_tuple, Names};
@@ -171,16 +172,71 @@ impl Record {
             && self.ttl == o.ttl
             && self.bins.bind(py).eq(o.bins.bind(py))?)
     }
+    /// The user key (`None` when only the digest is known).
+    #[getter]
+    fn user_key(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        let k = self.key.as_ref()?.bind(py).get_item(2).ok()?;
+        (!k.is_none()).then(|| k.unbind())
+    }
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.bins.bind(py).len()
+    }
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyIterator>> {
+        self.bins.bind(py).as_any().try_iter()
+    }
+    /// The bin names (a view of the bins).
+    fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.bins.bind(py).call_method0(intern!(py, "keys"))
+    }
+    /// The bin values (a view of the bins).
+    fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.bins.bind(py).call_method0(intern!(py, "values"))
+    }
+    /// `(name, value)` pairs (a view of the bins).
+    fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.bins.bind(py).call_method0(intern!(py, "items"))
+    }
+    /// Rebuild a record from what `__reduce__` gave (pickling, `copy`).
+    #[staticmethod]
+    #[pyo3(signature = (bins, key, generation, ttl, results))]
+    fn _restore(
+        bins: Bound<'_, PyDict>,
+        key: Option<Bound<'_, PyTuple>>,
+        generation: u32,
+        ttl: Option<u32>,
+        results: Option<Bound<'_, PyList>>,
+    ) -> Record {
+        Record {
+            results: results.map(Bound::unbind),
+            key: key.map(Bound::unbind),
+            bins: bins.unbind(),
+            generation,
+            ttl,
+        }
+    }
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let this = slf.get();
+        let restore = slf.get_type().getattr(intern!(py, "_restore"))?;
+        let state = (
+            this.bins.clone_ref(py),
+            this.key.as_ref().map(|k| k.clone_ref(py)),
+            this.generation,
+            this.ttl,
+            this.results.as_ref().map(|r| r.clone_ref(py)),
+        );
+        PyTuple::new(py, [restore, state.into_pyobject(py)?.into_any()])
+    }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
-            "Record(key={}, bins={}, generation={}, ttl={:?})",
+            "Record(key={}, bins={}, generation={}, ttl={})",
             match &self.key {
                 Some(k) => k.bind(py).repr()?.to_string(),
                 None => "None".into(),
             },
             self.bins.bind(py).repr()?,
             self.generation,
-            self.ttl
+            self.ttl.map_or_else(|| "None".to_owned(), |t| t.to_string())
         ))
     }
 }
@@ -268,6 +324,11 @@ impl BatchRow {
     #[getter]
     fn record(&self, py: Python<'_>) -> Option<Py<Record>> {
         self.record.as_ref().map(|r| r.clone_ref(py))
+    }
+    /// The record's bins, when the row returned one.
+    #[getter]
+    fn bins(&self, py: Python<'_>) -> Option<Py<PyDict>> {
+        self.record.as_ref().map(|r| r.get().bins.clone_ref(py))
     }
     /// The row's result code (0 = ok).
     #[getter]
