@@ -1,18 +1,18 @@
 """A tour of aerospike_fluent.
 
-Run against the in-process embedded server::
-
-    python examples/quickstart.py --embedded
-
-or against a cluster (``AEROSPIKE_HOST=host:port``, default ``127.0.0.1:3000``)::
+Runs against the embedded server, or the cluster in ``AEROSPIKE_HOST`` (``host:port``) when set::
 
     python examples/quickstart.py
+    AEROSPIKE_HOST=127.0.0.1:3000 python examples/quickstart.py
+
+(``--embedded`` forces the embedded server even when ``AEROSPIKE_HOST`` is set.)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 
 import aerospike_fluent as af
 from aerospike_fluent import F
@@ -63,4 +63,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--embedded", action="store_true", help="start an in-process server")
     args = parser.parse_args()
-    asyncio.run(main("embedded://" if args.embedded else None))
+    cluster = None if args.embedded else os.environ.get("AEROSPIKE_HOST")
+    asyncio.run(main(cluster or "embedded://"))

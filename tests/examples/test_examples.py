@@ -34,13 +34,8 @@ class Example:
     expect: tuple[str, ...] = field(default=())
 
 
-def _quickstart_args() -> tuple[str, ...]:
-    # quickstart.py uses AEROSPIKE_HOST / 127.0.0.1:3000 unless told to embed a server.
-    return () if os.environ.get("AEROSPIKE_HOST") else ("--embedded",)
-
-
 CASES = [
-    Example("quickstart.py", _quickstart_args(), expect=("put ann and bob",)),
+    Example("quickstart.py", (), expect=("put ann and bob",)),
     Example("expressions.py", expect=("adults in US", "filtered out")),
     Example("cdt_documents.py", expect=("top 3", "best seller")),
     Example("batch_load.py", ("--count", "5000"), needs=("tqdm",), expect=("wrote 5,000",)),

@@ -112,3 +112,12 @@ async def test_udf_register_and_apply(fl: Flavor, set_name: str) -> None:
     finally:
         await fl.run(fl.db.udf_remove(name))
     assert result == 5
+
+
+async def test_a_chain_of_writes_returns_the_header_after_them(fl: Flavor, set_name: str) -> None:
+    k = fl.db.namespace("test").set(set_name).key("w")
+    rec = await fl.run(k.add("n", 1).add("m", 2).execute())
+    assert rec is not None and rec.bins == {} and rec.generation >= 1
+    assert (
+        await fl.run(fl.db.namespace("test").set(set_name).key("none").read("n").execute()) is None
+    )
