@@ -152,6 +152,9 @@ class BatchRow:
     @property
     def record(self) -> Record | None: ...
     @property
+    def udf_result(self) -> Any:
+        """A UDF row's return value (``None`` for other rows and failed calls)."""
+    @property
     def bins(self) -> dict[str, Any] | None:
         """The record's bins, when the row returned one."""
     @property

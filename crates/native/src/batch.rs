@@ -25,6 +25,17 @@ enum Kind {
     Udf(String, String, Vec<Value>),
 }
 
+/// How a finished row is read back.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Reads and deletes: a missing record is an outcome, not an error.
+    MissingOk,
+    /// A UDF call: its return value (or Lua error) comes back as a `SUCCESS` (`FAILURE`) bin.
+    Udf,
+    /// Other writes.
+    Write,
+}
+
 /// One converted row.
 pub struct Row {
     kind: Kind,
@@ -41,10 +52,13 @@ impl Row {
         !matches!(self.kind, Kind::Read(_) | Kind::ReadOps(_))
     }
 
-    /// Whether a missing record is an ordinary outcome of the row (reads and deletes), not an
-    /// error.
-    pub fn missing_ok(&self) -> bool {
-        matches!(self.kind, Kind::Read(_) | Kind::ReadOps(_) | Kind::Delete)
+    /// How the row's outcome is read back.
+    pub fn outcome(&self) -> Outcome {
+        match self.kind {
+            Kind::Read(_) | Kind::ReadOps(_) | Kind::Delete => Outcome::MissingOk,
+            Kind::Udf(..) => Outcome::Udf,
+            Kind::Write(_) => Outcome::Write,
+        }
     }
 
     /// The crate operation (results land in it) and the key tuple; `top` is the batch's

@@ -12,7 +12,7 @@ use aerospike::{
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::batch::Row;
+use crate::batch::{Outcome, Row};
 use crate::client::Inner;
 use crate::completion::{Failure, IntoPy, OpResult};
 use crate::errors::invalid_argument;
@@ -116,17 +116,16 @@ pub async fn operate(
     }
 }
 
-/// Finished batch rows, with the key tuples they were asked with and whether a missing record
-/// is an ordinary outcome of each.
-pub struct BatchOut(Vec<BatchOperation>, Vec<(Py<PyAny>, bool)>);
+/// Finished batch rows, with the key tuples they were asked with and how each is read back.
+pub struct BatchOut(Vec<BatchOperation>, RowKeys);
 
 impl BatchOut {
     /// Convert the rows, appending them to `out`.
     pub fn push_rows(self, py: Python<'_>, out: &mut Vec<Py<BatchRow>>) -> PyResult<()> {
         let mut names = Names::default();
         out.reserve(self.0.len());
-        for (op, (key, missing_ok)) in self.0.iter().zip(&self.1) {
-            let row = BatchRow::from_native(py, op, Some(key.bind(py)), *missing_ok, &mut names)?;
+        for (op, (key, outcome)) in self.0.iter().zip(&self.1) {
+            let row = BatchRow::from_native(py, op, Some(key.bind(py)), *outcome, &mut names)?;
             out.push(Py::new(py, row)?);
         }
         Ok(())
@@ -149,16 +148,16 @@ pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<B
     Ok(BatchOut(batch_ops(&i.client, policy, ops).await?, keys))
 }
 
-type RowKeys = Vec<(Py<PyAny>, bool)>;
+type RowKeys = Vec<(Py<PyAny>, Outcome)>;
 
 fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, RowKeys)> {
     let mut ops = Vec::with_capacity(rows.len());
     let mut keys = Vec::with_capacity(rows.len());
     for row in rows {
-        let missing_ok = row.missing_ok();
+        let outcome = row.outcome();
         let (op, key) = row.into_op(p)?;
         ops.push(op);
-        keys.push((key, missing_ok));
+        keys.push((key, outcome));
     }
     Ok((ops, keys))
 }

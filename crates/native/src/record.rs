@@ -2,10 +2,11 @@
 
 use aerospike::{BatchOperation, Record as AsRecord};
 use pyo3::exceptions::PyKeyError;
-use pyo3::prelude::*;
 use pyo3::intern;
+use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator, PyList, PyTuple};
 
+use crate::batch::Outcome;
 use crate::errors;
 use crate::values::{from_value, key_tuple, Names};
 
@@ -236,19 +237,23 @@ impl Record {
             },
             self.bins.bind(py).repr()?,
             self.generation,
-            self.ttl.map_or_else(|| "None".to_owned(), |t| t.to_string())
+            self.ttl
+                .map_or_else(|| "None".to_owned(), |t| t.to_string())
         ))
     }
 }
 
 /// KEY_NOT_FOUND_ERROR.
 const NOT_FOUND: u8 = 2;
+/// UDF_BAD_RESPONSE.
+const UDF_ERROR: i32 = 100;
 
 /// One row of a batch: its key, the record (when any) and the row's own outcome.
 #[pyclass(frozen, freelist = 1024, module = "aerospike_fluent._native")]
 pub struct BatchRow {
     key: Py<PyTuple>,
     record: Option<Py<Record>>,
+    udf_result: Option<Py<PyAny>>,
     result_code: i32,
     error: Option<Py<PyAny>>,
     in_doubt: bool,
@@ -256,19 +261,27 @@ pub struct BatchRow {
 
 impl BatchRow {
     /// Convert a finished batch operation; rows never answered get `ClientError` code -15.
-    /// `orig` is the key tuple the row was asked with (reused where possible). With
-    /// `missing_ok` (reads, deletes) a missing record is not an error: result code 2, no
-    /// exception.
+    /// `orig` is the key tuple the row was asked with (reused where possible). For reads and
+    /// deletes a missing record is not an error (result code 2, no exception); a UDF row's
+    /// return value is `udf_result`, its Lua error text the error's message.
     pub fn from_native<'py>(
         py: Python<'py>,
         op: &BatchOperation,
         orig: Option<&Bound<'py, PyAny>>,
-        missing_ok: bool,
+        outcome: Outcome,
         names: &mut Names<'py>,
     ) -> PyResult<Self> {
         let br = op.batch_record();
         let key = key_tuple(py, orig, &br.key)?;
+        let udf = |bin: &str| {
+            op.record()
+                .filter(|_| outcome == Outcome::Udf)
+                .and_then(|r| r.bins.get(bin))
+        };
+        let udf_result = udf("SUCCESS").map(|v| from_value(py, v)).transpose()?;
+        let udf_failure = udf("FAILURE").map(|v| v.to_string());
         let record = match op.record() {
+            Some(_) if outcome == Outcome::Udf => None,
             Some(r) => Some(Py::new(
                 py,
                 Record::convert(py, r, Some(key.clone()), names)?,
@@ -278,20 +291,20 @@ impl BatchRow {
         let in_doubt = op.in_doubt();
         let (code, error) = match (op.result_code(), op.error()) {
             (Some(rc), _) if u8::from(rc) == 0 => (0, None),
-            (Some(rc), _) if missing_ok && u8::from(rc) == NOT_FOUND => {
+            (Some(rc), _) if outcome == Outcome::MissingOk && u8::from(rc) == NOT_FOUND => {
                 (i32::from(NOT_FOUND), None)
             }
-            (_, Some(err)) => {
-                let code = op
-                    .result_code()
-                    .map_or(err.result_code(), |rc| i32::from(u8::from(rc)));
+            (rc, Some(err)) if udf_failure.is_none() => {
+                let code = rc.map_or(err.result_code(), |rc| i32::from(u8::from(rc)));
                 let exc = errors::to_py(py, err, Some(key.clone().into_any()));
                 (code, Some(exc.into_value(py).into_any()))
             }
-            (rc, None) => {
-                let (code, msg) = match rc {
-                    Some(rc) => (i32::from(u8::from(rc)), rc.into_string()),
-                    None => (-15, "no response for this row".to_owned()),
+            (rc, err) => {
+                let (code, msg) = match (rc, udf_failure) {
+                    (Some(rc), Some(text)) => (i32::from(u8::from(rc)), text),
+                    (None, Some(text)) => (err.map_or(UDF_ERROR, |e| e.result_code()), text),
+                    (Some(rc), None) => (i32::from(u8::from(rc)), rc.into_string()),
+                    (None, None) => (-15, "no response for this row".to_owned()),
                 };
                 let exc = errors::error_instance(
                     errors::class_for_code(py, code),
@@ -306,6 +319,7 @@ impl BatchRow {
         Ok(BatchRow {
             key: key.unbind(),
             record,
+            udf_result,
             result_code: code,
             error,
             in_doubt,
@@ -324,6 +338,11 @@ impl BatchRow {
     #[getter]
     fn record(&self, py: Python<'_>) -> Option<Py<Record>> {
         self.record.as_ref().map(|r| r.clone_ref(py))
+    }
+    /// A UDF row's return value (`None` for other rows and failed calls).
+    #[getter]
+    fn udf_result(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.udf_result.as_ref().map(|v| v.clone_ref(py))
     }
     /// The record's bins, when the row returned one.
     #[getter]
