@@ -65,6 +65,11 @@ class KeyRef(OpChain[M], Generic[M]):
         key = self._base[TARGET]
         if not self._ops:
             return Call("put", (key, checked, policy))
+        if any(_reads(op) for op in self._ops):
+            raise InvalidArgumentError(
+                f"{verb}() returns nothing, so the chain's reads would be lost: "
+                "write with .bin(name).set(value) and call execute()"
+            )
         return Call("operate", (key, self._writes_then_ops(checked), policy), finish=discard)
 
     def _get_call(self, bins: tuple[str, ...], header: bool) -> Call:
@@ -76,7 +81,8 @@ class KeyRef(OpChain[M], Generic[M]):
         ops: list[Any] = list(self._ops)
         if header:
             ops.append(("read_header", None))
-        elif names:
+            return Call("operate", (key, ops, policy), finish=_header_only)
+        if names:
             ops.extend(("read", b) for b in names)
         else:
             ops.append(("read_all", None))
@@ -350,6 +356,22 @@ class KeyRef(OpChain[M], Generic[M]):
         _check_udf(module, function, args)
         call = Call("udf_apply", (self.key, module, function, list(args), self._policy()))
         return self._ex.call(call)
+
+
+_READS = frozenset({"read", "read_all", "read_header", "exp_read"})
+
+
+def _reads(op: tuple[Any, ...]) -> bool:
+    """Whether an op of a chain returns something (a bin read or a collection selector)."""
+    name = op[0]
+    return name in _READS or name.startswith(("list_get", "map_get", "list_size", "map_size"))
+
+
+def _header_only(rec: Record | None) -> Record | None:
+    """Keep only the header of an operate's record (its write ops answer with empty bins)."""
+    if rec is None:
+        return None
+    return Record._restore({}, rec.key, rec.generation, rec.ttl, None)
 
 
 def _check_udf(module: str, function: str, args: Sequence[Any]) -> None:

@@ -9,6 +9,7 @@ from aerospike_fluent import F
 from aerospike_fluent.errors import (
     FilteredOutError,
     GenerationError,
+    InvalidArgumentError,
     RecordExistsError,
     RecordNotFoundError,
     UdfError,
@@ -121,3 +122,20 @@ async def test_a_chain_of_writes_returns_the_header_after_them(fl: Flavor, set_n
     assert (
         await fl.run(fl.db.namespace("test").set(set_name).key("none").read("n").execute()) is None
     )
+
+
+async def test_get_header_after_writes_gives_the_header_only(fl: Flavor, set_name: str) -> None:
+    k = fl.db.namespace("test").set(set_name).key("h")
+    rec = await fl.run(k.add("n", 1).get_header())
+    assert rec is not None and rec.bins == {} and rec.generation >= 1
+    stored = await fl.run(k.get())
+    assert stored is not None and stored["n"] == 1  # the write ran
+
+
+async def test_a_write_verb_after_reads_is_refused(fl: Flavor, set_name: str) -> None:
+    k = fl.db.namespace("test").set(set_name).key("r")
+    with pytest.raises(InvalidArgumentError, match="reads would be lost"):
+        k.read("n").put({"n": 1})
+    await fl.run(k.add("n", 1).put({"m": 2}))  # writes only: still one operate
+    stored = await fl.run(k.get())
+    assert stored is not None and stored.bins == {"n": 1, "m": 2}
