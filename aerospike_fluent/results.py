@@ -88,8 +88,9 @@ class BatchResult(Sequence[BatchRow]):
             from aerospike_fluent.errors import error_for_code
 
             error = error_for_code(first.result_code, "batch row failed", key=first.key)
-        if len(failed) > 1:
-            error.add_note(f"{len(failed) - 1} more of {len(self._rows)} batch rows failed")
+        note = f"{len(failed) - 1} more of {len(self._rows)} batch rows failed"
+        if len(failed) > 1 and note not in getattr(error, "__notes__", ()):
+            error.add_note(note)
         raise error
 
 

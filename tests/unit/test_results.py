@@ -37,3 +37,13 @@ def test_failed_rows_are_kept_and_raised() -> None:
     assert [r.key for r in result.errors] == [KA, KC]
     with pytest.raises(RecordExistsError):
         result.raise_on_error()
+
+
+def test_raise_on_error_notes_the_other_failures_once() -> None:
+    err = RecordExistsError("exists")
+    rows = [Row(KA, None, 5, err), Row(KB, None, 5, RecordExistsError("exists"))]
+    result = BatchResult(cast(Any, rows), [False, False])
+    for _ in range(3):
+        with pytest.raises(RecordExistsError) as caught:
+            result.raise_on_error()
+    assert caught.value.__notes__ == ["1 more of 2 batch rows failed"]
