@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,6 +14,7 @@ from aerospike_fluent import _bridge
 from aerospike_fluent import _native as n
 
 NS = "test"
+_RUN = uuid.uuid4().hex[:8]  # names unique per run: a real server keeps what earlier runs left
 _ids = itertools.count()
 
 
@@ -44,7 +46,7 @@ def call(request: pytest.FixtureRequest, client: n.Client) -> Callable[..., Any]
 
 
 def key(set_name: str = "ops") -> n.Key:
-    return (NS, set_name, f"k{next(_ids)}", None)
+    return (NS, set_name, f"k{_RUN}_{next(_ids)}", None)
 
 
 def test_put_get_all_selected_header(call: Callable[..., Any]) -> None:
@@ -266,7 +268,7 @@ def test_info(call: Callable[..., Any], client: n.Client) -> None:
 
 
 def test_truncate(call: Callable[..., Any]) -> None:
-    set_name = f"trunc{next(_ids)}"
+    set_name = f"trunc{_RUN}_{next(_ids)}"
     ks = [key(set_name) for _ in range(3)]
     for k in ks:
         call("put", k, {"a": 1}, None)
@@ -275,7 +277,7 @@ def test_truncate(call: Callable[..., Any]) -> None:
 
 
 def test_query_scan_chunks_and_resume(call: Callable[..., Any], client: n.Client) -> None:
-    set_name = f"scan{next(_ids)}"
+    set_name = f"scan{_RUN}_{next(_ids)}"
     for i in range(25):
         call("put", (NS, set_name, i, None), {"i": i, "j": -i}, None)
     stream = client.query(NS, set_name, ["i"], None, None, 0, None, 10)
@@ -295,7 +297,7 @@ def test_query_scan_chunks_and_resume(call: Callable[..., Any], client: n.Client
 
 
 def test_query_max_records_and_partitions(client: n.Client) -> None:
-    set_name = f"scanmax{next(_ids)}"
+    set_name = f"scanmax{_RUN}_{next(_ids)}"
     for i in range(20):
         client.put_blocking((NS, set_name, i, None), {"i": i}, None)
     stream = client.query(NS, set_name, None, None, None, 5, None, 100)
@@ -314,7 +316,7 @@ def test_query_max_records_and_partitions(client: n.Client) -> None:
 
 
 def test_query_with_no_bins_returns_headers_only(client: n.Client) -> None:
-    set_name = f"scannobins{next(_ids)}"
+    set_name = f"scannobins{_RUN}_{next(_ids)}"
     for i in range(5):
         client.put_blocking((NS, set_name, i, None), {"i": i, "pad": "x" * 100}, None)
     stream = client.query(NS, set_name, [], None, None, 0, None, 100)
@@ -325,7 +327,7 @@ def test_query_with_no_bins_returns_headers_only(client: n.Client) -> None:
 
 
 def test_secondary_index_query(call: Callable[..., Any], client: n.Client) -> None:
-    set_name = f"si{next(_ids)}"
+    set_name = f"si{_RUN}_{next(_ids)}"
     name = f"idx_{set_name}"
     for i in range(10):
         call("put", (NS, set_name, i, None), {"age": i}, None)
