@@ -63,3 +63,11 @@ async def test_a_missing_udf_module_is_not_in_doubt(
         with pytest.raises(errors.UdfError, match="not found") as caught:
             await fl.run(rec.udf("no_such_module", "f"))
         assert caught.value.in_doubt is False
+
+
+async def test_errors_name_the_record_they_are_about(fl: Flavor, set_name: str) -> None:
+    k = fl.db.namespace("test").set(set_name).key("nobody")
+    with pytest.raises(errors.RecordNotFoundError) as caught:
+        await fl.run(k.touch())
+    assert f"[namespace 'test', set '{set_name}', key 'nobody']" in str(caught.value)
+    assert caught.value.key is not None and caught.value.key[2] == "nobody"

@@ -198,6 +198,25 @@ fn refused_every_attempt(err: &AsError) -> bool {
     }
 }
 
+/// `message` followed by the record it is about: namespace, set and user key (or digest).
+fn with_key(message: &str, key: Option<&Bound<'_, PyAny>>) -> String {
+    let part = |k: &Bound<'_, PyAny>, i: usize| -> Option<String> {
+        let v = k.get_item(i).ok().filter(|v| !v.is_none())?;
+        Some(v.repr().ok()?.to_string())
+    };
+    let Some(k) = key else {
+        return message.to_owned();
+    };
+    let (Some(ns), Some(set)) = (part(k, 0), part(k, 1)) else {
+        return message.to_owned();
+    };
+    match (part(k, 2), part(k, 3)) {
+        (Some(user_key), _) => format!("{message} [namespace {ns}, set {set}, key {user_key}]"),
+        (None, Some(digest)) => format!("{message} [namespace {ns}, set {set}, digest {digest}]"),
+        (None, None) => format!("{message} [namespace {ns}, set {set}]"),
+    }
+}
+
 /// Whether a write that failed with `err` may have been applied.
 pub fn in_doubt(err: &AsError) -> bool {
     err.in_doubt() && !refused_every_attempt(err)
@@ -220,7 +239,8 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
                 _ => None,
             };
             if let Some((class, code)) = class {
-                return match error_instance(class, Some(code), &err.to_string(), in_doubt, key) {
+                let message = with_key(&err.to_string(), key.as_ref());
+                return match error_instance(class, Some(code), &message, in_doubt, key) {
                     Ok(exc) => PyErr::from_value(exc),
                     Err(e) => e,
                 };
@@ -243,7 +263,7 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
         ErrorKind::Server { .. } => class_for_code(py, code),
         _ => class_for_code(py, code.min(-1)),
     };
-    let message = err.to_string();
+    let message = with_key(&err.to_string(), key.as_ref());
     match error_instance(class, Some(code), &message, in_doubt, key) {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
