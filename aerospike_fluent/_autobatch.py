@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine, Generator
 from functools import partial
 from typing import Any
 
@@ -67,13 +67,13 @@ class Reads:
     def __init__(self, native: Any, max_keys: int) -> None:
         self._native = native
         self._max = max_keys
-        self._direct: Callable[..., Awaitable[Any]] = partial(_bridge.call, native.get)
+        self._direct: Callable[..., Coroutine[Any, Any, Any]] = partial(_bridge.call, native.get)
         self._ticks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Tick] = (
             weakref.WeakKeyDictionary()
         )
         self._last: _Tick | None = None
 
-    def get(self, key: Any, bins: Any, header_only: bool, policy: Any) -> Awaitable[Any]:
+    def get(self, key: Any, bins: Any, header_only: bool, policy: Any) -> Coroutine[Any, Any, Any]:
         """``native.get`` as an awaitable: joins this iteration's batch unless it goes first."""
         if bins is not None or header_only or policy is not None:
             return self._direct(key, bins, header_only, policy)
@@ -92,7 +92,7 @@ class Reads:
         fut = loop.create_future()
         tick.keys.append(key)
         tick.futs.append(fut)
-        return fut
+        return _Joined(fut)
 
     def _tick(self, loop: asyncio.AbstractEventLoop) -> _Tick:
         tick = self._ticks.get(loop)
@@ -139,6 +139,40 @@ class Reads:
             return
         tick.in_flight += 1
         batch.add_done_callback(partial(_deliver, tick, futs))
+
+
+class _Joined(Coroutine[Any, Any, Any]):
+    """A get that joined this iteration's batch, as a coroutine (``create_task`` takes it).
+
+    Thrown into or closed before its first step (a task cancelled before it ran), it cancels
+    its future, so the flush does not ask for that key.
+    """
+
+    __slots__ = ("_fut", "_steps")
+
+    def __init__(self, fut: asyncio.Future[Any]) -> None:
+        self._fut = fut
+        self._steps: Generator[Any, None, Any] | None = None
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._fut.__await__()
+
+    def send(self, value: Any) -> Any:
+        if self._steps is None:
+            self._steps = self._fut.__await__()
+        return self._steps.send(value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        if self._steps is None:
+            self._fut.cancel()
+            self._steps = self._fut.__await__()
+        return self._steps.throw(typ if val is None else val)
+
+    def close(self) -> None:
+        if self._steps is None:
+            self._fut.cancel()
+        else:
+            self._steps.close()
 
 
 def _fail(futs: list[asyncio.Future[Any]], exc: BaseException) -> None:

@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Coroutine
 from datetime import timedelta
 from typing import Any, ClassVar, Generic, overload
 
@@ -165,7 +165,7 @@ class Batch(Frozen, Generic[M]):
         return self._evolve(_limits=_policy.limits(total, socket, retries))
 
     @overload
-    def execute(self: Batch[Async]) -> Awaitable[BatchResult]: ...
+    def execute(self: Batch[Async]) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def execute(self: Batch[Sync]) -> BatchResult: ...
     def execute(self) -> Any:

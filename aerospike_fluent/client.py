@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Generator, Iterable
+from collections.abc import Coroutine, Generator, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, overload
@@ -124,7 +124,7 @@ class Client(Generic[M]):
     @overload
     def info(
         self: Client[Async], command: str, *, node: str | None = None
-    ) -> Awaitable[dict[str, str]]: ...
+    ) -> Coroutine[Any, Any, dict[str, str]]: ...
     @overload
     def info(self: Client[Sync], command: str, *, node: str | None = None) -> dict[str, str]: ...
     def info(self, command: str, *, node: str | None = None) -> Any:
@@ -136,7 +136,7 @@ class Client(Generic[M]):
     @overload
     def udf_register(
         self: Client[Async], source: str | Path | bytes, name: str | None = None
-    ) -> Awaitable[str]: ...
+    ) -> Coroutine[Any, Any, str]: ...
     @overload
     def udf_register(
         self: Client[Sync], source: str | Path | bytes, name: str | None = None
@@ -154,7 +154,7 @@ class Client(Generic[M]):
         )
 
     @overload
-    def udf_remove(self: Client[Async], name: str) -> Awaitable[None]: ...
+    def udf_remove(self: Client[Async], name: str) -> Coroutine[Any, Any, None]: ...
     @overload
     def udf_remove(self: Client[Sync], name: str) -> None: ...
     def udf_remove(self, name: str) -> Any:

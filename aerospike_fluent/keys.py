@@ -7,7 +7,7 @@ Terminal verbs return awaitables on an async client and values on a sync one.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Generic, overload
 
 from aerospike_fluent import _native, _policy, _validate
@@ -101,7 +101,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         generation: int | None = None,
         send_key: bool = False,
-    ) -> Awaitable[None]: ...
+    ) -> Coroutine[Any, Any, None]: ...
     @overload
     def put(
         self: KeyRef[Sync],
@@ -137,7 +137,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def insert(
         self: KeyRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> Awaitable[None]: ...
+    ) -> Coroutine[Any, Any, None]: ...
     @overload
     def insert(
         self: KeyRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
@@ -154,7 +154,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         generation: int | None = None,
         send_key: bool = False,
-    ) -> Awaitable[None]: ...
+    ) -> Coroutine[Any, Any, None]: ...
     @overload
     def update(
         self: KeyRef[Sync],
@@ -183,7 +183,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         generation: int | None = None,
         send_key: bool = False,
-    ) -> Awaitable[None]: ...
+    ) -> Coroutine[Any, Any, None]: ...
     @overload
     def replace(
         self: KeyRef[Sync],
@@ -212,7 +212,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         generation: int | None = None,
         send_key: bool = False,
-    ) -> Awaitable[None]: ...
+    ) -> Coroutine[Any, Any, None]: ...
     @overload
     def replace_if_exists(
         self: KeyRef[Sync],
@@ -236,7 +236,7 @@ class KeyRef(OpChain[M], Generic[M]):
 
     # ----------------------------------------------------------------- reads
     @overload
-    def get(self: KeyRef[Async], *bins: str) -> Awaitable[Record | None]: ...
+    def get(self: KeyRef[Async], *bins: str) -> Coroutine[Any, Any, Record | None]: ...
     @overload
     def get(self: KeyRef[Sync], *bins: str) -> Record | None: ...
     def get(self, *bins: str) -> Any:
@@ -250,7 +250,7 @@ class KeyRef(OpChain[M], Generic[M]):
         return ex.call(self._get_call(bins, False))
 
     @overload
-    def get_header(self: KeyRef[Async]) -> Awaitable[Record | None]: ...
+    def get_header(self: KeyRef[Async]) -> Coroutine[Any, Any, Record | None]: ...
     @overload
     def get_header(self: KeyRef[Sync]) -> Record | None: ...
     def get_header(self) -> Any:
@@ -258,7 +258,7 @@ class KeyRef(OpChain[M], Generic[M]):
         return self._ex.call(self._get_call((), True))
 
     @overload
-    def exists(self: KeyRef[Async]) -> Awaitable[bool]: ...
+    def exists(self: KeyRef[Async]) -> Coroutine[Any, Any, bool]: ...
     @overload
     def exists(self: KeyRef[Sync]) -> bool: ...
     def exists(self) -> Any:
@@ -268,7 +268,7 @@ class KeyRef(OpChain[M], Generic[M]):
         return ex.verbs["exists"](key, self._policy())
 
     @overload
-    def delete(self: KeyRef[Async], *, durable: bool = False) -> Awaitable[bool]: ...
+    def delete(self: KeyRef[Async], *, durable: bool = False) -> Coroutine[Any, Any, bool]: ...
     @overload
     def delete(self: KeyRef[Sync], *, durable: bool = False) -> bool: ...
     def delete(self, *, durable: bool = False) -> Any:
@@ -278,7 +278,7 @@ class KeyRef(OpChain[M], Generic[M]):
         return ex.verbs["delete"](key, self._policy(durable=durable))
 
     @overload
-    def touch(self: KeyRef[Async], *, ttl: TTL = None) -> Awaitable[None]: ...
+    def touch(self: KeyRef[Async], *, ttl: TTL = None) -> Coroutine[Any, Any, None]: ...
     @overload
     def touch(self: KeyRef[Sync], *, ttl: TTL = None) -> None: ...
     def touch(self, *, ttl: TTL = None) -> Any:
@@ -296,7 +296,7 @@ class KeyRef(OpChain[M], Generic[M]):
         exists: _policy.Exists = "upsert",
         send_key: bool = False,
         durable: bool = False,
-    ) -> Awaitable[Record | None]: ...
+    ) -> Coroutine[Any, Any, Record | None]: ...
     @overload
     def execute(
         self: KeyRef[Sync],
@@ -347,7 +347,9 @@ class KeyRef(OpChain[M], Generic[M]):
         return ex.verbs["operate"](key, list(self._ops), policy)
 
     @overload
-    def udf(self: KeyRef[Async], module: str, function: str, *args: Any) -> Awaitable[Any]: ...
+    def udf(
+        self: KeyRef[Async], module: str, function: str, *args: Any
+    ) -> Coroutine[Any, Any, Any]: ...
     @overload
     def udf(self: KeyRef[Sync], module: str, function: str, *args: Any) -> Any: ...
     def udf(self, module: str, function: str, *args: Any) -> Any:
@@ -441,7 +443,7 @@ class KeysRef(OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         send_key: bool = False,
-    ) -> Awaitable[BatchResult]: ...
+    ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def put(
         self: KeysRef[Sync],
@@ -457,7 +459,7 @@ class KeysRef(OpChain[M], Generic[M]):
     @overload
     def insert(
         self: KeysRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> Awaitable[BatchResult]: ...
+    ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def insert(
         self: KeysRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
@@ -469,7 +471,7 @@ class KeysRef(OpChain[M], Generic[M]):
     @overload
     def update(
         self: KeysRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> Awaitable[BatchResult]: ...
+    ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def update(
         self: KeysRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
@@ -481,7 +483,7 @@ class KeysRef(OpChain[M], Generic[M]):
     @overload
     def replace(
         self: KeysRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> Awaitable[BatchResult]: ...
+    ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def replace(
         self: KeysRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
@@ -491,7 +493,7 @@ class KeysRef(OpChain[M], Generic[M]):
         return self._write_all("replace", bins, ttl, send_key)
 
     @overload
-    def get(self: KeysRef[Async], *bins: str) -> Awaitable[BatchResult]: ...
+    def get(self: KeysRef[Async], *bins: str) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def get(self: KeysRef[Sync], *bins: str) -> BatchResult: ...
     def get(self, *bins: str) -> Any:
@@ -508,7 +510,7 @@ class KeysRef(OpChain[M], Generic[M]):
         return self._ex.run(_batch_program(rows, True, self._batch_policy()))
 
     @overload
-    def get_header(self: KeysRef[Async]) -> Awaitable[BatchResult]: ...
+    def get_header(self: KeysRef[Async]) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def get_header(self: KeysRef[Sync]) -> BatchResult: ...
     def get_header(self) -> Any:
@@ -518,7 +520,7 @@ class KeysRef(OpChain[M], Generic[M]):
         return self._ex.run(_batch_program(rows, True, self._batch_policy()))
 
     @overload
-    def exists(self: KeysRef[Async]) -> Awaitable[list[bool]]: ...
+    def exists(self: KeysRef[Async]) -> Coroutine[Any, Any, list[bool]]: ...
     @overload
     def exists(self: KeysRef[Sync]) -> list[bool]: ...
     def exists(self) -> Any:
@@ -528,7 +530,9 @@ class KeysRef(OpChain[M], Generic[M]):
         return self._ex.run(_exists_program(rows, self._batch_policy()))
 
     @overload
-    def delete(self: KeysRef[Async], *, durable: bool = False) -> Awaitable[BatchResult]: ...
+    def delete(
+        self: KeysRef[Async], *, durable: bool = False
+    ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def delete(self: KeysRef[Sync], *, durable: bool = False) -> BatchResult: ...
     def delete(self, *, durable: bool = False) -> Any:
@@ -538,7 +542,7 @@ class KeysRef(OpChain[M], Generic[M]):
         return self._ex.run(_batch_program(rows, True, self._batch_policy()))
 
     @overload
-    def touch(self: KeysRef[Async], *, ttl: TTL = None) -> Awaitable[BatchResult]: ...
+    def touch(self: KeysRef[Async], *, ttl: TTL = None) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def touch(self: KeysRef[Sync], *, ttl: TTL = None) -> BatchResult: ...
     def touch(self, *, ttl: TTL = None) -> Any:
@@ -553,7 +557,7 @@ class KeysRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         exists: _policy.Exists = "upsert",
         send_key: bool = False,
-    ) -> Awaitable[BatchResult]: ...
+    ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def execute(
         self: KeysRef[Sync],
@@ -578,7 +582,7 @@ class KeysRef(OpChain[M], Generic[M]):
     @overload
     def udf(
         self: KeysRef[Async], module: str, function: str, *args: Any
-    ) -> Awaitable[BatchResult]: ...
+    ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def udf(self: KeysRef[Sync], module: str, function: str, *args: Any) -> BatchResult: ...
     def udf(self, module: str, function: str, *args: Any) -> Any:

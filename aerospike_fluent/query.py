@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Coroutine
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, overload
 
@@ -171,7 +171,7 @@ class Query(Frozen, Generic[M]):
         return self.stream()
 
     @overload
-    def collect(self: Query[Async]) -> Awaitable[list[Record]]: ...
+    def collect(self: Query[Async]) -> Coroutine[Any, Any, list[Record]]: ...
     @overload
     def collect(self: Query[Sync]) -> list[Record]: ...
     def collect(self) -> Any:
@@ -179,7 +179,7 @@ class Query(Frozen, Generic[M]):
         return self._ex.run(self._gather(self._limit, self._chunk))
 
     @overload
-    def first(self: Query[Async]) -> Awaitable[Record | None]: ...
+    def first(self: Query[Async]) -> Coroutine[Any, Any, Record | None]: ...
     @overload
     def first(self: Query[Sync]) -> Record | None: ...
     def first(self) -> Any:
@@ -187,7 +187,7 @@ class Query(Frozen, Generic[M]):
         return self._ex.run(_first(self._gather(1, 1)))
 
     @overload
-    def count(self: Query[Async]) -> Awaitable[int]: ...
+    def count(self: Query[Async]) -> Coroutine[Any, Any, int]: ...
     @overload
     def count(self: Query[Sync]) -> int: ...
     def count(self) -> Any:
@@ -195,7 +195,7 @@ class Query(Frozen, Generic[M]):
         return self._ex.run(self._count())
 
     @overload
-    def page(self: Query[Async], size: int) -> Awaitable[Page]: ...
+    def page(self: Query[Async], size: int) -> Coroutine[Any, Any, Page]: ...
     @overload
     def page(self: Query[Sync], size: int) -> Page: ...
     def page(self, size: int) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar, Generic, Literal, overload
 
@@ -63,7 +63,9 @@ class _Scope(Frozen, Generic[M]):
         return Query(self._ex, self._ns, self._set)
 
     @overload
-    def truncate(self: _Scope[Async], *, before: datetime | None = None) -> Awaitable[None]: ...
+    def truncate(
+        self: _Scope[Async], *, before: datetime | None = None
+    ) -> Coroutine[Any, Any, None]: ...
     @overload
     def truncate(self: _Scope[Sync], *, before: datetime | None = None) -> None: ...
     def truncate(self, *, before: datetime | None = None) -> Any:
@@ -120,7 +122,7 @@ class RecordSet(_Scope[M]):
         *,
         ttl: TTL = None,
         send_key: bool = False,
-    ) -> Awaitable[BatchResult]: ...
+    ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def put_many(
         self: RecordSet[Sync],
@@ -159,7 +161,7 @@ class RecordSet(_Scope[M]):
         *,
         name: str | None = None,
         collection: IndexCollection | None = None,
-    ) -> Awaitable[str]: ...
+    ) -> Coroutine[Any, Any, str]: ...
     @overload
     def create_index(
         self: RecordSet[Sync],
@@ -194,7 +196,7 @@ class RecordSet(_Scope[M]):
         return self._ex.call(Call("create_index", args, finish=lambda _: index))
 
     @overload
-    def drop_index(self: RecordSet[Async], name: str) -> Awaitable[None]: ...
+    def drop_index(self: RecordSet[Async], name: str) -> Coroutine[Any, Any, None]: ...
     @overload
     def drop_index(self: RecordSet[Sync], name: str) -> None: ...
     def drop_index(self, name: str) -> Any:

@@ -134,7 +134,7 @@ async def test_a_cancelled_caller_leaves_the_others_their_records(
 
 
 @counting
-async def test_callers_cancelled_before_the_flush_are_not_asked_for(
+async def test_callers_cancelled_before_the_flush_get_cancelled(
     srv: EmbeddedServer, set_name: str
 ) -> None:
     async with af.connect(srv.seeds, auto_batch=True) as db:
@@ -142,12 +142,29 @@ async def test_callers_cancelled_before_the_flush_are_not_asked_for(
         await s.put_many({i: {"i": i} for i in range(6)})
         before = srv.stats()
         # read 0 goes out at once, reads 1-5 wait for the end of this iteration
-        tasks = [asyncio.ensure_future(s.key(i).get()) for i in range(6)]
+        tasks = [asyncio.create_task(s.key(i).get()) for i in range(6)]
         for t in tasks[2:]:
             t.cancel()
         done = await asyncio.gather(*tasks, return_exceptions=True)
         assert [r["i"] for r in done[:2]] == [0, 1]  # type: ignore[index]
         assert all(isinstance(e, asyncio.CancelledError) for e in done[2:])
+        # A task's cancel reaches its get at the task's first step, after this iteration's
+        # flush: keys 1-5 went as one batch (their answers for 2-5 dropped).
+        assert _counts(srv, before) == {"read": 1, "batch": 1}
+
+
+async def test_a_joined_get_closed_before_the_flush_is_not_asked_for(
+    srv: EmbeddedServer, set_name: str
+) -> None:
+    async with af.connect(srv.seeds, auto_batch=True) as db:
+        s = db.namespace("test").set(set_name)
+        await s.put_many({i: {"i": i} for i in range(3)})
+        before = srv.stats()
+        first = asyncio.create_task(s.key(0).get())  # goes out at once
+        joined = [s.key(i).get() for i in (1, 2)]
+        joined[1].close()  # dropped before the flush: key 2 is not asked for
+        rec = await joined[0]
+        assert rec is not None and rec["i"] == 1 and (await first) is not None
         assert _counts(srv, before) == {"read": 2, "batch": 0}  # key 1 alone: a plain read
 
 

@@ -135,7 +135,7 @@ async def test_get_header_after_writes_gives_the_header_only(fl: Flavor, set_nam
 async def test_a_write_verb_after_reads_is_refused(fl: Flavor, set_name: str) -> None:
     k = fl.db.namespace("test").set(set_name).key("r")
     with pytest.raises(InvalidArgumentError, match="reads would be lost"):
-        k.read("n").put({"n": 1})
+        _ = k.read("n").put({"n": 1})
     await fl.run(k.add("n", 1).put({"m": 2}))  # writes only: still one operate
     stored = await fl.run(k.get())
     assert stored is not None and stored.bins == {"n": 1, "m": 2}

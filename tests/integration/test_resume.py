@@ -80,4 +80,4 @@ def test_pages_of_any_size_yield_every_record_once(
 
 async def test_page_after_limit_is_refused(fl: Flavor, set_name: str) -> None:
     with pytest.raises(errors.InvalidArgumentError, match="limit"):
-        fl.db.namespace("test").set(set_name).query().limit(5).page(100)
+        _ = fl.db.namespace("test").set(set_name).query().limit(5).page(100)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import assert_type
+import os
+from collections.abc import Coroutine
+from typing import Any, assert_type
 
 from aerospike_fluent import AsyncRecordStream, BatchResult, Page, Record, RecordStream
 from aerospike_fluent._exec import Async, Sync
@@ -17,12 +18,12 @@ def _async_types(users: RecordSet[Async]) -> None:
     k = users.key("u1")
     assert_type(k, KeyRef[Async])
     assert_type(k.bin("tags").list.append("x").bin("m").map.put("a", 1), KeyRef[Async])
-    assert_type(k.get(), Awaitable[Record | None])
-    assert_type(k.put({"a": 1}), Awaitable[None])
-    assert_type(k.add("n", 1).execute(), Awaitable[Record | None])
-    assert_type(users.keys([1, 2]).get(), Awaitable[BatchResult])
+    _ = assert_type(k.get(), Coroutine[Any, Any, Record | None])
+    _ = assert_type(k.put({"a": 1}), Coroutine[Any, Any, None])
+    _ = assert_type(k.add("n", 1).execute(), Coroutine[Any, Any, Record | None])
+    _ = assert_type(users.keys([1, 2]).get(), Coroutine[Any, Any, BatchResult])
     assert_type(users.query().stream(), AsyncRecordStream)
-    assert_type(users.query().page(10), Awaitable[Page])
+    _ = assert_type(users.query().page(10), Coroutine[Any, Any, Page])
 
 
 def test_sync_types(users: RecordSet[Sync], rec: Recorder) -> None:
@@ -36,3 +37,16 @@ def test_sync_types(users: RecordSet[Sync], rec: Recorder) -> None:
     assert len(rec.calls) == 4
     if False:  # static only: starting a query needs a native client
         assert_type(users.query().stream(), RecordStream)
+
+
+def test_mypy_flags_a_verb_that_is_not_awaited() -> None:
+    from mypy import api
+
+    code = (
+        "import aerospike_fluent as af\n"
+        "async def f(db: af.AsyncClient) -> None:\n"
+        "    db.namespace('test').set('s').key('k').put({'a': 1})\n"
+    )
+    args = ["--config-file", os.devnull, "--strict", "--no-incremental", "-c", code]
+    out, _, status = api.run(args)
+    assert status == 1 and "unused-coroutine" in out, out
