@@ -32,6 +32,9 @@ pub(crate) trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 
 /// Accepts connections until `stop` fires; each connection runs in its own task.
+/// Pause after a failed accept (EMFILE and the like).
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
 pub(crate) async fn accept_loop(
     listener: TcpListener,
     shared: Arc<Shared>,
@@ -46,11 +49,14 @@ pub(crate) async fn accept_loop(
         }
         tokio::select! {
             _ = &mut stop => return,
-            accepted = listener.accept() => {
-                if let Ok((stream, _)) = accepted {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
                     let _ = stream.set_nodelay(true);
                     tokio::spawn(start(stream, shared.clone()));
                 }
+                // Out of descriptors (or memory): the pending connection stays in the backlog
+                // and accept fails again at once; wait instead of spinning a core.
+                Err(_) => tokio::time::sleep(ACCEPT_BACKOFF).await,
             }
         }
     }

@@ -98,6 +98,7 @@ impl Record {
             .iter()
             .map(|b| usize::from(b.name.len) + b.value.data.len() + 4)
             .sum::<usize>()
+            + self.key.as_ref().map_or(0, |k| k.data.len())
             + 40
     }
 }

@@ -239,3 +239,27 @@ async fn unknown_namespace_and_long_bin_name() {
         .await;
     assert!(r.is_err());
 }
+
+#[tokio::test]
+async fn the_record_size_limit_counts_a_stored_key() {
+    let (_server, client) = common::connect().await;
+    let big_key = "k".repeat(2 * 1024 * 1024);
+    let bin = as_bin!("b", vec![0u8; 7 * 1024 * 1024]);
+    let mut send_key = WritePolicy::default();
+    send_key.send_key = true;
+    let stored = as_key!("test", "rec_size", big_key.clone());
+    assert_eq!(
+        code(
+            client
+                .put(&send_key, &stored, std::slice::from_ref(&bin))
+                .await
+        ),
+        13
+    );
+    // Without the key stored, the same bins fit.
+    let digest_only = as_key!("test", "rec_size", big_key);
+    client
+        .put(&WritePolicy::default(), &digest_only, &[bin])
+        .await
+        .expect("7 MB of bins fit in 8 MB");
+}
