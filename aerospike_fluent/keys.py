@@ -393,10 +393,9 @@ def _batch_program(
 class KeysRef(OpChain[M], Generic[M]):
     """Many records: the same operations on every key, compiled to one batch request.
 
-    Results are :class:`BatchResult` rows in key order, each with its own record or error. In a
-    batch every operation answers (the server protocol requires it for batch writes), so a bin
-    touched by several operations of the chain holds a list with one result per operation
-    (``None`` for plain writes): ``keys.add("n", 1).read("n")`` gives ``{"n": [None, 6]}``.
+    Results are :class:`BatchResult` rows in key order, each with its own record or error; their
+    bins have the shape a single key's ``execute()`` gives: ``keys.add("n", 1).read("n")`` gives
+    ``{"n": 6}``.
     """
 
     __slots__ = ()

@@ -12,7 +12,7 @@ use aerospike::{
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::batch::{Outcome, Row};
+use crate::batch::{Outcome, Row, Shape};
 use crate::client::Inner;
 use crate::completion::{Failure, IntoPy, OpResult};
 use crate::errors::invalid_argument;
@@ -124,8 +124,9 @@ impl BatchOut {
     pub fn push_rows(self, py: Python<'_>, out: &mut Vec<Py<BatchRow>>) -> PyResult<()> {
         let mut names = Names::default();
         out.reserve(self.0.len());
-        for (op, (key, outcome)) in self.0.iter().zip(&self.1) {
-            let row = BatchRow::from_native(py, op, Some(key.bind(py)), *outcome, &mut names)?;
+        for (op, (key, outcome, shape)) in self.0.iter().zip(&self.1) {
+            let key = Some(key.bind(py));
+            let row = BatchRow::from_native(py, op, key, *outcome, shape.as_deref(), &mut names)?;
             out.push(Py::new(py, row)?);
         }
         Ok(())
@@ -148,16 +149,17 @@ pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<B
     Ok(BatchOut(batch_ops(&i.client, policy, ops).await?, keys))
 }
 
-type RowKeys = Vec<(Py<PyAny>, Outcome)>;
+type RowKeys = Vec<(Py<PyAny>, Outcome, Option<Arc<Shape>>)>;
 
 fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, RowKeys)> {
     let mut ops = Vec::with_capacity(rows.len());
     let mut keys = Vec::with_capacity(rows.len());
-    for row in rows {
+    for mut row in rows {
         let outcome = row.outcome();
+        let shape = row.shape.take();
         let (op, key) = row.into_op(p)?;
         ops.push(op);
-        keys.push((key, outcome));
+        keys.push((key, outcome, shape));
     }
     Ok((ops, keys))
 }

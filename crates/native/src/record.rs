@@ -6,7 +6,7 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator, PyList, PyTuple};
 
-use crate::batch::Outcome;
+use crate::batch::{Outcome, Shape};
 use crate::errors;
 use crate::values::{from_value, key_tuple, Names};
 
@@ -269,6 +269,7 @@ impl BatchRow {
         op: &BatchOperation,
         orig: Option<&Bound<'py, PyAny>>,
         outcome: Outcome,
+        shape: Option<&Shape>,
         names: &mut Names<'py>,
     ) -> PyResult<Self> {
         let br = op.batch_record();
@@ -282,10 +283,13 @@ impl BatchRow {
         let udf_failure = udf("FAILURE").map(|v| v.to_string());
         let record = match op.record() {
             Some(_) if outcome == Outcome::Udf => None,
-            Some(r) => Some(Py::new(
-                py,
-                Record::convert(py, r, Some(key.clone()), names)?,
-            )?),
+            Some(r) => {
+                let rec = Record::convert(py, r, Some(key.clone()), names)?;
+                if let Some(shape) = shape {
+                    shape.apply(rec.bins.bind(py))?;
+                }
+                Some(Py::new(py, rec)?)
+            }
             None => None,
         };
         let in_doubt = op.in_doubt();
