@@ -12,9 +12,13 @@ use crate::result::PARAMETER_ERROR;
 use crate::value::{List, Map, Value};
 use crate::{Particle, ResultCode};
 
+/// Deepest nesting of lists and maps accepted in a request (deeper values are a parameter
+/// error): every later pass over a value (conversion, CDT ops, expressions, Lua, drop) recurses.
+pub const MAX_NESTING: usize = 256;
+
 /// Reads one msgpack value from the front of `buf`, advancing it.
 pub fn read_mp(buf: &mut &[u8]) -> Result<Mp, ResultCode> {
-    rmpv::decode::read_value(buf).map_err(|_| PARAMETER_ERROR)
+    rmpv::decode::read_value_with_max_depth(buf, MAX_NESTING).map_err(|_| PARAMETER_ERROR)
 }
 
 /// Decodes a complete msgpack buffer into a [`Value`].
