@@ -237,6 +237,17 @@ def scalar_op(name: ScalarOp, bin_name: str | None, *args: Any) -> Op:
     return (name, bin_name, *args)
 
 
+_SCALAR_READS = frozenset({"read", "read_all", "read_header", "exp_read"})
+
+
+def reads(op: Op) -> bool:
+    """Whether an op returns something (a bin read or a collection selector)."""
+    name = op[0]
+    return name in _SCALAR_READS or name.startswith(
+        ("list_get", "map_get", "list_size", "map_size")
+    )
+
+
 def list_op(name: ListOp, bin_name: str, ctx: tuple[Any, ...], *args: Any) -> Op:
     """``("list_<name>", bin, ctx, *args)``."""
     return (f"list_{name}", bin_name, ctx, *args)

@@ -14,6 +14,7 @@ from aerospike_fluent import _native, _policy, _validate
 from aerospike_fluent._chain import _SET_BASE, _SET_OPS, LIMITS, TARGET, OpChain
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
 from aerospike_fluent._native import Record
+from aerospike_fluent._plan import reads
 from aerospike_fluent._policy import TTL
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError
@@ -65,7 +66,7 @@ class KeyRef(OpChain[M], Generic[M]):
         key = self._base[TARGET]
         if not self._ops:
             return Call("put", (key, checked, policy))
-        if any(_reads(op) for op in self._ops):
+        if any(reads(op) for op in self._ops):
             raise InvalidArgumentError(
                 f"{verb}() returns nothing, so the chain's reads would be lost: "
                 "write with .bin(name).set(value) and call execute()"
@@ -358,15 +359,6 @@ class KeyRef(OpChain[M], Generic[M]):
         _check_udf(module, function, args)
         call = Call("udf_apply", (self.key, module, function, list(args), self._policy()))
         return self._ex.call(call)
-
-
-_READS = frozenset({"read", "read_all", "read_header", "exp_read"})
-
-
-def _reads(op: tuple[Any, ...]) -> bool:
-    """Whether an op of a chain returns something (a bin read or a collection selector)."""
-    name = op[0]
-    return name in _READS or name.startswith(("list_get", "map_get", "list_size", "map_size"))
 
 
 def _header_only(rec: Record | None) -> Record | None:

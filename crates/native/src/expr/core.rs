@@ -1,6 +1,7 @@
 //! Core expression nodes; `lists.*` and `maps.*` nodes go to their own files.
 
 use aerospike::expressions::{self as x, ExpType, Expression};
+use aerospike::operations::cdt_context::CdtContext;
 use aerospike::RegexFlags;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -23,6 +24,29 @@ pub(super) fn exp_type(a: &Args<'_, '_>, i: usize) -> PyResult<ExpType> {
         9 => ExpType::Hll,
         t => return Err(a.err(format!("unknown expression type {t}"))),
     })
+}
+
+/// Argument `i` of a node at `depth`, as an expression.
+pub(super) fn sub(a: &Args<'_, '_>, i: usize, depth: usize) -> PyResult<Expression> {
+    node(&a.item(i)?, depth + 1)
+}
+
+/// Argument `i` of a node at `depth`, as an expression unless it is None.
+pub(super) fn optional_sub(
+    a: &Args<'_, '_>,
+    i: usize,
+    depth: usize,
+) -> PyResult<Option<Expression>> {
+    let v = a.item(i)?;
+    if v.is_none() {
+        return Ok(None);
+    }
+    node(&v, depth + 1).map(Some)
+}
+
+/// The CDT context of a list or map node: its last argument.
+pub(super) fn trailing_ctx(a: &Args<'_, '_>) -> PyResult<Vec<CdtContext>> {
+    a.ctx(a.len().saturating_sub(1).max(1))
 }
 
 pub(super) fn node(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Expression> {

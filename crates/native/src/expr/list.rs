@@ -4,7 +4,7 @@ use aerospike::expressions::{lists as xl, Expression};
 use aerospike::ListReturnType;
 use pyo3::prelude::*;
 
-use super::core::{exp_type, node as sub_node};
+use super::core::{exp_type, optional_sub, sub, trailing_ctx};
 use crate::args::Args;
 
 fn list_rt(a: &Args<'_, '_>, i: usize) -> PyResult<ListReturnType> {
@@ -13,17 +13,9 @@ fn list_rt(a: &Args<'_, '_>, i: usize) -> PyResult<ListReturnType> {
 
 /// `lists.<fn>` read expressions; args in the crate's order, `ctx` last.
 pub(super) fn node(f: &str, a: &Args<'_, '_>, depth: usize) -> PyResult<Expression> {
-    let s = |i: usize| -> PyResult<Expression> { sub_node(&a.item(i)?, depth + 1) };
-    let o = |i: usize| -> PyResult<Option<Expression>> {
-        let v = a.item(i)?;
-        if v.is_none() {
-            Ok(None)
-        } else {
-            sub_node(&v, depth + 1).map(Some)
-        }
-    };
-    let last = a.len().saturating_sub(1).max(1);
-    let ctx = a.ctx(last)?;
+    let s = |i: usize| sub(a, i, depth);
+    let o = |i: usize| optional_sub(a, i, depth);
+    let ctx = trailing_ctx(a)?;
     match f {
         "size" => {
             a.arity(2)?;

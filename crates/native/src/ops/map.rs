@@ -4,7 +4,7 @@ use aerospike::operations::{self as o, maps as m, Operation};
 use aerospike::Value;
 use pyo3::prelude::*;
 
-use super::mrt;
+use super::{args_after_ctx, mrt, reads, writes};
 use crate::args::{map_order, Args};
 
 /// `map_<fn>`: args start at tuple index 3, in the crate's order without `bin`.
@@ -14,42 +14,31 @@ pub(super) fn op(
     b: String,
     ctx: &[o::cdt_context::CdtContext],
 ) -> PyResult<(Operation, bool)> {
-    let n = a.len().saturating_sub(3);
-    let need = |k: usize| -> PyResult<()> {
-        if n == k {
-            Ok(())
-        } else {
-            Err(a.err(format!(
-                "expected {k} argument(s) after bin and ctx, got {n}"
-            )))
-        }
-    };
-    let w = |op: Operation| Ok((op, false));
-    let r = |op: Operation| Ok((op, true));
+    let need = |k: usize| args_after_ctx(a, k);
     match f {
         "create" => {
             need(1)?;
             let order = map_order(a.int(3)?).map_err(|e| a.err(e))?;
-            w(m::create(b, order, ctx.to_vec()))
+            writes(m::create(b, order, ctx.to_vec()))
         }
         "set_policy" => {
             need(1)?;
-            w(m::set_policy(&a.map_policy(3)?, b, ctx.to_vec()))
+            writes(m::set_policy(&a.map_policy(3)?, b, ctx.to_vec()))
         }
         "put" => {
             need(3)?;
-            w(m::put(&a.map_policy(3)?, b, a.value(4)?, a.value(5)?))
+            writes(m::put(&a.map_policy(3)?, b, a.value(4)?, a.value(5)?))
         }
         "put_items" => {
             need(2)?;
             match a.value(4)? {
-                Value::HashMap(items) => w(m::put_items(&a.map_policy(3)?, b, items)),
+                Value::HashMap(items) => writes(m::put_items(&a.map_policy(3)?, b, items)),
                 _ => Err(a.err("items must be a dict")),
             }
         }
         "increment_value" => {
             need(3)?;
-            w(m::increment_value(
+            writes(m::increment_value(
                 &a.map_policy(3)?,
                 b,
                 a.value(4)?,
@@ -58,7 +47,7 @@ pub(super) fn op(
         }
         "decrement_value" => {
             need(3)?;
-            w(m::decrement_value(
+            writes(m::decrement_value(
                 &a.map_policy(3)?,
                 b,
                 a.value(4)?,
@@ -67,19 +56,19 @@ pub(super) fn op(
         }
         "clear" => {
             need(0)?;
-            w(m::clear(b))
+            writes(m::clear(b))
         }
         "remove_by_key" => {
             need(2)?;
-            w(m::remove_by_key(b, a.value(3)?, mrt(a, 4)?))
+            writes(m::remove_by_key(b, a.value(3)?, mrt(a, 4)?))
         }
         "remove_by_key_list" => {
             need(2)?;
-            w(m::remove_by_key_list(b, a.values(3)?, mrt(a, 4)?))
+            writes(m::remove_by_key_list(b, a.values(3)?, mrt(a, 4)?))
         }
         "remove_by_key_range" => {
             need(3)?;
-            w(m::remove_by_key_range(
+            writes(m::remove_by_key_range(
                 b,
                 a.value(3)?,
                 a.value(4)?,
@@ -88,15 +77,15 @@ pub(super) fn op(
         }
         "remove_by_value" => {
             need(2)?;
-            w(m::remove_by_value(b, a.value(3)?, mrt(a, 4)?))
+            writes(m::remove_by_value(b, a.value(3)?, mrt(a, 4)?))
         }
         "remove_by_value_list" => {
             need(2)?;
-            w(m::remove_by_value_list(b, a.values(3)?, mrt(a, 4)?))
+            writes(m::remove_by_value_list(b, a.values(3)?, mrt(a, 4)?))
         }
         "remove_by_value_range" => {
             need(3)?;
-            w(m::remove_by_value_range(
+            writes(m::remove_by_value_range(
                 b,
                 a.value(3)?,
                 a.value(4)?,
@@ -105,11 +94,11 @@ pub(super) fn op(
         }
         "remove_by_index" => {
             need(2)?;
-            w(m::remove_by_index(b, a.int(3)?, mrt(a, 4)?))
+            writes(m::remove_by_index(b, a.int(3)?, mrt(a, 4)?))
         }
         "remove_by_index_range" => {
             need(3)?;
-            w(m::remove_by_index_range(
+            writes(m::remove_by_index_range(
                 b,
                 a.int(3)?,
                 a.int(4)?,
@@ -118,43 +107,43 @@ pub(super) fn op(
         }
         "remove_by_index_range_from" => {
             need(2)?;
-            w(m::remove_by_index_range_from(b, a.int(3)?, mrt(a, 4)?))
+            writes(m::remove_by_index_range_from(b, a.int(3)?, mrt(a, 4)?))
         }
         "remove_by_rank" => {
             need(2)?;
-            w(m::remove_by_rank(b, a.int(3)?, mrt(a, 4)?))
+            writes(m::remove_by_rank(b, a.int(3)?, mrt(a, 4)?))
         }
         "remove_by_rank_range" => {
             need(3)?;
-            w(m::remove_by_rank_range(b, a.int(3)?, a.int(4)?, mrt(a, 5)?))
+            writes(m::remove_by_rank_range(b, a.int(3)?, a.int(4)?, mrt(a, 5)?))
         }
         "remove_by_rank_range_from" => {
             need(2)?;
-            w(m::remove_by_rank_range_from(b, a.int(3)?, mrt(a, 4)?))
+            writes(m::remove_by_rank_range_from(b, a.int(3)?, mrt(a, 4)?))
         }
         "size" => {
             need(0)?;
-            r(m::size(b))
+            reads(m::size(b))
         }
         "get_by_key" => {
             need(2)?;
-            r(m::get_by_key(b, a.value(3)?, mrt(a, 4)?))
+            reads(m::get_by_key(b, a.value(3)?, mrt(a, 4)?))
         }
         "get_by_key_range" => {
             need(3)?;
-            r(m::get_by_key_range(b, a.value(3)?, a.value(4)?, mrt(a, 5)?))
+            reads(m::get_by_key_range(b, a.value(3)?, a.value(4)?, mrt(a, 5)?))
         }
         "get_by_key_list" => {
             need(2)?;
-            r(m::get_by_key_list(b, a.values(3)?, mrt(a, 4)?))
+            reads(m::get_by_key_list(b, a.values(3)?, mrt(a, 4)?))
         }
         "get_by_value" => {
             need(2)?;
-            r(m::get_by_value(b, a.value(3)?, mrt(a, 4)?))
+            reads(m::get_by_value(b, a.value(3)?, mrt(a, 4)?))
         }
         "get_by_value_range" => {
             need(3)?;
-            r(m::get_by_value_range(
+            reads(m::get_by_value_range(
                 b,
                 a.value(3)?,
                 a.value(4)?,
@@ -163,35 +152,35 @@ pub(super) fn op(
         }
         "get_by_value_list" => {
             need(2)?;
-            r(m::get_by_value_list(b, a.values(3)?, mrt(a, 4)?))
+            reads(m::get_by_value_list(b, a.values(3)?, mrt(a, 4)?))
         }
         "get_by_index" => {
             need(2)?;
-            r(m::get_by_index(b, a.int(3)?, mrt(a, 4)?))
+            reads(m::get_by_index(b, a.int(3)?, mrt(a, 4)?))
         }
         "get_by_index_range" => {
             need(3)?;
-            r(m::get_by_index_range(b, a.int(3)?, a.int(4)?, mrt(a, 5)?))
+            reads(m::get_by_index_range(b, a.int(3)?, a.int(4)?, mrt(a, 5)?))
         }
         "get_by_index_range_from" => {
             need(2)?;
-            r(m::get_by_index_range_from(b, a.int(3)?, mrt(a, 4)?))
+            reads(m::get_by_index_range_from(b, a.int(3)?, mrt(a, 4)?))
         }
         "get_by_rank" => {
             need(2)?;
-            r(m::get_by_rank(b, a.int(3)?, mrt(a, 4)?))
+            reads(m::get_by_rank(b, a.int(3)?, mrt(a, 4)?))
         }
         "get_by_rank_range" => {
             need(3)?;
-            r(m::get_by_rank_range(b, a.int(3)?, a.int(4)?, mrt(a, 5)?))
+            reads(m::get_by_rank_range(b, a.int(3)?, a.int(4)?, mrt(a, 5)?))
         }
         "get_by_rank_range_from" => {
             need(2)?;
-            r(m::get_by_rank_range_from(b, a.int(3)?, mrt(a, 4)?))
+            reads(m::get_by_rank_range_from(b, a.int(3)?, mrt(a, 4)?))
         }
         "get_by_key_relative_index_range" => {
             need(3)?;
-            r(m::get_by_key_relative_index_range(
+            reads(m::get_by_key_relative_index_range(
                 b,
                 a.value(3)?,
                 a.int(4)?,
@@ -200,7 +189,7 @@ pub(super) fn op(
         }
         "get_by_key_relative_index_range_count" => {
             need(4)?;
-            r(m::get_by_key_relative_index_range_count(
+            reads(m::get_by_key_relative_index_range_count(
                 b,
                 a.value(3)?,
                 a.int(4)?,
@@ -210,7 +199,7 @@ pub(super) fn op(
         }
         "get_by_value_relative_rank_range" => {
             need(3)?;
-            r(m::get_by_value_relative_rank_range(
+            reads(m::get_by_value_relative_rank_range(
                 b,
                 a.value(3)?,
                 a.int(4)?,
@@ -219,7 +208,7 @@ pub(super) fn op(
         }
         "get_by_value_relative_rank_range_count" => {
             need(4)?;
-            r(m::get_by_value_relative_rank_range_count(
+            reads(m::get_by_value_relative_rank_range_count(
                 b,
                 a.value(3)?,
                 a.int(4)?,

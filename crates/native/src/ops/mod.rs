@@ -143,6 +143,28 @@ fn to_op(t: &Bound<'_, PyTuple>) -> PyResult<(Operation, bool)> {
     scalar::op(name, &a)
 }
 
+/// Check that a CDT op tuple has `k` arguments after its bin and ctx.
+pub(super) fn args_after_ctx(a: &Args<'_, '_>, k: usize) -> PyResult<()> {
+    let n = a.len().saturating_sub(3);
+    if n == k {
+        Ok(())
+    } else {
+        Err(a.err(format!(
+            "expected {k} argument(s) after bin and ctx, got {n}"
+        )))
+    }
+}
+
+/// A converted op that writes.
+pub(super) fn writes(op: Operation) -> PyResult<(Operation, bool)> {
+    Ok((op, false))
+}
+
+/// A converted op that only reads.
+pub(super) fn reads(op: Operation) -> PyResult<(Operation, bool)> {
+    Ok((op, true))
+}
+
 pub(super) fn lrt(a: &Args<'_, '_>, i: usize) -> PyResult<ListReturnType> {
     Ok(ListReturnType::from_bits(a.int(i)?))
 }
