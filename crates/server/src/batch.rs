@@ -1,9 +1,9 @@
 //! Batch index protocol (field 41): many single-record requests in one message.
 
 use crate::record::{self, rc, RecReq};
-use crate::store::{Digest, Namespace};
+use crate::store::Digest;
 use crate::wire::*;
-use crate::{udf, Shared};
+use crate::{cluster, udf, Shared};
 
 const BATCH_MSG_REPEAT: u8 = 0x1;
 const BATCH_MSG_INFO: u8 = 0x2;
@@ -50,8 +50,7 @@ fn run(data: &[u8], msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) -> Result
             parse_row(&mut r, kind, parent_filter)?
         };
         prev = Some(row);
-        let ns = row.ns.and_then(|n| shared.store.namespace(n));
-        execute_row(shared, ns, digest, &row, out, index);
+        execute_row(shared, digest, &row, out, index);
     }
     Ok(())
 }
@@ -100,21 +99,18 @@ fn parse_row<'a>(
     })
 }
 
-fn execute_row(
-    shared: &Shared,
-    ns: Option<&Namespace>,
-    digest: &Digest,
-    row: &Row<'_>,
-    out: &mut Vec<u8>,
-    index: u32,
-) {
-    let Some(ns) = ns else {
+fn execute_row(shared: &Shared, digest: &Digest, row: &Row<'_>, out: &mut Vec<u8>, index: u32) {
+    let is_udf = row.fields.get(field::UDF_PACKAGE).is_some();
+    let write = is_udf || row.req.is_write();
+    let ns = row.ns.unwrap_or_default();
+    let served = cluster::keyed(shared, ns, digest, write, |node, ns| {
+        if is_udf {
+            udf::execute(node, ns, digest, &row.req, &row.fields, out, index);
+        } else {
+            record::execute(ns, digest, &row.req, out, index);
+        }
+    });
+    if served.is_none() {
         header_only(out, 0, rc::NAMESPACE_NOT_FOUND, index);
-        return;
-    };
-    if row.fields.get(field::UDF_PACKAGE).is_some() {
-        udf::execute(shared, ns, digest, &row.req, &row.fields, out, index);
-    } else {
-        record::execute(ns, digest, &row.req, out, index);
     }
 }

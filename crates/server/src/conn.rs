@@ -240,6 +240,9 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
         {
             return;
         }
+        while shared.faults.serving_paused() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let body = &input.data[input.pos + 8..input.pos + 8 + len];
         let keep = match ptype {
             PROTO_INFO => {

@@ -5,7 +5,7 @@ use crate::record::{self, rc, RecReq};
 use crate::stats::Kind;
 use crate::store::Digest;
 use crate::wire::*;
-use crate::{batch, query, udf, Shared};
+use crate::{batch, cluster, query, udf, Shared};
 
 /// Whether the message is a scan/query (streamed reply).
 pub fn is_stream(msg: &Msg<'_>) -> bool {
@@ -67,23 +67,23 @@ fn one_record(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
     shared
         .stats
         .count(if is_udf { Kind::Udf } else { kind_of(&req) });
-    let ns = msg
-        .fields
-        .get(field::NAMESPACE)
-        .and_then(|n| shared.store.namespace(n));
+    let ns = msg.fields.get(field::NAMESPACE).unwrap_or_default();
     let digest: Option<&Digest> = msg
         .fields
         .get(field::DIGEST)
         .and_then(|d| d.try_into().ok());
-    match (ns, digest) {
-        (None, _) => header_only(out, 0, rc::NAMESPACE_NOT_FOUND, 0),
-        (_, None) => header_only(out, 0, rc::PARAMETER, 0),
-        (Some(ns), Some(d)) if is_udf => {
-            udf::execute(shared, ns, d, &req, &msg.fields, out, 0);
-        }
-        (Some(ns), Some(d)) => {
+    let Some(d) = digest else {
+        return header_only(out, 0, rc::PARAMETER, 0);
+    };
+    let served = cluster::keyed(shared, ns, d, is_udf || req.is_write(), |node, ns| {
+        if is_udf {
+            udf::execute(node, ns, d, &req, &msg.fields, out, 0);
+        } else {
             record::execute(ns, d, &req, out, 0);
         }
+    });
+    if served.is_none() {
+        header_only(out, 0, rc::NAMESPACE_NOT_FOUND, 0);
     }
 }
 

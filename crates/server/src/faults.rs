@@ -17,6 +17,7 @@ pub struct Faults {
     fail_code: AtomicU8,
     fail_left: AtomicU64,
     paused: AtomicBool,
+    serving_paused: AtomicBool,
 }
 
 /// What the connection must do with the request it just read.
@@ -55,6 +56,17 @@ impl Faults {
         self.paused.store(paused, Ordering::SeqCst);
     }
 
+    /// Stops (true) or resumes (false) answering anything on every connection, as a stopped
+    /// process would; requests wait, unread.
+    pub fn pause_serving(&self, paused: bool) {
+        self.serving_paused.store(paused, Ordering::SeqCst);
+    }
+
+    /// Whether answering is paused.
+    pub fn serving_paused(&self) -> bool {
+        self.serving_paused.load(Ordering::Relaxed)
+    }
+
     /// Whether accepting is paused.
     pub fn accept_paused(&self) -> bool {
         self.paused.load(Ordering::Relaxed)
@@ -67,6 +79,7 @@ impl Faults {
         self.drop_armed.store(false, Ordering::SeqCst);
         self.fail_left.store(0, Ordering::SeqCst);
         self.paused.store(false, Ordering::SeqCst);
+        self.serving_paused.store(false, Ordering::SeqCst);
     }
 
     /// Delay to apply to the current data request, consuming one unit of a counted delay.

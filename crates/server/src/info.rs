@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use base64::Engine as _;
 
+mod peers;
+
 use crate::sindex::{Collection, IndexError, IndexType, SIndex};
 use crate::store::N_PARTITIONS;
 use crate::wire::{begin_frame, end_frame, PROTO_INFO};
@@ -84,20 +86,26 @@ fn answer(name: &str, shared: &Shared) -> String {
     let (cmd, args) = name.split_once(':').unwrap_or((name, ""));
     let port = shared.port();
     match cmd {
-        "node" => node_name(port),
+        "node" => shared.node_name(),
         "cluster-name" => "null".into(),
         "build" => BUILD.into(),
         "edition" => "Aerospike Community Edition".into(),
         "version" => format!("Aerospike Community Edition build {BUILD}"),
         "build_os" => "linux".into(),
         "features" => FEATURES.into(),
-        "partition-generation" | "peers-generation" | "rebalance-generation" => "1".into(),
-        "cluster-generation" | "cluster-size" => "1".into(),
+        "partition-generation"
+        | "peers-generation"
+        | "rebalance-generation"
+        | "cluster-generation" => shared.view().generation.to_string(),
+        "cluster-size" => shared.view().members.len().to_string(),
         "partitions" => N_PARTITIONS.to_string(),
-        "cluster-stable" | "cluster-key" => "1A2B3C4D5E6F".into(),
-        "peers-clear-std" | "peers-clear-alt" | "peers-tls-std" | "peers-tls-alt"
-        | "alumni-clear-std" | "alumni-tls-std" => format!("1,{port},[]"),
-        "service" | "services" => format!("{}:{port}", shared.host()),
+        "cluster-stable" | "cluster-key" => cluster_key(shared),
+        "peers-clear-std" | "peers-tls-std" => peers::list(shared, cmd == "peers-tls-std"),
+        "peers-clear-alt" | "peers-tls-alt" | "alumni-clear-std" | "alumni-tls-std" => {
+            format!("{},{port},[]", shared.view().generation)
+        }
+        "service" => format!("{}:{port}", shared.host()),
+        "services" => peers::services(shared),
         "service-clear-std" if !shared.tls_on() => format!("{}:{port}", shared.host()),
         "service-tls-std" if shared.tls_on() => format!("{}:{port}", shared.host()),
         "service-clear-std" | "service-clear-alt" | "service-tls-std" | "service-tls-alt"
@@ -138,7 +146,7 @@ fn slash_command(name: &str, shared: &Shared) -> Option<String> {
     let rest = parts.next();
     match (head, ns) {
         ("namespace", Some(ns)) => Some(match shared.store.namespace(ns.as_bytes()) {
-            Some(n) => namespace_stats(n.record_count()),
+            Some(n) => namespace_stats(shared, n),
             None => "ERROR::namespace not found".into(),
         }),
         ("sets", ns) => Some(sets(shared, ns, rest)),
@@ -151,34 +159,50 @@ fn slash_command(name: &str, shared: &Shared) -> Option<String> {
     }
 }
 
-/// A stable node name derived from the port.
-fn node_name(port: u16) -> String {
-    format!("BB9{port:013X}")
+/// Changes with the membership, as a real cluster key does.
+fn cluster_key(shared: &Shared) -> String {
+    format!("{:012X}", 0x1A2B_3C4D_5E6F_u64 ^ shared.view().generation)
 }
 
+/// `replicas`: per namespace this node's partitions for each copy index (master first);
+/// `replicas-master` and the like: the master bitmap only.
 fn replicas(shared: &Shared, with_regime: bool) -> String {
-    let bitmap = base64::engine::general_purpose::STANDARD.encode([0xFFu8; N_PARTITIONS / 8]);
+    let view = shared.view();
+    let me = shared.member().map_or(0, |m| m.slot());
+    let maps: Vec<String> = view
+        .bitmaps(me)
+        .iter()
+        .map(|m| base64::engine::general_purpose::STANDARD.encode(m))
+        .collect();
     shared
         .store
         .namespaces
         .iter()
         .map(|n| {
             if with_regime {
-                format!("{}:0,1,{bitmap}", n.name)
+                format!("{}:0,{},{}", n.name, maps.len(), maps.join(","))
             } else {
-                format!("{}:{bitmap}", n.name)
+                format!("{}:{}", n.name, maps[0])
             }
         })
         .collect::<Vec<_>>()
         .join(";")
 }
 
-fn namespace_stats(objects: u64) -> String {
+fn namespace_stats(shared: &Shared, ns: &crate::store::Namespace) -> String {
+    let objects = ns.record_count();
+    let view = shared.view();
+    let masters = peers::master_objects(shared, ns);
     format!(
-        "objects={objects};tombstones=0;master_objects={objects};prole_objects=0;ns_cluster_size=1;\
-effective_replication_factor=1;replication-factor=1;default-ttl=0;max-ttl=315360000;nsup-period=1;\
-allow-ttl-without-nsup=true;strong-consistency=false;storage-engine=memory;stop_writes=false;\
-hwm_breached=false;evict-tenths-pct=5;data_used_bytes=0;index_used_bytes={}",
+        "objects={objects};tombstones=0;master_objects={masters};prole_objects={};\
+ns_cluster_size={};effective_replication_factor={};replication-factor={};default-ttl=0;\
+max-ttl=315360000;nsup-period=1;allow-ttl-without-nsup=true;strong-consistency=false;\
+storage-engine=memory;stop_writes=false;hwm_breached=false;evict-tenths-pct=5;data_used_bytes=0;\
+index_used_bytes={}",
+        objects - masters,
+        view.members.len(),
+        view.copies,
+        view.copies,
         objects * 64
     )
 }
@@ -187,8 +211,10 @@ fn statistics(shared: &Shared) -> String {
     let s = shared.stats.snapshot(shared.store.record_count());
     let get = |k: &str| s.iter().find(|(n, _)| *n == k).map_or(0, |(_, v)| *v);
     format!(
-        "cluster_size=1;cluster_key=1A2B3C4D5E6F;cluster_integrity=true;objects={};client_connections={};\
+        "cluster_size={};cluster_key={};cluster_integrity=true;objects={};client_connections={};\
 client_connections_opened={};uptime={}",
+        shared.view().members.len(),
+        cluster_key(shared),
         get("records"),
         get("connections_open"),
         get("connections_total"),
@@ -234,14 +260,21 @@ fn truncate(shared: &Shared, args: &str) -> String {
         },
         None => u64::MAX,
     };
-    let set = match param(&ps, &["set"]) {
-        Some(s) => match ns.find_set(s.as_bytes()) {
-            Some(id) => Some(id),
-            None => return "ok".into(),
-        },
-        None => None,
-    };
-    ns.remove_where(|r| set.is_none_or(|id| r.set_id == id) && r.last_update_ms <= before_ms);
+    let set = param(&ps, &["set"]);
+    let ns_name = ns.name.clone();
+    crate::cluster::each_member(shared, |node| {
+        let Some(ns) = node.store.namespace(ns_name.as_bytes()) else {
+            return;
+        };
+        let set = match set {
+            Some(s) => match ns.find_set(s.as_bytes()) {
+                Some(id) => Some(id),
+                None => return,
+            },
+            None => None,
+        };
+        ns.remove_where(|r| set.is_none_or(|id| r.set_id == id) && r.last_update_ms <= before_ms);
+    });
     "ok".into()
 }
 

@@ -1,12 +1,14 @@
-//! In-memory server speaking the Aerospike wire protocol (single node, in-memory namespaces).
+//! In-memory server speaking the Aerospike wire protocol: one node, or a cluster of nodes in one
+//! process ([`Cluster`]), with in-memory namespaces.
 //!
 //! Public surface used by the `native` crate (and so by Python):
 //! [`ServerConfig`], [`Server::start`], [`Server::addr`], [`Server::stop`], [`Server::restart`],
-//! [`Server::faults`], [`Server::stats`].
+//! [`Server::faults`], [`Server::stats`], and [`Cluster`].
 
 mod auth;
 mod batch;
 mod clock;
+mod cluster;
 mod conn;
 mod dispatch;
 mod engine_ops;
@@ -27,9 +29,10 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::thread::JoinHandle;
 
+pub use cluster::{Cluster, ClusterConfig, Node as ClusterNode, NodeStatus};
 pub use faults::Faults;
 use stats::Stats;
 use tokio::net::{TcpListener, TcpSocket};
@@ -85,8 +88,13 @@ pub(crate) struct Shared {
     pub stats: Stats,
     pub faults: Faults,
     pub store: store::Store,
-    pub sindexes: sindex::Registry,
-    pub udfs: engine::udf::Registry,
+    /// Indexes and UDF modules: one registry for every node of a cluster.
+    pub sindexes: Arc<sindex::Registry>,
+    pub udfs: Arc<engine::udf::Registry>,
+    /// Members and partition owners as this node sees them.
+    view: RwLock<Arc<cluster::View>>,
+    /// Set when the node belongs to a [`Cluster`].
+    member: OnceLock<cluster::Member>,
     pub started: std::time::Instant,
     /// TLS acceptor when TLS is on.
     pub tls: Option<tokio_rustls::TlsAcceptor>,
@@ -101,6 +109,19 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn new(config: &ServerConfig) -> std::io::Result<Shared> {
+        Shared::with_registries(
+            config,
+            Arc::default(),
+            Arc::new(engine::udf::Registry::new()),
+        )
+    }
+
+    /// A node sharing indexes and UDF modules with others (a cluster's).
+    fn with_registries(
+        config: &ServerConfig,
+        sindexes: Arc<sindex::Registry>,
+        udfs: Arc<engine::udf::Registry>,
+    ) -> std::io::Result<Shared> {
         let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
         let tls = match (&config.tls_cert_file, &config.tls_key_file) {
             (Some(cert), Some(key)) => Some(tls::acceptor(cert, key)?),
@@ -120,8 +141,10 @@ impl Shared {
             stats: Stats::default(),
             faults: Faults::default(),
             store: store::Store::new(&config.namespaces),
-            sindexes: sindex::Registry::default(),
-            udfs: engine::udf::Registry::new(),
+            sindexes,
+            udfs,
+            view: RwLock::new(Arc::new(cluster::View::solo(0, 1))),
+            member: OnceLock::new(),
             started: std::time::Instant::now(),
             tls,
             users,
@@ -145,6 +168,30 @@ impl Shared {
     /// The host the server was configured with.
     pub fn host(&self) -> &str {
         &self.host
+    }
+
+    /// The node name: 16 hex digits derived from the port.
+    pub fn node_name(&self) -> String {
+        format!("BB9{:013X}", self.port())
+    }
+
+    /// The node id the name spells.
+    pub fn node_id(&self) -> u64 {
+        u64::from_str_radix(&self.node_name(), 16).unwrap_or(0)
+    }
+
+    /// The current view of the cluster.
+    pub fn view(&self) -> Arc<cluster::View> {
+        self.view.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set_view(&self, view: Arc<cluster::View>) {
+        *self.view.write().unwrap_or_else(|e| e.into_inner()) = view;
+    }
+
+    /// The cluster link when the node belongs to a cluster.
+    pub(crate) fn member(&self) -> Option<&cluster::Member> {
+        self.member.get()
     }
 
     /// Remembers a finished background job id.
@@ -179,7 +226,10 @@ pub struct Server {
 impl Server {
     /// Binds and starts serving; returns once the socket listens.
     pub fn start(config: ServerConfig) -> std::io::Result<Server> {
-        let shared = Arc::new(Shared::new(&config)?);
+        Server::start_shared(&config, Arc::new(Shared::new(&config)?))
+    }
+
+    fn start_shared(config: &ServerConfig, shared: Arc<Shared>) -> std::io::Result<Server> {
         let wanted: SocketAddr = resolve(&config.host, config.port)?;
         let (addr, running) = spawn_listener(shared.clone(), wanted)?;
         shared.port.store(addr.port(), Ordering::Relaxed);

@@ -10,7 +10,7 @@ use crate::record::{self, rc, RecReq};
 use crate::sindex::{Collection, Filter, SIndex};
 use crate::store::{Digest, Namespace, Record, N_PARTITIONS};
 use crate::wire::*;
-use crate::{udf, Shared};
+use crate::{cluster, udf, Shared};
 
 /// Flush streamed frames once they exceed this many bytes.
 const CHUNK: usize = 128 * 1024;
@@ -55,16 +55,18 @@ pub async fn handle(
             let mut frame = at;
             let mut sent = 0u64;
             for &(pid, resume) in &p.partitions {
-                let done = scan_partition(&p, msg, pid, resume, &mut sent, out);
+                let scanned = cluster::gated(shared, || {
+                    cluster::master_here(shared, pid)
+                        .then(|| scan_partition(&p, msg, pid, resume, &mut sent, out))
+                });
+                // A partition this node does not master is reported unavailable, so the
+                // client asks its new owner.
+                let (done, code) = match scanned {
+                    Some(done) => (done, rc::OK),
+                    None => (true, rc::PARTITION_UNAVAILABLE),
+                };
                 if done && p.send_done {
-                    ReplyMsg::begin(out).finish(
-                        out,
-                        INFO3_PARTITION_DONE,
-                        rc::OK,
-                        pid as u32,
-                        0,
-                        0,
-                    );
+                    ReplyMsg::begin(out).finish(out, INFO3_PARTITION_DONE, code, pid as u32, 0, 0);
                 }
                 if out.len() > CHUNK {
                     end_frame(out, frame, PROTO_MSG);
@@ -257,12 +259,17 @@ fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) {
     let now_cl = cl_secs(now_ms());
     let mut digests = Vec::new();
     for &(pid, _) in &p.partitions {
-        let part = p.ns.read(pid);
-        digests.extend(
-            part.iter()
-                .filter(|(d, r)| selected(p, d, r, now_cl))
-                .map(|(d, _)| *d),
-        );
+        cluster::gated(shared, || {
+            if !cluster::master_here(shared, pid) {
+                return;
+            }
+            let part = p.ns.read(pid);
+            digests.extend(
+                part.iter()
+                    .filter(|(d, r)| selected(p, d, r, now_cl))
+                    .map(|(d, _)| *d),
+            );
+        });
     }
     let req = RecReq {
         info1: 0,
@@ -277,12 +284,15 @@ fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) {
     };
     let is_udf = msg.fields.get(field::UDF_PACKAGE).is_some();
     let mut scratch = Vec::new();
+    let ns = p.ns.name.as_bytes();
     for d in &digests {
         scratch.clear();
-        if is_udf {
-            udf::execute(shared, p.ns, d, &req, &msg.fields, &mut scratch, 0);
-        } else {
-            record::execute(p.ns, d, &req, &mut scratch, 0);
-        }
+        cluster::keyed(shared, ns, d, true, |node, ns| {
+            if is_udf {
+                udf::execute(node, ns, d, &req, &msg.fields, &mut scratch, 0);
+            } else {
+                record::execute(ns, d, &req, &mut scratch, 0);
+            }
+        });
     }
 }

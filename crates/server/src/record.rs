@@ -17,6 +17,7 @@ pub mod rc {
     pub const OK: u8 = 0;
     pub const KEY_NOT_FOUND: u8 = 2;
     pub const GENERATION: u8 = 3;
+    pub const PARTITION_UNAVAILABLE: u8 = 11;
     pub const PARAMETER: u8 = 4;
     pub const KEY_EXISTS: u8 = 5;
     pub const BIN_EXISTS: u8 = 6;
