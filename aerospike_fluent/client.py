@@ -28,6 +28,7 @@ from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.scopes import Namespace
 
 EMBEDDED = "embedded://"
+Embedded = _native.EmbeddedServer | _native.EmbeddedCluster
 DEFAULT_SEEDS = "127.0.0.1:3000"
 
 Seeds = str | Iterable[str | tuple[str, int]] | None
@@ -72,7 +73,7 @@ class Client(Generic[M]):
         self,
         native: _native.Client,
         executor: Executor[M],
-        server: _native.EmbeddedServer | None = None,
+        server: Embedded | None = None,
     ) -> None:
         self._native = native
         self._ex = executor
@@ -101,7 +102,12 @@ class Client(Generic[M]):
     @property
     def embedded_server(self) -> _native.EmbeddedServer | None:
         """The in-process server started by ``connect("embedded://")``, if any."""
-        return self._server
+        return self._server if isinstance(self._server, _native.EmbeddedServer) else None
+
+    @property
+    def embedded_cluster(self) -> _native.EmbeddedCluster | None:
+        """The in-process cluster started by ``connect("embedded://?nodes=N")``, if any."""
+        return self._server if isinstance(self._server, _native.EmbeddedCluster) else None
 
     @property
     def is_connected(self) -> bool:
@@ -219,13 +225,39 @@ def _config(seeds: str, options: dict[str, Any]) -> _native.ClientConfig:
         raise InvalidTypeError(f"bad connect option: {exc}") from None
 
 
-def _start(seeds: Seeds) -> tuple[str, _native.EmbeddedServer | None]:
+def _start(seeds: Seeds) -> tuple[str, Embedded | None]:
     if isinstance(seeds, str) and seeds.startswith(EMBEDDED):
-        if seeds != EMBEDDED:
-            raise InvalidArgumentError("use connect('embedded://') (no host or options)")
-        server = _native.EmbeddedServer()
-        return f"{server.host}:{server.port}", server
+        nodes, rf = _embedded_options(seeds[len(EMBEDDED) :])
+        if nodes == 1:
+            server = _native.EmbeddedServer()
+            return f"{server.host}:{server.port}", server
+        cluster = _native.EmbeddedCluster(nodes, rf)
+        return ",".join(f"{cluster.host}:{cluster.port(i)}" for i in range(nodes)), cluster
     return seeds_string(seeds), None
+
+
+def _embedded_options(rest: str) -> tuple[int, int]:
+    """``nodes`` and ``replication_factor`` of ``embedded://[?nodes=N[&replication_factor=R]]``."""
+    usage = "use connect('embedded://') or connect('embedded://?nodes=3&replication_factor=2')"
+    if not rest:
+        return 1, 1
+    if not rest.startswith("?"):
+        raise InvalidArgumentError(usage)
+    values: dict[str, int] = {}
+    for part in rest[1:].split("&"):
+        name, sep, value = part.partition("=")
+        if name not in ("nodes", "replication_factor") or not sep or not value.isdigit():
+            raise InvalidArgumentError(f"bad embedded option {part!r}: {usage}")
+        values[name] = int(value)
+    nodes = values.get("nodes", 1)
+    if not 1 <= nodes <= 32:
+        raise InvalidArgumentError(f"embedded nodes must be within 1..32, not {nodes}")
+    rf = values.get("replication_factor", min(2, nodes))
+    if not 1 <= rf <= nodes:
+        raise InvalidArgumentError(
+            f"embedded replication_factor must be within 1..{nodes} (the node count), not {rf}"
+        )
+    return nodes, rf
 
 
 class Connecting:
@@ -278,7 +310,8 @@ def connect(seeds: Seeds = None, **options: Any) -> Connecting:
 
     Args:
         seeds: ``"host:port[,host:port]"``, a list of them, ``"embedded://"`` for an in-process
-            in-memory server (stopped on close), or None for ``AEROSPIKE_HOST`` /
+            in-memory server (stopped on close), ``"embedded://?nodes=3&replication_factor=2"``
+            for an in-process cluster, or None for ``AEROSPIKE_HOST`` /
             ``127.0.0.1:3000``.
         **options: :class:`aerospike_fluent._native.ClientConfig` settings (``user``,
             ``password``, ``cluster_name``, ``tls_ca_file``, timeouts, pool sizes...), and

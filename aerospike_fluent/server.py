@@ -1,10 +1,12 @@
 """The embedded in-memory Aerospike-compatible server, for tests, notebooks and examples.
 
 Run it in the foreground with ``python -m aerospike_fluent.server [--host H] [--port 3000]
-[--namespace test ...]``, or in-process::
+[--namespace test ...] [--nodes 3 [--replication-factor 2]]``, or in-process::
 
     with EmbeddedServer() as server:
         async with af.connect(server.seeds) as db: ...
+
+:class:`EmbeddedCluster` runs several nodes forming one cluster.
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ import argparse
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from types import TracebackType
-from typing import Self
 
 from aerospike_fluent import _native
+from aerospike_fluent._cluster import ClusterNode, EmbeddedCluster
+from aerospike_fluent._lifecycle import StopsOnExit
 from aerospike_fluent.errors import AerospikeError
+
+__all__ = ["DEFAULT_NAMESPACES", "ClusterNode", "EmbeddedCluster", "EmbeddedServer", "main"]
 
 DEFAULT_NAMESPACES = ("test", "bar")
 
 
-class EmbeddedServer:
+class EmbeddedServer(StopsOnExit):
     """An in-process server (started on construction; ``port=0`` picks a free port).
 
     Data lives in memory and is lost when the server stops. Usable as a sync or async context
@@ -110,28 +114,6 @@ class EmbeddedServer:
         """Remove every injected fault."""
         self._server.clear_faults()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the server in the foreground until Ctrl-C."""
@@ -147,22 +129,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         dest="namespaces",
         help="namespace to serve (repeatable; default: test, bar)",
     )
+    parser.add_argument("--nodes", type=int, default=1, help="nodes of a cluster (default 1)")
+    parser.add_argument(
+        "--replication-factor",
+        type=int,
+        default=2,
+        help="copies of each partition in a cluster (default 2, at most --nodes)",
+    )
     args = parser.parse_args(argv)
+    namespaces = args.namespaces or DEFAULT_NAMESPACES
+    server: EmbeddedServer | EmbeddedCluster
     try:
-        server = EmbeddedServer(args.host, args.port, args.namespaces or DEFAULT_NAMESPACES)
-    except AerospikeError as exc:
+        if args.nodes == 1:
+            server = EmbeddedServer(args.host, args.port, namespaces)
+        else:
+            rf = min(args.replication_factor, args.nodes)
+            server = EmbeddedCluster(
+                args.nodes, rf, host=args.host, port=args.port, namespaces=namespaces
+            )
+    except (AerospikeError, ValueError) as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return 1
     print(f"aerospike_fluent embedded server listening on {server.seeds}", flush=True)
-    print(f"namespaces: {', '.join(args.namespaces or DEFAULT_NAMESPACES)}; Ctrl-C to stop")
+    print(f"namespaces: {', '.join(namespaces)}; Ctrl-C to stop")
     try:
-        while server.running:
+        while _running(server):
             time.sleep(0.2)
     except KeyboardInterrupt:
         print("stopping", flush=True)
     finally:
         server.stop()
     return 0
+
+
+def _running(server: EmbeddedServer | EmbeddedCluster) -> bool:
+    if isinstance(server, EmbeddedServer):
+        return server.running
+    return any(n.status != "removed" for n in server.nodes)
 
 
 if __name__ == "__main__":

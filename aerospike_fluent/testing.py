@@ -5,6 +5,8 @@ Fixtures:
         by ``AEROSPIKE_HOST=host:port`` when set.
     aerospike_client: an async client (use with ``@pytest.mark.anyio``), closed after the test.
     aerospike_sync_client: a blocking client, closed after the test.
+    aerospike_cluster: a fresh 3-node embedded cluster (replication factor 2) per test, for
+        routing, paging and failover; always embedded, since tests kill its nodes.
 
 Importing this module is cheap: the native core loads only when a fixture is used.
 """
@@ -21,7 +23,7 @@ import pytest
 if TYPE_CHECKING:
     from aerospike_fluent._exec import Async, Sync
     from aerospike_fluent.client import Client
-    from aerospike_fluent.server import EmbeddedServer
+    from aerospike_fluent.server import EmbeddedCluster, EmbeddedServer
 
 
 @dataclass(frozen=True)
@@ -68,3 +70,12 @@ def aerospike_sync_client(aerospike_server: ServerInfo) -> Iterator[Client[Sync]
 
     with sync.connect(aerospike_server.seeds) as db:
         yield db
+
+
+@pytest.fixture
+def aerospike_cluster() -> Iterator[EmbeddedCluster]:
+    """Start a fresh 3-node embedded cluster (replication factor 2); stop it after the test."""
+    from aerospike_fluent.server import EmbeddedCluster
+
+    with EmbeddedCluster(nodes=3, replication_factor=2) as cluster:
+        yield cluster

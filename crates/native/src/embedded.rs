@@ -9,6 +9,32 @@ use server::{Server, ServerConfig};
 
 use crate::errors::ClientError;
 
+/// The settings of one node: TLS needs both files; users sorted by name.
+pub(crate) fn server_config(
+    host: String,
+    port: u16,
+    namespaces: Vec<String>,
+    tls_cert_file: Option<String>,
+    tls_key_file: Option<String>,
+    users: Option<HashMap<String, String>>,
+) -> PyResult<ServerConfig> {
+    if tls_cert_file.is_some() != tls_key_file.is_some() {
+        return Err(PyValueError::new_err(
+            "tls_cert_file and tls_key_file go together",
+        ));
+    }
+    let mut users: Vec<(String, String)> = users.unwrap_or_default().into_iter().collect();
+    users.sort();
+    Ok(ServerConfig {
+        host,
+        port,
+        namespaces,
+        tls_cert_file,
+        tls_key_file,
+        users,
+    })
+}
+
 /// An in-memory Aerospike-compatible server on its own threads.
 #[pyclass(frozen, module = "aerospike_fluent._native")]
 pub struct EmbeddedServer {
@@ -45,23 +71,16 @@ impl EmbeddedServer {
         tls_key_file: Option<String>,
         users: Option<HashMap<String, String>>,
     ) -> PyResult<Self> {
-        if tls_cert_file.is_some() != tls_key_file.is_some() {
-            return Err(PyValueError::new_err(
-                "tls_cert_file and tls_key_file go together",
-            ));
-        }
         let tls = tls_cert_file.is_some();
-        let mut users: Vec<(String, String)> = users.unwrap_or_default().into_iter().collect();
-        users.sort();
-        let user_count = users.len();
-        let cfg = ServerConfig {
-            host: host.clone(),
+        let cfg = server_config(
+            host.clone(),
             port,
             namespaces,
             tls_cert_file,
             tls_key_file,
             users,
-        };
+        )?;
+        let user_count = cfg.users.len();
         let server = py
             .detach(|| Server::start(cfg))
             .map_err(|e| ClientError::new_err(format!("cannot start the embedded server: {e}")))?;

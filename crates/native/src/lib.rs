@@ -13,6 +13,7 @@ mod client;
 mod completion;
 mod config;
 mod embedded;
+mod embedded_cluster;
 mod errors;
 mod exit;
 mod expr;
@@ -51,6 +52,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::Client>()?;
     m.add_class::<query::QueryStream>()?;
     m.add_class::<embedded::EmbeddedServer>()?;
+    m.add_class::<embedded_cluster::EmbeddedCluster>()?;
     m.add_function(wrap_pyfunction!(client::connect, m)?)?;
     m.add_function(wrap_pyfunction!(client::connect_blocking, m)?)?;
     Ok(())

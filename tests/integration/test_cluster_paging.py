@@ -1,0 +1,130 @@
+"""Paging, resume tokens and streams on a 3-node embedded cluster (replication factor 2): every
+record exactly once, across nodes and across the loss of a node mid-scan.
+
+The single-node tests are collected here again with ``seeds`` pointing at the cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import aerospike_fluent as af
+from aerospike_fluent import errors
+from aerospike_fluent import sync as af_sync
+from aerospike_fluent.server import EmbeddedCluster
+
+from ._flavor import Flavor
+from .test_fluent_query import (
+    test_pages_resume,
+    test_stream_close_early,
+    test_stream_collect_count_first,
+)
+from .test_resume import (
+    N,
+    loaded,
+    test_a_finished_stream_gives_a_token_that_resumes_to_nothing,
+    test_a_stream_broken_off_resumes_after_what_it_returned,
+    test_pages_of_any_size_yield_every_record_once,
+)
+
+__all__ = [
+    "loaded",
+    "test_a_finished_stream_gives_a_token_that_resumes_to_nothing",
+    "test_a_stream_broken_off_resumes_after_what_it_returned",
+    "test_pages_of_any_size_yield_every_record_once",
+    "test_pages_resume",
+    "test_stream_close_early",
+    "test_stream_collect_count_first",
+]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[EmbeddedCluster]:
+    with EmbeddedCluster(nodes=3, replication_factor=2) as c:
+        yield c
+
+
+@pytest.fixture
+def seeds(cluster: EmbeddedCluster) -> str:
+    return cluster.seeds
+
+
+def test_records_are_spread_over_every_node(seeds: str, loaded: str) -> None:
+    with af_sync.connect(seeds) as db:
+        assert len(db.node_names()) == 3
+        assert db.namespace("test").set(loaded).query().count() == N
+
+
+def _drain(
+    db: af.Client[af.Sync], set_name: str, token: bytes | None, chunk: int
+) -> tuple[list[int], bytes | None]:
+    """Records of a stream from `token` until it ends or fails; the token after a failure."""
+    s = db.namespace("test").set(set_name)
+    q = s.query().chunk_size(chunk)
+    got: list[int] = []
+    with (q.resume(token) if token else q).stream() as stream:
+        try:
+            for r in stream:
+                got.append(r["i"])
+        except errors.AerospikeError:
+            return got, stream.resume_token()
+    return got, None
+
+
+@pytest.mark.parametrize("keep_data", [False, True])
+def test_a_node_lost_mid_scan_skips_nothing(
+    aerospike_cluster: EmbeddedCluster, set_name: str, keep_data: bool
+) -> None:
+    c = aerospike_cluster
+    with af_sync.connect(c.seeds) as db:
+        s = db.namespace("test").set(set_name)
+        s.put_many({i: {"i": i} for i in range(N)}).raise_on_error()
+        seen: list[int] = []
+        with s.query().chunk_size(16).stream() as stream:
+            for r in stream:
+                seen.append(r["i"])
+                if len(seen) == 100:
+                    c.nodes[1].kill(keep_data=keep_data)
+            token: bytes | None = stream.resume_token() if len(seen) < N else None
+        rounds = 0
+        while token is not None and rounds < 20:
+            rounds += 1
+            got, token = _drain(db, set_name, token, 16)
+            seen += got
+        assert sorted(seen) == list(range(N))
+
+
+@pytest.mark.anyio
+async def test_streams_and_pages_see_a_node_added_and_removed(
+    aerospike_cluster: EmbeddedCluster, set_name: str, anyio_backend: str
+) -> None:
+    c = aerospike_cluster
+    async with af.connect(c.seeds) as db:
+        s = db.namespace("test").set(set_name)
+        (await s.put_many({i: {"i": i} for i in range(300)})).raise_on_error()
+        page = await s.query().page(100)
+        seen = [r["i"] for r in page]
+        c.add_node()
+        c.nodes[0].remove()
+        while page.token is not None:
+            page = await s.query().resume(page.token).page(100)
+            seen += [r["i"] for r in page]
+        assert sorted(seen) == list(range(300))
+        assert [n.status for n in c.nodes] == ["removed", "up", "up", "up"]
+
+
+async def test_cluster_flavors_write_and_read_through_every_node(
+    fl: Flavor, cluster: EmbeddedCluster, set_name: str
+) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    for node in cluster.nodes:
+        node.reset_stats()
+    for i in range(60):
+        await fl.run(s.key(i).put({"i": i}))
+    rows = await fl.run(s.keys(range(60)).get())
+    assert [row.bins["i"] for row in rows] == list(range(60))
+    writes = [n.stats()["write"] for n in cluster.nodes]
+    assert all(w > 0 for w in writes), writes
+    assert sum(writes) == 60
