@@ -27,6 +27,8 @@ struct Plan<'a> {
     /// (partition, resume after digest).
     partitions: Vec<(usize, Option<Digest>)>,
     send_done: bool,
+    /// The request named its partitions (else: every partition this node masters).
+    explicit: bool,
 }
 
 /// Runs the scan/query in `msg`, streaming results to `sink`. False when the peer is gone.
@@ -56,18 +58,31 @@ pub async fn handle(
             let mut sent = 0u64;
             for &(pid, resume) in &p.partitions {
                 let scanned = cluster::gated(shared, || {
-                    cluster::master_here(shared, pid)
-                        .then(|| scan_partition(&p, msg, pid, resume, &mut sent, out))
+                    let here = if p.explicit {
+                        cluster::holds_here(shared, pid)
+                    } else {
+                        cluster::master_here(shared, pid)
+                    };
+                    here.then(|| scan_partition(&p, msg, pid, resume, &mut sent, out))
                 });
-                // A partition this node does not master is reported unavailable, so the
-                // client asks its new owner.
-                let (done, code) = match scanned {
-                    Some(done) => (done, rc::OK),
-                    None => (true, rc::PARTITION_UNAVAILABLE),
+                // As a real server: a partition is reported done only when this node cannot
+                // serve it (result 11), so the client asks the partition's owner.
+                let done = match scanned {
+                    Some(done) => done,
+                    None => {
+                        if p.send_done {
+                            ReplyMsg::begin(out).finish(
+                                out,
+                                INFO3_PARTITION_DONE,
+                                rc::PARTITION_UNAVAILABLE,
+                                pid as u32,
+                                0,
+                                0,
+                            );
+                        }
+                        true
+                    }
                 };
-                if done && p.send_done {
-                    ReplyMsg::begin(out).finish(out, INFO3_PARTITION_DONE, code, pid as u32, 0, 0);
-                }
                 if out.len() > CHUNK {
                     end_frame(out, frame, PROTO_MSG);
                     if !sink.send(out).await {
@@ -157,6 +172,7 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
         max_records,
         partitions,
         send_done: explicit || msg.header.info3 & INFO3_PARTITION_DONE != 0,
+        explicit,
     })
 }
 
@@ -204,11 +220,12 @@ fn scan_partition(
 ) -> bool {
     let now_cl = cl_secs(now_ms());
     let part = p.ns.read(pid);
-    let lower = match &resume {
+    // Descending digest order, resuming strictly below the given digest, as a real server.
+    let upper = match &resume {
         Some(d) => Bound::Excluded(d),
         None => Bound::Unbounded,
     };
-    for (digest, rec) in part.range::<Digest, _>((lower, Bound::Unbounded)) {
+    for (digest, rec) in part.range::<Digest, _>((Bound::Unbounded, upper)).rev() {
         if p.max_records > 0 && *sent >= p.max_records {
             return false;
         }

@@ -287,3 +287,32 @@ async fn compressed_requests_and_replies() {
         .expect("compressed get");
     assert_eq!(rec.bins.get("big"), Some(&Value::from(big)));
 }
+
+#[tokio::test]
+async fn partitions_stream_in_descending_digest_order_as_a_real_server() {
+    let (_server, client) = common::connect().await;
+    seed(&client, "sc_order", 3000).await;
+    let all = collect(
+        &client,
+        Statement::new("test", "sc_order", Bins::All),
+        PartitionFilter::all(),
+    )
+    .await;
+    let mut last: std::collections::HashMap<usize, [u8; 20]> = Default::default();
+    let mut shared_partitions = 0;
+    for r in &all {
+        let key = r.key.as_ref().expect("key");
+        if let Some(prev) = last.insert(key.partition_id(), key.digest()) {
+            shared_partitions += 1;
+            assert!(
+                key.digest() < prev,
+                "ascending within partition {}",
+                key.partition_id()
+            );
+        }
+    }
+    assert!(
+        shared_partitions > 100,
+        "too few partitions hold two records"
+    );
+}

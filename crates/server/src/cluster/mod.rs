@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
-pub(crate) use route::{each_member, gated, keyed, master_here};
+pub(crate) use route::{each_member, gated, holds_here, keyed, master_here};
 pub use view::View;
 
 use crate::store::N_PARTITIONS;

@@ -82,6 +82,15 @@ pub(crate) fn master_here(shared: &Shared, pid: usize) -> bool {
     }
 }
 
+/// Whether this node holds a copy of `pid` (always, outside a cluster): a scan of it can be
+/// served here.
+pub(crate) fn holds_here(shared: &Shared, pid: usize) -> bool {
+    match link(shared) {
+        Some((_, me)) => shared.view().holds(me, pid),
+        None => true,
+    }
+}
+
 /// Runs `f` with partitions held still (no rebalance meanwhile).
 pub(crate) fn gated<R>(shared: &Shared, f: impl FnOnce() -> R) -> R {
     match link(shared) {
