@@ -128,3 +128,26 @@ async def test_cluster_flavors_write_and_read_through_every_node(
     writes = [n.stats()["write"] for n in cluster.nodes]
     assert all(w > 0 for w in writes), writes
     assert sum(writes) == 60
+
+
+@pytest.mark.parametrize("keep_data", [False, True])
+def test_batches_and_single_keys_follow_a_killed_master(
+    aerospike_cluster: EmbeddedCluster, set_name: str, keep_data: bool
+) -> None:
+    c = aerospike_cluster
+    with af_sync.connect(c.seeds, tend_interval_ms=200) as db:
+        s = db.namespace("test").set(set_name)
+        s.put_many({i: {"i": i} for i in range(3000)}).raise_on_error()
+        for node in c.nodes:
+            node.reset_stats()
+        c.nodes[0].kill(keep_data=keep_data)
+        # No wait for the client to notice: the retries go to the new owners.
+        rows = s.keys(range(3000)).timeout(5, retries=5).get()
+        assert [row.bins["i"] for row in rows] == list(range(3000))
+        s.put_many({i: {"i": -i} for i in range(3000)}).raise_on_error()
+        for i in range(0, 3000, 97):
+            rec = s.key(i).timeout(5, retries=5).get()
+            assert rec is not None and rec["i"] == -i
+        assert c.nodes[0].stats()["batch"] == 0
+        live = [n for n in c.nodes if n.status == "up"]
+        assert sum(n.stats()["records"] for n in live) == 2 * 3000
