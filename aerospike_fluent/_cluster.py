@@ -134,6 +134,7 @@ class EmbeddedCluster(StopsOnExit):
         tls_cert_file: str | None = None,
         tls_key_file: str | None = None,
         users: Mapping[str, str] | None = None,
+        edition: Literal["community", "enterprise"] = "community",
     ) -> None:
         self._cluster = _native.EmbeddedCluster(
             nodes,
@@ -144,6 +145,7 @@ class EmbeddedCluster(StopsOnExit):
             tls_cert_file=tls_cert_file,
             tls_key_file=tls_key_file,
             users=None if users is None else dict(users),
+            edition=edition,
         )
 
     def __repr__(self) -> str:

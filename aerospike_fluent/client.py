@@ -140,6 +140,18 @@ class Client(Generic[M]):
         return self._ex.call(Call("info", (command, node)))
 
     @overload
+    def info_all(
+        self: Client[Async], command: str
+    ) -> Coroutine[Any, Any, dict[str, dict[str, str]]]: ...
+    @overload
+    def info_all(self: Client[Sync], command: str) -> dict[str, dict[str, str]]: ...
+    def info_all(self, command: str) -> Any:
+        """Send an info command to every node at once; returns node name → (name → value)."""
+        if not isinstance(command, str) or not command:
+            raise InvalidArgumentError("info command must be a non-empty str")
+        return self._ex.call(Call("info_all", (command,)))
+
+    @overload
     def udf_register(
         self: Client[Async], source: str | Path | bytes, name: str | None = None
     ) -> Coroutine[Any, Any, str]: ...

@@ -273,7 +273,11 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def delete(self: KeyRef[Sync], *, durable: bool = False) -> bool: ...
     def delete(self, *, durable: bool = False) -> Any:
-        """Delete the record; True if it existed. ``durable`` leaves a tombstone."""
+        """Delete the record; True if it existed.
+
+        ``durable`` leaves a tombstone (Enterprise servers; a Community server refuses it with
+        :class:`~aerospike_fluent.errors.EnterpriseOnlyError`).
+        """
         self._plain("delete")
         ex, _, _, key = self._base
         return ex.verbs["delete"](key, self._policy(durable=durable))

@@ -15,6 +15,7 @@ import argparse
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from aerospike_fluent import _native
 from aerospike_fluent._cluster import ClusterNode, EmbeddedCluster
@@ -44,6 +45,7 @@ class EmbeddedServer(StopsOnExit):
         tls_cert_file: str | None = None,
         tls_key_file: str | None = None,
         users: Mapping[str, str] | None = None,
+        edition: Literal["community", "enterprise"] = "community",
     ) -> None:
         self._server = _native.EmbeddedServer(
             host,
@@ -52,6 +54,7 @@ class EmbeddedServer(StopsOnExit):
             tls_cert_file=tls_cert_file,
             tls_key_file=tls_key_file,
             users=None if users is None else dict(users),
+            edition=edition,
         )
 
     def __repr__(self) -> str:
@@ -136,16 +139,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=2,
         help="copies of each partition in a cluster (default 2, at most --nodes)",
     )
+    parser.add_argument(
+        "--edition",
+        choices=("community", "enterprise"),
+        default="community",
+        help="whose rules to follow: community refuses Enterprise-only requests (default)",
+    )
     args = parser.parse_args(argv)
     namespaces = args.namespaces or DEFAULT_NAMESPACES
     server: EmbeddedServer | EmbeddedCluster
     try:
         if args.nodes == 1:
-            server = EmbeddedServer(args.host, args.port, namespaces)
+            server = EmbeddedServer(args.host, args.port, namespaces, edition=args.edition)
         else:
             rf = min(args.replication_factor, args.nodes)
             server = EmbeddedCluster(
-                args.nodes, rf, host=args.host, port=args.port, namespaces=namespaces
+                args.nodes,
+                rf,
+                host=args.host,
+                port=args.port,
+                namespaces=namespaces,
+                edition=args.edition,
             )
     except (AerospikeError, ValueError) as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)

@@ -151,3 +151,11 @@ def test_batches_and_single_keys_follow_a_killed_master(
         assert c.nodes[0].stats()["batch"] == 0
         live = [n for n in c.nodes if n.status == "up"]
         assert sum(n.stats()["records"] for n in live) == 2 * 3000
+
+
+async def test_info_all_answers_per_node(fl: Flavor, cluster: EmbeddedCluster) -> None:
+    answers = await fl.run(fl.db.info_all("node\ncluster-size"))
+    names = sorted(n.name for n in cluster.nodes)
+    assert sorted(answers) == names
+    for name, answer in answers.items():
+        assert answer == {"node": name, "cluster-size": "3"}

@@ -136,13 +136,21 @@ def test_ttl_variants(call: Callable[..., Any]) -> None:
     assert call("get", k, None, True, None).ttl is None
 
 
-def test_send_key_and_durable_delete(call: Callable[..., Any]) -> None:
+def test_send_key_and_durable_delete(call: Callable[..., Any], client: n.Client) -> None:
     k = key()
     call("put", k, {"a": 1}, n.Policy(send_key=True))
     rec = call("get", k, None, False, None)
     assert rec.key is not None and rec.key[2] == k[2]
-    assert call("delete", k, n.Policy(durable_delete=True)) is True
-    assert call("exists", k, None) is False
+    edition = client.info_blocking("edition", None)["edition"]
+    if "Community" in edition:
+        # An Enterprise-only feature: a Community server refuses it and keeps the record.
+        with pytest.raises(n.EnterpriseOnlyError) as caught:
+            call("delete", k, n.Policy(durable_delete=True))
+        assert caught.value.result_code == 25 and caught.value.in_doubt is False
+        assert call("exists", k, None) is True
+    else:
+        assert call("delete", k, n.Policy(durable_delete=True)) is True
+        assert call("exists", k, None) is False
 
 
 def test_digest_key(call: Callable[..., Any]) -> None:

@@ -243,6 +243,35 @@ pub async fn info(i: Arc<Inner>, command: String, node: Option<String>) -> OpRes
     Ok(InfoOut(map.into_iter().collect()))
 }
 
+/// Per node name, the answers of one info command.
+pub struct InfoAllOut(Vec<(String, InfoOut)>);
+
+impl IntoPy for InfoAllOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let d = PyDict::new(py);
+        for (node, answers) in self.0 {
+            d.set_item(node, answers.into_py(py)?)?;
+        }
+        Ok(d.into_any().unbind())
+    }
+}
+
+/// Send an info command to every node at once.
+pub async fn info_all(i: Arc<Inner>, command: String) -> OpResult<InfoAllOut> {
+    let cmds: Vec<&str> = command.split('\n').filter(|c| !c.is_empty()).collect();
+    let nodes = i.client.nodes();
+    let asks = nodes.iter().map(|n| n.info(&i.admin, &cmds));
+    let mut out = Vec::with_capacity(nodes.len());
+    for (node, answer) in nodes.iter().zip(futures::future::join_all(asks).await) {
+        out.push((
+            node.name().to_owned(),
+            InfoOut(answer?.into_iter().collect()),
+        ));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(InfoAllOut(out))
+}
+
 /// Remove a set's (or namespace's) records.
 pub async fn truncate(i: Arc<Inner>, ns: String, set: String, before_ns: i64) -> OpResult<()> {
     Ok(i.client.truncate(&i.admin, &ns, &set, before_ns).await?)

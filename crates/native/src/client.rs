@@ -502,6 +502,15 @@ operations! {
         (false, calls::info(inner.clone(), command, node))
     }
 
+    /// An info command sent to every node: node name -> (name -> value).
+    cluster fn info_all / info_all_blocking(
+        this, inner,
+        command: String,
+    ) {
+        let _ = this;
+        (false, calls::info_all(inner.clone(), command))
+    }
+
     /// Remove a set's records (last-update time before `before_ns`, when not 0).
     cluster fn truncate / truncate_blocking(
         this, inner,

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use server::{Server, ServerConfig};
+use server::{Edition, Server, ServerConfig};
 
 use crate::errors::ClientError;
 
@@ -17,7 +17,17 @@ pub(crate) fn server_config(
     tls_cert_file: Option<String>,
     tls_key_file: Option<String>,
     users: Option<HashMap<String, String>>,
+    edition: &str,
 ) -> PyResult<ServerConfig> {
+    let edition = match edition {
+        "community" => Edition::Community,
+        "enterprise" => Edition::Enterprise,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "edition must be 'community' or 'enterprise', not {other:?}"
+            )))
+        }
+    };
     if tls_cert_file.is_some() != tls_key_file.is_some() {
         return Err(PyValueError::new_err(
             "tls_cert_file and tls_key_file go together",
@@ -32,6 +42,7 @@ pub(crate) fn server_config(
         tls_cert_file,
         tls_key_file,
         users,
+        edition,
     })
 }
 
@@ -58,10 +69,12 @@ impl EmbeddedServer {
             tls_cert_file = None,
             tls_key_file = None,
             users = None,
+            edition = "community",
         ),
         text_signature = "(host='127.0.0.1', port=0, namespaces=('test', 'bar'), *, \
-            tls_cert_file=None, tls_key_file=None, users=None)"
+            tls_cert_file=None, tls_key_file=None, users=None, edition='community')"
     )]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         host: String,
@@ -70,6 +83,7 @@ impl EmbeddedServer {
         tls_cert_file: Option<String>,
         tls_key_file: Option<String>,
         users: Option<HashMap<String, String>>,
+        edition: &str,
     ) -> PyResult<Self> {
         let tls = tls_cert_file.is_some();
         let cfg = server_config(
@@ -79,6 +93,7 @@ impl EmbeddedServer {
             tls_cert_file,
             tls_key_file,
             users,
+            edition,
         )?;
         let user_count = cfg.users.len();
         let server = py

@@ -45,9 +45,11 @@ impl EmbeddedCluster {
             tls_cert_file = None,
             tls_key_file = None,
             users = None,
+            edition = "community",
         ),
         text_signature = "(nodes=3, replication_factor=2, host='127.0.0.1', port=0, \
-            namespaces=('test', 'bar'), *, tls_cert_file=None, tls_key_file=None, users=None)"
+            namespaces=('test', 'bar'), *, tls_cert_file=None, tls_key_file=None, users=None, \
+            edition='community')"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -60,6 +62,7 @@ impl EmbeddedCluster {
         tls_cert_file: Option<String>,
         tls_key_file: Option<String>,
         users: Option<HashMap<String, String>>,
+        edition: &str,
     ) -> PyResult<Self> {
         if !(1..=32).contains(&nodes) {
             return Err(PyValueError::new_err(format!(
@@ -80,6 +83,7 @@ impl EmbeddedCluster {
                 tls_cert_file,
                 tls_key_file,
                 users,
+                edition,
             )?,
             nodes,
             replication_factor,

@@ -29,6 +29,7 @@ create_exception!(aerospike_fluent.errors, FilteredOutError, ServerError);
 create_exception!(aerospike_fluent.errors, ElementNotFoundError, ServerError);
 create_exception!(aerospike_fluent.errors, ElementExistsError, ServerError);
 create_exception!(aerospike_fluent.errors, OpNotApplicableError, ServerError);
+create_exception!(aerospike_fluent.errors, EnterpriseOnlyError, ServerError);
 create_exception!(aerospike_fluent.errors, ForbiddenError, ServerError);
 create_exception!(aerospike_fluent.errors, SecondaryIndexError, ServerError);
 create_exception!(
@@ -119,6 +120,7 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         17 => py.get_type::<BinNotFoundError>(),
         23 => py.get_type::<ElementNotFoundError>(),
         24 => py.get_type::<ElementExistsError>(),
+        25 => py.get_type::<EnterpriseOnlyError>(),
         26 => py.get_type::<OpNotApplicableError>(),
         27 => py.get_type::<FilteredOutError>(),
         60..=67 | 80 => py.get_type::<AuthenticationError>(),
@@ -322,6 +324,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ElementNotFoundError,
         ElementExistsError,
         OpNotApplicableError,
+        EnterpriseOnlyError,
         ForbiddenError,
         SecondaryIndexError,
         IndexAlreadyExistsError,

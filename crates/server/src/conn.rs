@@ -13,7 +13,7 @@ use crate::auth::{self, PROTO_ADMIN};
 use crate::faults::Verdict;
 use crate::stats::Kind;
 use crate::wire::*;
-use crate::{dispatch, info, Shared};
+use crate::{dispatch, info, Edition, Shared};
 
 /// Largest accepted frame body (the clients' own limit is 120 MiB).
 pub const MAX_FRAME: usize = 128 * 1024 * 1024;
@@ -258,6 +258,18 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
                 true
             }
             PROTO_MSG => serve_msg(&mut stream, &shared, body, &mut bufs).await,
+            PROTO_COMPRESSED if shared.edition == Edition::Community => {
+                // Community servers cannot inflate: ENTERPRISE_ONLY, as a real one answers.
+                let at = begin_frame(&mut bufs.out);
+                header_only(
+                    &mut bufs.out,
+                    INFO3_LAST,
+                    crate::record::rc::ENTERPRISE_ONLY,
+                    0,
+                );
+                end_frame(&mut bufs.out, at, PROTO_MSG);
+                true
+            }
             PROTO_COMPRESSED => {
                 let mut packed = std::mem::take(&mut bufs.inflated);
                 let keep = match inflate(body, &mut packed) {
@@ -299,9 +311,11 @@ async fn serve_msg<S: Io>(
     if let Some(ms) = shared.faults.take_delay() {
         tokio::time::sleep(Duration::from_millis(ms)).await;
     }
-    let compress = body
-        .get(1)
-        .is_some_and(|i1| i1 & INFO1_COMPRESS_RESPONSE != 0);
+    // Community servers never compress replies, whatever the request asks.
+    let compress = shared.edition == Edition::Enterprise
+        && body
+            .get(1)
+            .is_some_and(|i1| i1 & INFO1_COMPRESS_RESPONSE != 0);
     let mark = bufs.out.len();
     if let Verdict::Fail(code) = verdict {
         let at = begin_frame(&mut bufs.out);

@@ -89,8 +89,8 @@ fn answer(name: &str, shared: &Shared) -> String {
         "node" => shared.node_name(),
         "cluster-name" => "null".into(),
         "build" => BUILD.into(),
-        "edition" => "Aerospike Community Edition".into(),
-        "version" => format!("Aerospike Community Edition build {BUILD}"),
+        "edition" => format!("Aerospike {} Edition", edition(shared)),
+        "version" => format!("Aerospike {} Edition build {BUILD}", edition(shared)),
         "build_os" => "linux".into(),
         "features" => FEATURES.into(),
         "partition-generation"
@@ -156,6 +156,13 @@ fn slash_command(name: &str, shared: &Shared) -> Option<String> {
         }),
         ("bins", _) => Some("bin_names=0,bin_names_quota=65535".into()),
         _ => None,
+    }
+}
+
+fn edition(shared: &Shared) -> &'static str {
+    match shared.edition {
+        crate::Edition::Community => "Community",
+        crate::Edition::Enterprise => "Enterprise",
     }
 }
 

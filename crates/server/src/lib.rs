@@ -50,6 +50,20 @@ pub struct ServerConfig {
     pub tls_key_file: Option<String>,
     /// Internal users as `(name, password)`: when not empty, data commands need a login.
     pub users: Vec<(String, String)>,
+    /// Which edition's rules to follow (Community refuses Enterprise-only requests).
+    pub edition: Edition,
+}
+
+/// The server edition whose behaviour the embedded server follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Edition {
+    /// Refuses durable deletes and compressed requests with ENTERPRISE_ONLY (25), never
+    /// compresses replies: as Aerospike Community Edition.
+    #[default]
+    Community,
+    /// Accepts durable deletes (as plain deletes: there are no tombstones in memory) and
+    /// compression.
+    Enterprise,
 }
 
 impl std::fmt::Debug for ServerConfig {
@@ -63,6 +77,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("tls_cert_file", &self.tls_cert_file)
             .field("tls_key_file", &self.tls_key_file)
             .field("users", &names)
+            .field("edition", &self.edition)
             .finish()
     }
 }
@@ -76,6 +91,7 @@ impl Default for ServerConfig {
             tls_cert_file: None,
             tls_key_file: None,
             users: Vec::new(),
+            edition: Edition::Community,
         }
     }
 }
@@ -100,6 +116,7 @@ pub(crate) struct Shared {
     pub tls: Option<tokio_rustls::TlsAcceptor>,
     /// Internal users when security is on.
     pub users: Option<auth::Users>,
+    pub edition: Edition,
     /// Request-buffer bytes held by all connections beyond their base buffer.
     pub buffered: AtomicUsize,
     host: String,
@@ -140,7 +157,8 @@ impl Shared {
         Ok(Shared {
             stats: Stats::default(),
             faults: Faults::default(),
-            store: store::Store::new(&config.namespaces),
+            store: store::Store::new(&config.namespaces, config.edition == Edition::Enterprise),
+            edition: config.edition,
             sindexes,
             udfs,
             view: RwLock::new(Arc::new(cluster::View::solo(0, 1))),

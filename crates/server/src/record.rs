@@ -26,6 +26,7 @@ pub mod rc {
     pub const BIN_NOT_FOUND: u8 = 17;
     pub const NAMESPACE_NOT_FOUND: u8 = 20;
     pub const BIN_NAME: u8 = 21;
+    pub const ENTERPRISE_ONLY: u8 = 25;
     pub const OP_NOT_APPLICABLE: u8 = 26;
     pub const FILTERED_OUT: u8 = 27;
 }
@@ -239,6 +240,10 @@ fn write(
     out: &mut Vec<u8>,
 ) -> Outcome {
     let now_cl = cl_secs(now);
+    let durable = req.info2 & INFO2_DURABLE_DELETE != 0;
+    if durable && req.info2 & INFO2_DELETE != 0 && !ns.durable_deletes {
+        return Outcome::err(rc::ENTERPRISE_ONLY);
+    }
     if part.get(digest).is_some_and(|r| r.expired(now_cl)) {
         part.remove(digest);
         ns.count_change(-1);
@@ -319,10 +324,15 @@ fn write(
         };
     }
     if work.bins.is_empty() {
-        if existing.is_some() {
-            part.remove(digest);
-            ns.count_change(-1);
+        // A write that leaves no bins deletes the record: not found when there was none.
+        if existing.is_none() {
+            return Outcome::err(rc::KEY_NOT_FOUND);
         }
+        if durable && !ns.durable_deletes {
+            return Outcome::err(rc::ENTERPRISE_ONLY);
+        }
+        part.remove(digest);
+        ns.count_change(-1);
         return Outcome::err(rc::OK);
     }
     let key = match req.key.and_then(parse_key) {

@@ -109,6 +109,8 @@ pub type Partition = BTreeMap<Digest, Record>;
 /// One namespace.
 pub struct Namespace {
     pub name: String,
+    /// Durable deletes are accepted (an Enterprise server).
+    pub durable_deletes: bool,
     partitions: Box<[RwLock<Partition>]>,
     sets: Mutex<Vec<String>>,
     records: AtomicU64,
@@ -118,6 +120,7 @@ impl Namespace {
     pub fn new(name: &str) -> Namespace {
         Namespace {
             name: name.to_string(),
+            durable_deletes: false,
             partitions: (0..N_PARTITIONS).map(|_| RwLock::default()).collect(),
             sets: Mutex::new(Vec::new()),
             records: AtomicU64::new(0),
@@ -226,9 +229,15 @@ pub struct Store {
 }
 
 impl Store {
-    pub fn new(names: &[String]) -> Store {
+    pub fn new(names: &[String], durable_deletes: bool) -> Store {
         Store {
-            namespaces: names.iter().map(|n| Namespace::new(n)).collect(),
+            namespaces: names
+                .iter()
+                .map(|n| Namespace {
+                    durable_deletes,
+                    ..Namespace::new(n)
+                })
+                .collect(),
         }
     }
 

@@ -159,6 +159,12 @@ pub fn execute(
     match shared.udfs.apply(module, function, args, &mut rec) {
         Ok(outcome) => {
             let (mut generation, mut void_time) = (rec.generation, rec.void_time);
+            let deletes = rec.commit && existed && (!rec.exists || rec.bins.is_empty());
+            if deletes && req.info2 & INFO2_DURABLE_DELETE != 0 && !ns.durable_deletes {
+                reply.discard_body(out);
+                reply.finish(out, 0, rc::ENTERPRISE_ONLY, 0, 0, slot);
+                return rc::ENTERPRISE_ONLY;
+            }
             if rec.commit {
                 if !rec.exists || rec.bins.is_empty() {
                     if existed {

@@ -269,8 +269,13 @@ async fn truncate_set_only() {
 }
 
 #[tokio::test]
-async fn compressed_requests_and_replies() {
-    let (_server, client) = common::connect().await;
+async fn enterprise_servers_take_compressed_requests_and_replies() {
+    let server = server::Server::start(server::ServerConfig {
+        edition: server::Edition::Enterprise,
+        ..server::ServerConfig::default()
+    })
+    .expect("server");
+    let client = common::client_for(&server).await;
     let mut wp = WritePolicy::default();
     wp.base_policy.use_compression = true;
     let key = as_key!("test", "cmp", 1);
@@ -286,6 +291,50 @@ async fn compressed_requests_and_replies() {
         .await
         .expect("compressed get");
     assert_eq!(rec.bins.get("big"), Some(&Value::from(big)));
+}
+
+#[tokio::test]
+async fn community_servers_refuse_compression_and_durable_deletes() {
+    let (_server, client) = common::connect().await;
+    let key = as_key!("test", "ce_only", 1);
+    let mut wp = WritePolicy::default();
+    wp.base_policy.use_compression = true;
+    // The crate compresses requests above a size threshold.
+    let err = client
+        .put(&wp, &key, &[as_bin!("a", "x".repeat(5000))])
+        .await
+        .expect_err("compressed put on CE");
+    assert_eq!(err.result_code(), 25, "{err}");
+    client
+        .put(&WritePolicy::default(), &key, &[as_bin!("a", 1)])
+        .await
+        .expect("plain put");
+    let mut durable = WritePolicy::default();
+    durable.durable_delete = true;
+    let err = client
+        .delete(&durable, &key)
+        .await
+        .expect_err("durable delete on CE");
+    assert_eq!(err.result_code(), 25, "{err}");
+    let err = client
+        .put(&durable, &key, &[as_bin!("a", Value::Nil)])
+        .await
+        .expect_err("a durable write that deletes the record");
+    assert_eq!(err.result_code(), 25, "{err}");
+    let absent = as_key!("test", "ce_only", 2);
+    let err = client
+        .put(
+            &WritePolicy::default(),
+            &absent,
+            &[as_bin!("a", Value::Nil)],
+        )
+        .await
+        .expect_err("deleting the only bin of no record");
+    assert_eq!(err.result_code(), 2, "{err}");
+    assert!(client
+        .delete(&WritePolicy::default(), &key)
+        .await
+        .expect("plain delete"));
 }
 
 #[tokio::test]
