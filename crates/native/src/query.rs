@@ -277,7 +277,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         let rs = match i.client.query(&policy, pf, statement).await {
             Ok(rs) => rs,
             Err(e) => {
-                let _ = tx.send(Err(e.into())).await;
+                let _ = tx.send(Err(diagnosed(e, &i))).await;
                 return;
             }
         };
@@ -287,7 +287,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         let mut stream = rs.clone().into_stream();
         let mut buf = Vec::with_capacity(chunk);
         while let Some(item) = stream.next().await {
-            match item.map_err(Failure::from).and_then(bounded) {
+            match item.map_err(|e| diagnosed(e, &i)).and_then(bounded) {
                 Ok(r) => {
                     buf.push(r);
                     if buf.len() >= chunk
@@ -328,6 +328,29 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         handle: handle.clone(),
         inner,
     })
+}
+
+/// A query's failure, named for what it is when it gave up waiting for a connection while a
+/// node's pool had none free (open streams hold one per node until they end).
+fn diagnosed(e: aerospike::Error, i: &Inner) -> Failure {
+    use aerospike::ErrorKind;
+    let gave_up = matches!(
+        e.kind(),
+        ErrorKind::Timeout
+            | ErrorKind::Connection
+            | ErrorKind::ConnectionPoolEmpty
+            | ErrorKind::NoMoreConnections
+    ) || e.to_string().contains("Max retries exceeded");
+    let pool = crate::pools::worker_policy(&i.policy).max_conns_per_node;
+    let full = i.client.nodes().iter().any(|n| {
+        let g = n.pool_gauges();
+        g.in_pool == 0 && g.total >= pool as u64
+    });
+    if gave_up && full {
+        Failure::PoolExhausted(e, pool)
+    } else {
+        e.into()
+    }
 }
 
 /// `rec` once no value in it nests deeper than the client reads (see `depth.rs`).
