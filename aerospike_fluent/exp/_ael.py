@@ -7,9 +7,12 @@ Supported (a documented subset; anything else raises :class:`AelSyntaxError` wit
 * metadata: ``$.ttl()``, ``$.voidTime()``, ``$.lastUpdate()``, ``$.sinceUpdate()``,
   ``$.setName()``, ``$.recordSize()``, ``$.keyExists()``, ``$.isTombstone()``,
   ``$.digestModulo(n)``; the same without ``$.`` and in snake_case (``ttl()``, ``last_update()``);
+* ``$.key()`` (optionally ``.get(type: T)``); sizes ``$.l.[].count()`` / ``$.m.{}.count()``;
+  casts ``.asInt()`` / ``.asFloat()`` after a bin or a parenthesised value;
 * literals: integers, floats, ``'single'`` / ``"double"`` quoted strings, ``true`` / ``false``;
 * operators, loosest first: ``or``; ``and``; ``not``; ``== != < <= > >=``; ``+ -``; ``* / %``;
-  unary ``-``; parentheses; functions ``abs(x)``, ``min(a, b, ...)``, ``max(a, b, ...)``.
+  ``**`` (right-associative); unary ``-``; parentheses; functions ``abs(x)``, ``floor(x)``,
+  ``ceil(x)``, ``min(a, b, ...)``, ``max(a, b, ...)``, ``regex(value, 'pattern'[, flags])``.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ _TOKEN = re.compile(
   | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
   | (?P<str>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>==|!=|<=|>=|&&|\|\||[<>+\-*/%(),:.$!])
+  | (?P<op>\*\*|==|!=|<=|>=|&&|\|\||[<>+\-*/%(),:.$!\[\]{}])
 """,
     re.VERBOSE,
 )
@@ -219,15 +222,25 @@ class _Parser:
         return e
 
     def mul(self) -> Exp:
-        e = self.unary()
+        e = self.power()
         while (op := self.accept("*", "/", "%")) is not None:
             tok = self.tokens[self.i - 1]
-            right = self.unary()
+            right = self.power()
             if op == "%":
                 e = self.guard(tok, Exp.__mod__, e, right)
             else:
                 e = self.guard(tok, _ARITH[op], e, right)
         return e
+
+    def power(self) -> Exp:
+        e = self.unary()
+        if not self.accept("**"):
+            return e
+        tok = self.tokens[self.i - 1]
+        self.nest()
+        right = self.power()  # right-associative
+        self.unnest()
+        return self.guard(tok, Exp.__pow__, e, right)
 
     def unary(self) -> Exp:
         if self.at("-"):
@@ -237,7 +250,17 @@ class _Parser:
             inner = self.unary()
             self.unnest()
             return self.guard(tok, Exp.__neg__, inner)
-        return self.primary()
+        return self.casts(self.primary())
+
+    def casts(self, e: Exp) -> Exp:
+        """``.asInt()`` / ``.asFloat()`` after a value (AEL writes them after paths)."""
+        while self.tok[1] == "." and self.tokens[self.i + 1][1].lower() in _CASTS:
+            self.i += 1
+            tok = self.tok
+            self.i += 1
+            self.args_none()
+            e = self.guard(tok, _CASTS[tok[1].lower()], e)
+        return e
 
     def primary(self) -> Exp:
         kind, text, _ = tok = self.tok
@@ -283,6 +306,10 @@ class _Parser:
         if low in _META:
             self.args_none()
             return fn(_META[low], (), _meta_type(_META[low]))
+        if low == "key":
+            self.args_none()
+            type_ = self.get_type() if self.accept(".") else None
+            return self.guard(tok, lambda: _core.key(type_))
         if low in ("digestmodulo", "digest_modulo"):
             args = self.args()
             return self.guard(tok, lambda: _digest_modulo(args))
@@ -291,6 +318,17 @@ class _Parser:
             if len(args) != 1:
                 raise self.error("abs() takes one argument", tok)
             return self.guard(tok, lambda: abs(args[0]))
+        if low in ("floor", "ceil"):
+            args = self.args()
+            if len(args) != 1:
+                raise self.error(f"{low}() takes one argument", tok)
+            from aerospike_fluent import exp
+
+            f1 = exp.floor if low == "floor" else exp.ceil
+            return self.guard(tok, lambda: f1(args[0]))
+        if low == "regex":
+            args = self.args()
+            return self.guard(tok, lambda: _regex(args))
         if low in ("min", "max"):
             args = self.args()
             from aerospike_fluent import exp
@@ -298,6 +336,33 @@ class _Parser:
             f = exp.min_ if low == "min" else exp.max_
             return self.guard(tok, lambda: f(*args))
         raise self.error(f"unknown function {name!r}", tok)
+
+    def get_type(self) -> str:
+        """``get(type: <TYPE>)`` (after its dot)."""
+        if not (self.tok[0] == "name" and self.tok[1].lower() == "get"):
+            raise self.error("expected 'get(type: <TYPE>)'")
+        self.i += 1
+        self.expect("(")
+        if not (self.tok[0] == "name" and self.tok[1].lower() == "type"):
+            raise self.error("expected 'type: <TYPE>'")
+        self.i += 1
+        self.expect(":")
+        ttok = self.tok
+        tname = ttok[1].upper()
+        if ttok[0] != "name" or tname not in _TYPES:
+            raise self.error(f"unknown type {ttok[1]!r}; one of {', '.join(_TYPES)}")
+        self.i += 1
+        self.expect(")")
+        return _TYPES[tname]
+
+    def count(self, tok: Token, name: str, kind: str) -> Exp:
+        """``count()`` of a list (``[]``) or map (``{}``) bin: its size."""
+        if not (self.tok[0] == "name" and self.tok[1].lower() == "count"):
+            raise self.error("expected 'count()'")
+        self.i += 1
+        self.args_none()
+        base = self.guard(tok, lambda: bin_(name, None))
+        return base.list.size() if kind == "list" else base.map.size()
 
     def args_none(self) -> None:
         self.expect("(")
@@ -320,18 +385,20 @@ class _Parser:
             method = mtok[1].lower() if mtok[0] == "name" else ""
             self.i += 1
             if method == "get":
-                self.expect("(")
-                if not (self.tok[0] == "name" and self.tok[1].lower() == "type"):
-                    raise self.error("expected 'type: <TYPE>'")
-                self.i += 1
-                self.expect(":")
-                ttok = self.tok
-                tname = ttok[1].upper()
-                if ttok[0] != "name" or tname not in _TYPES:
-                    raise self.error(f"unknown type {ttok[1]!r}; one of {', '.join(_TYPES)}")
-                self.i += 1
-                self.expect(")")
-                base = self.guard(tok, lambda: bin_(name, _TYPES[tname]))
+                self.i -= 1
+                type_ = self.get_type()
+                base = self.guard(tok, lambda: bin_(name, type_))
+            elif mtok[1] in ("[", "{"):
+                self.expect("]" if mtok[1] == "[" else "}")
+                self.expect(".")
+                return self.count(tok, name, "list" if mtok[1] == "[" else "map")
+            elif method == "count":
+                self.i -= 1
+                return self.count(tok, name, "list")
+            elif method in _CASTS:
+                self.args_none()
+                bin_exp = self.guard(tok, lambda: bin_(name, None))
+                return self.guard(mtok, _CASTS[method], bin_exp)
             elif method == "exists":
                 self.args_none()
                 return self.guard(tok, lambda: _bin_fn("bin_exists", name, "bool"))
@@ -341,6 +408,35 @@ class _Parser:
             else:
                 raise self.error(f"unknown bin method {mtok[1]!r}", mtok)
         return base if base is not None else self.guard(tok, lambda: bin_(name, None))
+
+
+def _to_int(e: Exp) -> Exp:
+    from aerospike_fluent import exp
+
+    return exp.to_int(e)
+
+
+def _to_float(e: Exp) -> Exp:
+    from aerospike_fluent import exp
+
+    return exp.to_float(e)
+
+
+_CASTS: dict[str, Callable[[Exp], Exp]] = {"asint": _to_int, "asfloat": _to_float}
+
+
+def _regex(args: list[Exp]) -> Exp:
+    from aerospike_fluent import exp
+
+    def literal(e: Exp, type_: str) -> Any:
+        if e._kind != _core._LIT or e.value_type != type_:
+            raise InvalidArgumentError("regex() takes a literal pattern and literal flags")
+        return e._args[0][1]
+
+    if len(args) not in (2, 3):
+        raise InvalidArgumentError("regex() takes a value, a pattern and optional flags")
+    flags = literal(args[2], "int") if len(args) == 3 else 0
+    return exp.regex(args[0], literal(args[1], "str"), flags)
 
 
 def _bin_fn(name: CoreNode, bin_name: str, type_: str) -> Exp:
@@ -393,6 +489,8 @@ def to_ael(e: Exp) -> str:
         return _literal(args[0])
     if kind == _core._BIN:
         return _bin_text(args[0], e._type)
+    if kind == _core._KEY:
+        return "$.key()" if e._type is None else f"$.key().get(type: {_AEL_TYPE[e._type]})"
     if kind == _core._CMP:
         return f"({to_ael(args[0])} {_CMP_NAME[name]} {to_ael(args[1])})"
     if kind == _core._NUM:
@@ -402,6 +500,8 @@ def to_ael(e: Exp) -> str:
             return f"(-{to_ael(args[0])})"
         if name == "num_abs":
             return f"abs({to_ael(args[0])})"
+        if name == "num_pow":
+            return f"({to_ael(args[0])} ** {to_ael(args[1])})"
         if name in ("min", "max"):
             return f"{name}(" + ", ".join(to_ael(a) for a in args) + ")"
     if kind == _core._FN:
@@ -413,10 +513,36 @@ def to_ael(e: Exp) -> str:
             return f"$.{_META_RENDER[name]}()"
         if name == "digest_modulo":
             return f"$.digestModulo({args[0]})"
+        if name in ("num_floor", "num_ceil"):
+            return f"{name[4:]}({to_ael(args[0])})"
+        if name in ("to_int", "to_float"):
+            return _cast_text(args[0], "asInt" if name == "to_int" else "asFloat")
+        if name == "regex_compare":
+            pattern, flags, value = args
+            extra = f", {flags}" if flags else ""
+            return f"regex({to_ael(value)}, {_quote(pattern)}{extra})"
+        if name in ("lists.size", "maps.size"):
+            return _size_text(name, *args)
         if name in ("bin_exists", "bin_type"):
             method = "exists" if name == "bin_exists" else "type"
             return f"{_bin_text(args[0], None)}.{method}()"
     raise InvalidArgumentError(f"{name} has no AEL text form here")
+
+
+def _cast_text(arg: Exp, cast: str) -> str:
+    text = to_ael(arg)
+    if arg._kind == _core._BIN and arg._type is None:
+        return f"{text}.{cast}()"
+    return f"({text}).{cast}()"
+
+
+def _size_text(name: str, base: object, ctx: tuple[Any, ...]) -> str:
+    if not isinstance(base, Exp) or base._kind != _core._BIN or ctx:
+        raise InvalidArgumentError(
+            f"{name} has an AEL text form only on a bin itself (no context, no other value)"
+        )
+    designator = "[]" if name == "lists.size" else "{}"
+    return f"{_bin_text(base._args[0], None)}.{designator}.count()"
 
 
 def _bin_text(name: str, type_: str | None) -> str:

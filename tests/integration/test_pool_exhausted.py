@@ -3,10 +3,25 @@ the option that sets it."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 import pytest
 
 import aerospike_fluent as af
 from aerospike_fluent import errors
+
+
+@asynccontextmanager
+async def _two_open_streams(s: Any) -> AsyncIterator[None]:
+    """2000 records written, then two streams open, each holding the node's connection."""
+    (await s.put_many({i: {"i": i} for i in range(2000)})).raise_on_error()
+    async with s.query().chunk_size(10).stream() as first:
+        await first.__anext__()
+        async with s.query().chunk_size(10).stream() as second:
+            await second.__anext__()
+            yield
 
 
 @pytest.mark.anyio
@@ -15,14 +30,47 @@ async def test_a_get_behind_open_streams_names_the_exhausted_pool(
 ) -> None:
     async with af.connect(seeds, max_conns_per_node=2, total_timeout_ms=300) as db:
         s = db.namespace("test").set(set_name)
-        (await s.put_many({i: {"i": i} for i in range(2000)})).raise_on_error()
-        async with s.query().chunk_size(10).stream() as first:
-            await first.__anext__()
-            async with s.query().chunk_size(10).stream() as second:
-                await second.__anext__()
-                with pytest.raises(
-                    errors.TimeoutError, match="pool exhausted: all 2 conn"
-                ) as caught:
-                    await s.key(1).get()
-                assert "max_conns_per_node" in str(caught.value)
-                assert caught.value.in_doubt is False
+        async with _two_open_streams(s):
+            with pytest.raises(errors.TimeoutError, match="pool exhausted: all 2 conn") as caught:
+                await s.key(1).get()
+            assert "max_conns_per_node" in str(caught.value)
+            assert caught.value.in_doubt is False
+
+
+@pytest.mark.anyio
+async def test_a_stream_behind_open_streams_names_the_exhausted_pool(
+    seeds: str, set_name: str
+) -> None:
+    # Without a deadline the crate gives up after ~33 s ("Max retries exceeded: 2"), which is
+    # named the same way; a total timeout makes it give up (as "Timeout") within the test.
+    async with af.connect(seeds, max_conns_per_node=2) as db:
+        s = db.namespace("test").set(set_name)
+        async with _two_open_streams(s):
+            third = s.query().chunk_size(10).timeout(1.0)
+            with pytest.raises(errors.TimeoutError, match="pool exhausted: all 2 conn") as caught:
+                async with third.stream() as st:
+                    await st.__anext__()
+            message = str(caught.value)
+            assert "max_conns_per_node" in message and "Timeout" in message
+            assert caught.value.in_doubt is False
+        # the pool is free again: the same query now runs
+        assert len([r async for r in s.query().timeout(1.0)]) == 2000
+
+
+def test_a_sync_stream_behind_open_streams_names_the_exhausted_pool(
+    seeds: str, set_name: str
+) -> None:
+    with af.sync.connect(seeds, max_conns_per_node=2) as db:
+        s = db.namespace("test").set(set_name)
+        s.put_many({i: {"i": i} for i in range(2000)}).raise_on_error()
+        with (
+            s.query().chunk_size(10).stream() as first,
+            s.query().chunk_size(10).stream() as second,
+        ):
+            next(first), next(second)
+            third = s.query().chunk_size(10).timeout(1.0)
+            with (
+                pytest.raises(errors.TimeoutError, match="max_conns_per_node"),
+                third.stream() as st,
+            ):
+                next(st)

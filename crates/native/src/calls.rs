@@ -15,6 +15,7 @@ use pyo3::types::{PyDict, PyList};
 use crate::batch::{Outcome, Row, Shape};
 use crate::client::Inner;
 use crate::completion::{Failure, IntoPy, OpResult};
+use crate::depth;
 use crate::errors::invalid_argument;
 use crate::ops::Ops;
 use crate::policy::Natives;
@@ -60,6 +61,14 @@ impl IntoPy for OperateOut {
     }
 }
 
+/// `rec` once no value in it nests deeper than the client reads (see `depth.rs`).
+fn bounded(mut rec: AsRecord, key: &Key) -> OpResult<AsRecord> {
+    match depth::bound_record(&mut rec) {
+        Ok(()) => Ok(rec),
+        Err(t) => Err(Failure::TooDeep(t, Some(Box::new(key.clone())))),
+    }
+}
+
 fn not_found(e: &aerospike::Error) -> bool {
     e.server_result_code() == Some(ResultCode::KeyNotFoundError)
 }
@@ -72,7 +81,7 @@ pub async fn get(
     bins: Bins,
 ) -> OpResult<RecordOut> {
     match c.get(&p.read, &key, bins).await {
-        Ok(r) => Ok(RecordOut(Some(r), key, orig)),
+        Ok(r) => Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
         Err(e) if not_found(&e) => Ok(RecordOut(None, key, orig)),
         Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
     }
@@ -108,7 +117,12 @@ pub async fn operate(
     ops: Ops,
 ) -> OpResult<OperateOut> {
     match c.operate(&p.write, &key, &ops.ops).await {
-        Ok(r) => Ok(OperateOut(Some(r), (key, orig), ops.reports, ops.whole)),
+        Ok(r) => Ok(OperateOut(
+            Some(bounded(r, &key)?),
+            (key, orig),
+            ops.reports,
+            ops.whole,
+        )),
         Err(e) if ops.read_only && not_found(&e) => {
             Ok(OperateOut(None, (key, orig), ops.reports, ops.whole))
         }
@@ -117,16 +131,46 @@ pub async fn operate(
 }
 
 /// Finished batch rows, with the key tuples they were asked with and how each is read back.
-pub struct BatchOut(Vec<BatchOperation>, RowKeys);
+pub struct BatchOut(Vec<BatchOperation>, RowKeys, TooDeepRows);
+
+/// Per row, the value nested too deeply that its record was dropped for.
+type TooDeepRows = Vec<Option<depth::TooDeep>>;
+
+impl BatchOut {
+    /// Rows whose records hold no value nested deeper than the client reads; a row whose record
+    /// does loses it (taken apart) and reports `DeserializeError`.
+    fn bounded(mut ops: Vec<BatchOperation>, keys: RowKeys) -> Self {
+        let deep = ops
+            .iter_mut()
+            .map(|op| {
+                let too_deep = op.record().is_some_and(|r| {
+                    r.bins
+                        .values()
+                        .chain(r.results.iter().flatten())
+                        .any(|v| depth::deeper_than(v, depth::MAX_READ_DEPTH))
+                });
+                if !too_deep {
+                    return None;
+                }
+                let mut rec = op.take_record()?;
+                depth::bound_record(&mut rec).err()
+            })
+            .collect();
+        BatchOut(ops, keys, deep)
+    }
+}
 
 impl BatchOut {
     /// Convert the rows, appending them to `out`.
     pub fn push_rows(self, py: Python<'_>, out: &mut Vec<Py<BatchRow>>) -> PyResult<()> {
         let mut names = Names::default();
         out.reserve(self.0.len());
-        for (op, (key, outcome, shape)) in self.0.iter().zip(&self.1) {
+        for ((op, (key, outcome, shape)), deep) in self.0.iter().zip(&self.1).zip(&self.2) {
             let key = Some(key.bind(py));
-            let row = BatchRow::from_native(py, op, key, *outcome, shape.as_deref(), &mut names)?;
+            let row = match deep {
+                Some(t) => BatchRow::too_deep(py, op, key, t)?,
+                None => BatchRow::from_native(py, op, key, *outcome, shape.as_deref(), &mut names)?,
+            };
             out.push(Py::new(py, row)?);
         }
         Ok(())
@@ -146,7 +190,10 @@ pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<B
     let has_write = rows.iter().any(Row::writes);
     let (ops, keys) = into_ops(rows, &p)?;
     let policy = if has_write { &p.batch_write } else { &p.batch };
-    Ok(BatchOut(batch_ops(&i.client, policy, ops).await?, keys))
+    Ok(BatchOut::bounded(
+        batch_ops(&i.client, policy, ops).await?,
+        keys,
+    ))
 }
 
 type RowKeys = Vec<(Py<PyAny>, Outcome, Option<Arc<Shape>>)>;
@@ -194,7 +241,10 @@ pub fn batch_parts(
         let (i, p) = (i.clone(), p.clone());
         out.push(Box::pin(async move {
             let (ops, keys) = into_ops(part, &p)?;
-            Ok(BatchOut(batch_ops(&i.client, &p.batch, ops).await?, keys))
+            Ok(BatchOut::bounded(
+                batch_ops(&i.client, &p.batch, ops).await?,
+                keys,
+            ))
         }) as BatchPart);
     }
     out
@@ -394,8 +444,12 @@ pub async fn udf_apply(
     function: String,
     args: Vec<Value>,
 ) -> OpResult<ValueOut> {
-    c.execute_udf(&p.write, &key, &module, &function, &args)
+    let mut value = c
+        .execute_udf(&p.write, &key, &module, &function, &args)
         .await
-        .map(ValueOut)
-        .map_err(Failure::keyed(&key))
+        .map_err(Failure::keyed(&key))?;
+    if let Some(v) = value.as_mut() {
+        depth::bound_value(v, None).map_err(|t| Failure::TooDeep(t, Some(Box::new(key))))?;
+    }
+    Ok(ValueOut(value))
 }

@@ -16,6 +16,12 @@ create_exception!(
 create_exception!(aerospike_fluent.errors, ClientError, AerospikeError);
 create_exception!(aerospike_fluent.errors, ClientClosedError, ClientError);
 create_exception!(aerospike_fluent.errors, ConnectionError, ClientError);
+create_exception!(
+    aerospike_fluent.errors,
+    DeserializeError,
+    ClientError,
+    "A reply the client cannot turn into Python values (e.g. lists/maps nested too deeply)."
+);
 create_exception!(aerospike_fluent.errors, ServerError, AerospikeError);
 create_exception!(aerospike_fluent.errors, RecordNotFoundError, ServerError);
 create_exception!(aerospike_fluent.errors, RecordExistsError, ServerError);
@@ -129,6 +135,7 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         200 => py.get_type::<IndexAlreadyExistsError>(),
         201 => py.get_type::<IndexNotFoundError>(),
         202..=206 => py.get_type::<SecondaryIndexError>(),
+        -2 => py.get_type::<DeserializeError>(),
         // client side: invalid node / no more connections / server not available
         -3 | -7 | -8 => py.get_type::<ConnectionError>(),
         c if c < 0 => py.get_type::<ClientError>(),
@@ -311,6 +318,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ClientError,
         ClientClosedError,
         ConnectionError,
+        DeserializeError,
         ServerError,
         RecordNotFoundError,
         RecordExistsError,
@@ -337,6 +345,16 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TimeoutError", timeout_type(py))?;
     m.add_function(wrap_pyfunction!(error_for_code, m)?)?;
     Ok(())
+}
+
+/// `DeserializeError` (code -2, PARSE_ERROR) for a value read nested too deeply.
+pub fn too_deep(py: Python<'_>, t: &crate::depth::TooDeep, key: Option<Bound<'_, PyAny>>) -> PyErr {
+    let message = with_key(&t.message(), key.as_ref());
+    let class = py.get_type::<DeserializeError>();
+    match error_instance(class, Some(-2), &message, false, key) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
 }
 
 /// Error for a spawned part of an operation that ended without a result.

@@ -12,6 +12,8 @@ mod calls;
 mod client;
 mod completion;
 mod config;
+mod deep_stack;
+mod depth;
 mod embedded;
 mod embedded_cluster;
 mod errors;

@@ -209,7 +209,7 @@ impl<R> LoopRuntime<R> {
         let mut ops = self.ops_with_queued();
         let _context = rt.enter();
         let mut done = Vec::new();
-        self.poll_ops(&mut ops, &mut done);
+        crate::deep_stack::run(|| self.poll_ops(&mut ops, &mut done));
         done
     }
 
@@ -222,13 +222,16 @@ impl<R> LoopRuntime<R> {
         };
         let mut ops = self.ops_with_queued();
         let mut done = Vec::new();
-        rt.block_on(async {
-            self.poll_ops(&mut ops, &mut done);
-            // block_on runs the runtime's own tasks, then polls epoll with no timeout
-            tokio::task::yield_now().await;
-            if self.flag.0.load(Ordering::Acquire) {
+        // on the deep stack: replies are decoded here, on the loop's (Python) thread
+        crate::deep_stack::run(|| {
+            rt.block_on(async {
                 self.poll_ops(&mut ops, &mut done);
-            }
+                // block_on runs the runtime's own tasks, then polls epoll with no timeout
+                tokio::task::yield_now().await;
+                if self.flag.0.load(Ordering::Acquire) {
+                    self.poll_ops(&mut ops, &mut done);
+                }
+            });
         });
         done
     }

@@ -58,7 +58,8 @@ where
     let mut fut = pin!(fut);
     let mut last_tick = tick.as_ref().map(|_| Instant::now());
     loop {
-        if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+        // on the deep stack: the reply is decoded on this (Python) thread
+        if let Poll::Ready(out) = crate::deep_stack::run(|| fut.as_mut().poll(&mut cx)) {
             return out;
         }
         // Spinning before parking was measured (20-60 us): slower on this 2-core machine,
@@ -86,6 +87,8 @@ where
     F: Future<Output = Result<T, E>>,
 {
     let _waiting = Waiting::new();
+    // each poll on the deep stack: the reply is decoded on this (Python) thread
+    let fut = crate::deep_stack::Polled::new(fut);
     rt.block_on(async move {
         let mut fut = pin!(fut);
         if let Some(spinning) = spin.start() {

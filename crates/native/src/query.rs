@@ -22,7 +22,7 @@ use tokio::task::AbortHandle;
 use crate::args::{to_ctx, Args};
 use crate::blocking::{self, Driver};
 use crate::client::Inner;
-use crate::completion::{self, IntoPy, OpResult, Pending};
+use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::errors::invalid_argument;
 use crate::policy::Natives;
 use crate::record::Record;
@@ -165,7 +165,7 @@ impl Spec {
     }
 }
 
-type Chunk = Result<Vec<AsRecord>, aerospike::Error>;
+type Chunk = Result<Vec<AsRecord>, Failure>;
 
 struct Shared {
     rx: tokio::sync::Mutex<mpsc::Receiver<Chunk>>,
@@ -277,7 +277,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         let rs = match i.client.query(&policy, pf, statement).await {
             Ok(rs) => rs,
             Err(e) => {
-                let _ = tx.send(Err(e)).await;
+                let _ = tx.send(Err(diagnosed(e, &i))).await;
                 return;
             }
         };
@@ -287,7 +287,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         let mut stream = rs.clone().into_stream();
         let mut buf = Vec::with_capacity(chunk);
         while let Some(item) = stream.next().await {
-            match item {
+            match item.map_err(|e| diagnosed(e, &i)).and_then(bounded) {
                 Ok(r) => {
                     buf.push(r);
                     if buf.len() >= chunk
@@ -318,7 +318,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
                 crate::guard::message(&*p)
             );
             let _ = on_panic
-                .send(Err(aerospike::Error::client_error(msg)))
+                .send(Err(aerospike::Error::client_error(msg).into()))
                 .await;
         }
     });
@@ -328,6 +328,37 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         handle: handle.clone(),
         inner,
     })
+}
+
+/// A query's failure, named for what it is when it gave up waiting for a connection while a
+/// node's pool had none free (open streams hold one per node until they end).
+fn diagnosed(e: aerospike::Error, i: &Inner) -> Failure {
+    use aerospike::ErrorKind;
+    let gave_up = matches!(
+        e.kind(),
+        ErrorKind::Timeout
+            | ErrorKind::Connection
+            | ErrorKind::ConnectionPoolEmpty
+            | ErrorKind::NoMoreConnections
+    ) || e.to_string().contains("Max retries exceeded");
+    let pool = crate::pools::worker_policy(&i.policy).max_conns_per_node;
+    let full = i.client.nodes().iter().any(|n| {
+        let g = n.pool_gauges();
+        g.in_pool == 0 && g.total >= pool as u64
+    });
+    if gave_up && full {
+        Failure::PoolExhausted(e, pool)
+    } else {
+        e.into()
+    }
+}
+
+/// `rec` once no value in it nests deeper than the client reads (see `depth.rs`).
+fn bounded(mut rec: AsRecord) -> Result<AsRecord, Failure> {
+    match crate::depth::bound_record(&mut rec) {
+        Ok(()) => Ok(rec),
+        Err(t) => Err(Failure::TooDeep(t, rec.key.take().map(Box::new))),
+    }
 }
 
 /// One delivered chunk (or `None` at the end).
@@ -355,7 +386,7 @@ async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
             prog.finished = true;
             Ok(ChunkOut(None))
         }
-        Some(Err(e)) => Err(e.into()),
+        Some(Err(f)) => Err(f),
         Some(Ok(recs)) => {
             prog.pending.extend(recs.iter().map(|r| {
                 let k = r.key.as_ref()?;

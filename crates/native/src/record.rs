@@ -260,6 +260,26 @@ pub struct BatchRow {
 }
 
 impl BatchRow {
+    /// A row whose record held a value nested deeper than the client reads: no record, a
+    /// `DeserializeError`.
+    pub fn too_deep<'py>(
+        py: Python<'py>,
+        op: &BatchOperation,
+        orig: Option<&Bound<'py, PyAny>>,
+        t: &crate::depth::TooDeep,
+    ) -> PyResult<Self> {
+        let key = key_tuple(py, orig, &op.batch_record().key)?;
+        let exc = errors::too_deep(py, t, Some(key.clone().into_any()));
+        Ok(BatchRow {
+            key: key.unbind(),
+            record: None,
+            udf_result: None,
+            result_code: -2,
+            error: Some(exc.into_value(py).into_any()),
+            in_doubt: false,
+        })
+    }
+
     /// Convert a finished batch operation; rows never answered get `ClientError` code -15.
     /// `orig` is the key tuple the row was asked with (reused where possible). For reads and
     /// deletes a missing record is not an error (result code 2, no exception); a UDF row's

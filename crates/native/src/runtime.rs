@@ -19,6 +19,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use tokio::runtime::{Builder, Handle, Runtime};
 
+use crate::deep_stack;
 use crate::errors::{invalid_argument, ClientError};
 
 static WORKERS: AtomicUsize = AtomicUsize::new(1);
@@ -60,11 +61,16 @@ fn current(
 }
 
 /// A handle to the worker runtime of the current generation (built on first use).
+///
+/// Its threads poll the crate's futures, which decode replies recursively: each gets the
+/// deep stack's size (`deep_stack.rs`; reserved, committed only as touched), or the largest
+/// the system grants.
 pub fn handle() -> PyResult<Handle> {
     let rt = current(&RUNTIME, || {
         Builder::new_multi_thread()
             .worker_threads(WORKERS.load(Ordering::Relaxed).max(1))
             .thread_name("aerospike-fluent")
+            .thread_stack_size(deep_stack::thread_stack_size())
             .enable_all()
             .build()
             .map(Arc::new)

@@ -9,6 +9,7 @@ use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
 };
 
+use crate::depth::{TooDeep, MAX_READ_DEPTH};
 use crate::errors::invalid_argument;
 
 /// A GeoJSON value (particle type GEOJSON) as opposed to a plain string.
@@ -215,8 +216,17 @@ fn map_key(obj: &Bound<'_, PyAny>, ctx: Ctx<'_>) -> PyResult<Value> {
     )))
 }
 
-/// Convert an `aerospike::Value` to Python.
+/// Convert an `aerospike::Value` to Python (lists/maps at most [`MAX_READ_DEPTH`] deep, else
+/// `DeserializeError`; `depth.rs` has already refused deeper values read from the server).
 pub fn from_value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
+    convert(py, v, 0)
+}
+
+fn convert(py: Python<'_>, v: &Value, depth: usize) -> PyResult<Py<PyAny>> {
+    let inner = depth + 1;
+    if inner > MAX_READ_DEPTH && crate::depth::deeper_than(v, 0) {
+        return Err(crate::errors::too_deep(py, &TooDeep { bin: None }, None));
+    }
     Ok(match v {
         Value::Nil => py.None(),
         Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any().unbind(),
@@ -229,17 +239,18 @@ pub fn from_value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
         Value::List(l) | Value::MultiResult(l) => {
             let out = PyList::empty(py);
             for item in l {
-                out.append(from_value(py, item)?)?;
+                out.append(convert(py, item, inner)?)?;
             }
             out.into_any().unbind()
         }
-        Value::HashMap(m) => dict_from(py, m.iter())?,
-        Value::OrderedMap(m) => dict_from(py, m.iter())?,
-        Value::SortedMap(m) => dict_from(py, m.iter())?,
+        Value::HashMap(m) => dict_from(py, m.iter(), inner)?,
+        Value::OrderedMap(m) => dict_from(py, m.iter(), inner)?,
+        Value::SortedMap(m) => dict_from(py, m.iter(), inner)?,
         Value::KeyValueList(kv) => {
             let out = PyList::empty(py);
             for (k, v) in kv {
-                out.append(PyTuple::new(py, [from_value(py, k)?, from_value(py, v)?])?)?;
+                let pair = [convert(py, k, inner)?, convert(py, v, inner)?];
+                out.append(PyTuple::new(py, pair)?)?;
             }
             out.into_any().unbind()
         }
@@ -257,10 +268,11 @@ pub fn from_value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
 fn dict_from<'a>(
     py: Python<'_>,
     it: impl Iterator<Item = (&'a Value, &'a Value)>,
+    depth: usize,
 ) -> PyResult<Py<PyAny>> {
     let d = PyDict::new(py);
     for (k, v) in it {
-        d.set_item(from_value(py, k)?, from_value(py, v)?)?;
+        d.set_item(convert(py, k, depth)?, convert(py, v, depth)?)?;
     }
     Ok(d.into_any().unbind())
 }

@@ -19,6 +19,8 @@ pub enum Failure {
     Closed(&'static str, bool),
     /// No connection of the node's pool came free before the deadline (the pool's size given).
     PoolExhausted(aerospike::Error, usize),
+    /// A value read was nested deeper than the client reads (with the record's key, if known).
+    TooDeep(crate::depth::TooDeep, Option<Box<Key>>),
 }
 
 impl Failure {
@@ -38,6 +40,12 @@ impl Failure {
             Failure::Py(e) => e,
             Failure::Closed(msg, in_doubt) => errors::closed_error(py, msg, in_doubt),
             Failure::PoolExhausted(e, size) => errors::pool_exhausted(py, &e, size),
+            Failure::TooDeep(t, key) => {
+                let k = key
+                    .and_then(|k| from_key(py, &k).ok())
+                    .map(|t| t.into_any());
+                errors::too_deep(py, &t, k)
+            }
         }
     }
 
@@ -59,7 +67,10 @@ impl Failure {
                 e.kind(),
                 aerospike::ErrorKind::Server { .. } | aerospike::ErrorKind::UdfBadResponse
             ),
-            Failure::Py(_) | Failure::Closed(..) | Failure::PoolExhausted(..) => true,
+            Failure::Py(_)
+            | Failure::Closed(..)
+            | Failure::PoolExhausted(..)
+            | Failure::TooDeep(..) => true,
         }
     }
 
@@ -69,7 +80,7 @@ impl Failure {
             Failure::Native(e, _) => errors::in_doubt(e),
             Failure::Py(_) => false,
             Failure::Closed(_, in_doubt) => *in_doubt,
-            Failure::PoolExhausted(..) => false,
+            Failure::PoolExhausted(..) | Failure::TooDeep(..) => false,
         }
     }
 }
