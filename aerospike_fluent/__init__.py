@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from aerospike_fluent import errors, exp, sync
 from aerospike_fluent import exp as F
+from aerospike_fluent._bits import BitOverflow, BitResize, BitWrite
 from aerospike_fluent._exec import Async, Sync
 from aerospike_fluent._native import GeoJSON, Record
 from aerospike_fluent.batch import Batch
@@ -40,6 +41,9 @@ __all__ = [
     "AsyncRecordStream",
     "Batch",
     "BatchResult",
+    "BitOverflow",
+    "BitResize",
+    "BitWrite",
     "Client",
     "Connecting",
     "F",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from aerospike_fluent import _validate
+from aerospike_fluent._bits import BitsRef
 from aerospike_fluent._collections import C, ElementRef, number
 from aerospike_fluent._lists import ListRef
 from aerospike_fluent._maps import MapRef
@@ -18,13 +19,18 @@ from aerospike_fluent.errors import InvalidTypeError
 if TYPE_CHECKING:
     from aerospike_fluent.exp import Exp
 
-__all__ = ["BinRef", "ElementRef", "ListRef", "MapRef"]
+__all__ = ["BinRef", "BitsRef", "ElementRef", "ListRef", "MapRef"]
 
 
 class BinRef(ElementRef[C]):
-    """One bin of the record: scalar operations, or ``.list`` / ``.map`` for collections."""
+    """One bin of the record: scalar operations; ``.list``, ``.map`` and ``.bits`` for the rest."""
 
     __slots__ = ()
+
+    @property
+    def bits(self) -> BitsRef[C]:
+        """Bit operations on this (blob) bin."""
+        return BitsRef(self._chain, self._bin)
 
     def set(self, value: Any) -> C:
         """Write ``value`` (``None`` removes the bin)."""

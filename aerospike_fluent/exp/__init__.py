@@ -13,12 +13,14 @@ from __future__ import annotations
 from aerospike_fluent import _validate
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp._ael import parse, to_ael
+from aerospike_fluent.exp._bits import BitsExp
 from aerospike_fluent.exp._cdt import ElementExp, ListExp, MapExp
 from aerospike_fluent.exp._core import Exp, Operand, ValueType, bin_, fn, to_exp, val
 from aerospike_fluent.exp._core import key as _key
 from aerospike_fluent.exp._core import value_type as _check_type
 
 __all__ = [
+    "BitsExp",
     "ElementExp",
     "Exp",
     "ListExp",

@@ -14,6 +14,7 @@ from aerospike_fluent._plan import CoreNode, Node
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 
 if TYPE_CHECKING:
+    from aerospike_fluent.exp._bits import BitsExp
     from aerospike_fluent.exp._cdt import ListExp, MapExp
 
 ValueType = Literal["int", "float", "str", "bool", "blob", "list", "map", "geo", "hll", "nil"]
@@ -222,6 +223,13 @@ class Exp:
         from aerospike_fluent.exp._cdt import MapExp
 
         return MapExp(self, ())
+
+    @property
+    def bits(self) -> BitsExp:
+        """Bit read expressions on this (blob) bin."""
+        from aerospike_fluent.exp._bits import BitsExp
+
+        return BitsExp(self)
 
 
 def _common_type(args: tuple[Any, ...]) -> str | None:

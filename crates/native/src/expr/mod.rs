@@ -1,8 +1,9 @@
 //! Expression trees (`(node_name, *args)` tuples) → `aerospike::expressions::Expression`, one
 //! file per family: `core` (values, bins, metadata, comparison, logic, arithmetic, control),
-//! `list` (`lists.<fn>` reads) and `map` (`maps.<fn>` reads). The names each accepts are the
+//! `list` (`lists.<fn>` reads), `map` (`maps.<fn>` reads) and `bit` (`bits.<fn>` reads). The names each accepts are the
 //! ones `aerospike_fluent/_plan.py` declares (checked by a test).
 
+mod bit;
 mod core;
 mod list;
 mod map;
