@@ -16,6 +16,7 @@ from aerospike_fluent import errors, exp, sync
 from aerospike_fluent import exp as F
 from aerospike_fluent._bits import BitOverflow, BitResize, BitWrite
 from aerospike_fluent._exec import Async, Sync
+from aerospike_fluent._hll import HllWrite
 from aerospike_fluent._native import GeoJSON, Record
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, MapOrder, MapWrite, Return
@@ -48,6 +49,7 @@ __all__ = [
     "Connecting",
     "F",
     "GeoJSON",
+    "HllWrite",
     "KeyRef",
     "KeysRef",
     "ListOrder",

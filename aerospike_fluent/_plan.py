@@ -1,11 +1,11 @@
 """The plan contract: the tuples the fluent layer hands the native core.
 
 An operation is ``(name, bin, *args)``; a list or map operation also carries its CDT context:
-``("list_<name>", bin, ctx, *args)``; a bit operation is ``("bit_<name>", bin, *args)`` (no
-context). An expression node is ``(name, *args)``, with list, map and bit reads named
-``lists.<name>`` / ``maps.<name>`` / ``bits.<name>``. Each family's names are declared here once;
-``tests/unit/test_plan_contract.py`` checks them against the native files that convert them, and
-mypy checks every builder against them.
+``("list_<name>", bin, ctx, *args)``; a bit or HLL operation is ``("bit_<name>" |
+"hll_<name>", bin, *args)`` (no context). An expression node is ``(name, *args)``, with list, map,
+bit and HLL reads named ``lists.<name>`` / ``maps.<name>`` / ``bits.<name>`` / ``hlls.<name>``.
+Each family's names are declared here once; ``tests/unit/test_plan_contract.py`` checks them
+against the native files that convert them, and mypy checks every builder against them.
 """
 
 from __future__ import annotations
@@ -139,8 +139,20 @@ BitOp = Literal[
 ]
 """Bit ops on blobs, sent as ``bit_<name>`` (``crates/native/src/ops/bit.rs``)."""
 
-BIT_READS = frozenset({"get", "count", "lscan", "rscan", "get_int"})
-"""The bit ops that only read (they answer a value; the others answer nothing)."""
+HllOp = Literal[
+    "add",
+    "describe",
+    "fold",
+    "get_count",
+    "get_intersect_count",
+    "get_similarity",
+    "get_union",
+    "get_union_count",
+    "init",
+    "refresh_count",
+    "set_union",
+]
+"""HyperLogLog ops, sent as ``hll_<name>`` (``crates/native/src/ops/hll.rs``)."""
 
 CoreNode = Literal[
     "and",
@@ -262,13 +274,32 @@ BitNode = Literal["count", "get", "get_int", "lscan", "rscan"]
 """Bit read expressions, sent as ``bits.<name>`` (``crates/native/src/expr/bit.rs``)."""
 
 
+HllNode = Literal[
+    "describe",
+    "get_count",
+    "get_intersect_count",
+    "get_similarity",
+    "get_union",
+    "get_union_count",
+    "may_contain",
+]
+"""HLL read expressions, sent as ``hlls.<name>`` (``crates/native/src/expr/hll.rs``)."""
+
+BIT_READS = frozenset(get_args(BitNode))
+"""The bit ops that only read: the ones that are also read expressions."""
+HLL_READS = frozenset(get_args(HllNode)) - {"may_contain"}
+"""The HLL ops that only read: the read expressions but ``may_contain`` (no such op)."""
+
+
 def scalar_op(name: ScalarOp, bin_name: str | None, *args: Any) -> Op:
     """``(name, bin, *args)`` (no bin for the record-wide reads)."""
     return (name, bin_name, *args)
 
 
 _SCALAR_READS = frozenset({"read", "read_all", "read_header", "exp_read"})
-_BIT_READ_OPS = frozenset(f"bit_{name}" for name in BIT_READS)
+_FAMILY_READS = frozenset(f"bit_{name}" for name in BIT_READS) | frozenset(
+    f"hll_{name}" for name in HLL_READS
+)
 
 
 def reads(op: Op) -> bool:
@@ -277,7 +308,7 @@ def reads(op: Op) -> bool:
     return (
         name in _SCALAR_READS
         or name.startswith(("list_get", "map_get", "list_size", "map_size"))
-        or name in _BIT_READ_OPS
+        or name in _FAMILY_READS
     )
 
 
@@ -296,9 +327,14 @@ def bit_op(name: BitOp, bin_name: str, *args: Any) -> Op:
     return (f"bit_{name}", bin_name, *args)
 
 
+def hll_op(name: HllOp, bin_name: str, *args: Any) -> Op:
+    """``("hll_<name>", bin, *args)``."""
+    return (f"hll_{name}", bin_name, *args)
+
+
 CdtNode = NewType("CdtNode", str)
-"""A qualified list, map or bit read expression name (``lists.<name>`` / ``maps.<name>`` /
-``bits.<name>``)."""
+"""A qualified list, map, bit or HLL read expression name (``lists.<name>``, ``maps.<name>``,
+``bits.<name>``, ``hlls.<name>``)."""
 
 Node = CoreNode | CdtNode
 """Any expression node name."""
@@ -319,14 +355,21 @@ def bit_node(name: BitNode) -> CdtNode:
     return CdtNode(f"bits.{name}")
 
 
+def hll_node(name: HllNode) -> CdtNode:
+    """Qualify an HLL read expression's name."""
+    return CdtNode(f"hlls.{name}")
+
+
 FAMILIES: dict[str, frozenset[str]] = {
     "ops/scalar.rs": frozenset(get_args(ScalarOp)),
     "ops/list.rs": frozenset(get_args(ListOp)),
     "ops/map.rs": frozenset(get_args(MapOp)),
     "ops/bit.rs": frozenset(get_args(BitOp)),
+    "ops/hll.rs": frozenset(get_args(HllOp)),
     "expr/core.rs": frozenset(get_args(CoreNode)),
     "expr/list.rs": frozenset(get_args(ListNode)),
     "expr/map.rs": frozenset(get_args(MapNode)),
     "expr/bit.rs": frozenset(get_args(BitNode)),
+    "expr/hll.rs": frozenset(get_args(HllNode)),
 }
 """Each family's names, by the native file (under ``crates/native/src/``) that converts them."""

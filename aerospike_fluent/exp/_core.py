@@ -16,6 +16,7 @@ from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 if TYPE_CHECKING:
     from aerospike_fluent.exp._bits import BitsExp
     from aerospike_fluent.exp._cdt import ListExp, MapExp
+    from aerospike_fluent.exp._hll import HllExp
 
 ValueType = Literal["int", "float", "str", "bool", "blob", "list", "map", "geo", "hll", "nil"]
 _TYPES: frozenset[str] = frozenset(ValueType.__args__)  # type: ignore[attr-defined]
@@ -230,6 +231,13 @@ class Exp:
         from aerospike_fluent.exp._bits import BitsExp
 
         return BitsExp(self)
+
+    @property
+    def hll(self) -> HllExp:
+        """HLL read expressions on this (HLL) bin."""
+        from aerospike_fluent.exp._hll import HllExp
+
+        return HllExp(self)
 
 
 def _common_type(args: tuple[Any, ...]) -> str | None:

@@ -7,8 +7,10 @@
 use bytes::Bytes;
 
 pub mod bits;
+pub mod blob_op;
 pub mod cdt;
 pub mod exp;
+pub mod hll;
 pub mod pack;
 pub mod result;
 pub mod udf;

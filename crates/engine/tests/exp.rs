@@ -258,3 +258,35 @@ fn bit_expressions() {
         None
     );
 }
+
+#[test]
+fn hll_expressions() {
+    use aerospike::expressions::hll as xh;
+    let list = engine::value::Value::List(engine::value::List {
+        flags: 0,
+        items: (0..100).map(|i| s(&format!("key{i}"))).collect(),
+    });
+    let add = common::op(1, vec![list, i(8), i(-1), i(0)]);
+    let made = engine::hll::apply(16, None, &add).unwrap();
+    let engine::cdt::BinChange::Set(h) = made.bin else {
+        panic!("no sketch")
+    };
+    let r = Rec {
+        bins: vec![("h", h)],
+        key: None,
+        digest: [0; 20],
+    };
+    let v = |e: x::Expression| engine::exp::eval_value(&bytes(&e), &r).unwrap();
+    let bin = || x::hll_bin("h".to_string());
+    assert_eq!(v(xh::get_count(bin())), Some(i(97)));
+    assert_eq!(
+        v(xh::describe(bin())),
+        Some(engine::value::Value::List(engine::value::List {
+            flags: 0,
+            items: vec![i(8), i(0)]
+        }))
+    );
+    let probe = x::list_val(vec![AV::from("key5")]);
+    assert_eq!(v(xh::may_contain(probe, bin())), Some(i(1)));
+    assert_eq!(v(xh::get_count(x::hll_bin("none".to_string()))), None);
+}

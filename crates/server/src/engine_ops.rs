@@ -87,6 +87,9 @@ pub fn cdt(
         engine::bits::BIT_READ | engine::bits::BIT_MODIFY => {
             engine::bits::apply(op_type, bin, payload)?
         }
+        engine::hll::HLL_READ | engine::hll::HLL_MODIFY => {
+            engine::hll::apply(op_type, bin, payload)?
+        }
         _ => engine::cdt::apply(op_type, bin, payload)?,
     };
     Ok((r.bin, r.value))

@@ -8,16 +8,14 @@
 mod bitbuf;
 pub mod parse;
 
-use bytes::Bytes;
-use rmpv::Value as Mp;
-
 use self::parse::{code, BitOp};
 use self::parse::{
     CREATE_ONLY, FROM_FRONT, GROW_ONLY, MAX_BYTES, NO_FAIL, PARTIAL, SATURATE, SHRINK_ONLY, SIGNED,
     UPDATE_ONLY, WRAP,
 };
-use crate::cdt::{BinChange, CdtResult};
-use crate::pack::{from_mp, read_mp, to_particle};
+use crate::blob_op::{in_expression, on_wire, Bin};
+pub use crate::blob_op::{split, Outcome};
+use crate::cdt::CdtResult;
 use crate::particle_type as pt;
 use crate::result::{
     BIN_EXISTS, BIN_NOT_FOUND, BIN_TYPE_ERROR, OP_NOT_APPLICABLE, PARAMETER_ERROR,
@@ -30,52 +28,16 @@ pub const BIT_READ: u8 = 12;
 /// Wire op type of a bit modify.
 pub const BIT_MODIFY: u8 = 13;
 
-/// What one bit op produced: the value it returns (reads) and the new blob (writes that
-/// changed the bin; None leaves the bin as it was).
-#[derive(Debug, Default, PartialEq)]
-pub struct Outcome {
-    pub value: Option<Value>,
-    pub blob: Option<Vec<u8>>,
-}
-
-/// Splits an op payload `[code, args...]` into the code and the decoded arguments.
-pub fn split(payload: &[u8]) -> Result<(i64, Vec<Value>), ResultCode> {
-    let mut buf = payload;
-    let Mp::Array(items) = read_mp(&mut buf)? else {
-        return Err(PARAMETER_ERROR);
-    };
-    let mut it = items.into_iter();
-    let c = it.next().and_then(|m| m.as_i64()).ok_or(PARAMETER_ERROR)?;
-    Ok((c, it.map(from_mp).collect::<Result<_, _>>()?))
-}
-
 /// Applies one bit op to `bin` (None when the record has no such bin).
 pub fn apply(op_type: u8, bin: Option<&Particle>, payload: &[u8]) -> Result<CdtResult, ResultCode> {
     let modify = op_type == BIT_MODIFY;
-    if !modify && bin.is_none() {
-        // A read of a missing bin answers nothing, whatever its arguments.
-        return Ok(CdtResult {
-            bin: BinChange::Unchanged,
-            value: None,
-        });
-    }
-    let (c, args) = split(payload)?;
-    let op = parse::parse(c, &args, modify)?;
-    let out = exec(&op, bin.map(|p| (p.ptype, &p.data[..])))?;
-    Ok(CdtResult {
-        bin: match out.blob {
-            Some(b) => BinChange::Set(Particle {
-                ptype: pt::BLOB,
-                data: Bytes::from(b),
-            }),
-            None => BinChange::Unchanged,
-        },
-        value: out.value.as_ref().and_then(to_particle),
+    on_wire(modify, bin, payload, pt::BLOB, |c, args, bin| {
+        exec(&parse::parse(c, args, modify)?, bin)
     })
 }
 
 /// Runs a parsed op on a bin given as (particle type, bytes).
-pub fn exec(op: &BitOp, bin: Option<(u8, &[u8])>) -> Result<Outcome, ResultCode> {
+pub fn exec(op: &BitOp, bin: Bin<'_>) -> Result<Outcome, ResultCode> {
     let refuse = |code: ResultCode| {
         if op.has(NO_FAIL) {
             Ok(Outcome::default())
@@ -337,17 +299,7 @@ fn read(op: &BitOp, v: &[u8], off: u64) -> Value {
 /// A bit op inside an expression: `args` are the evaluated arguments, `bin` the blob they
 /// apply to. A modify returns the modified blob; errors are unknown (None).
 pub fn eval_call(c: i64, args: &[Value], modify: bool, bin: &Value) -> Option<Value> {
-    let Value::Bytes(t, data) = bin else {
-        return None;
-    };
-    let op = parse::parse(c, args, modify).ok()?;
-    let out = exec(&op, Some((*t, data))).ok()?;
-    if modify {
-        Some(Value::Bytes(
-            pt::BLOB,
-            out.blob.unwrap_or_else(|| data.clone()),
-        ))
-    } else {
-        out.value
-    }
+    in_expression(modify, bin, pt::BLOB, |b| {
+        exec(&parse::parse(c, args, modify)?, b)
+    })
 }

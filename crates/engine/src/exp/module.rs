@@ -10,6 +10,7 @@ use crate::value::Value;
 use crate::ResultCode;
 
 const BITS: i64 = 1;
+const HLL: i64 = 2;
 const MODIFY: i64 = 0x40;
 
 /// Evaluates a bits or HLL call (None = unknown).
@@ -31,6 +32,7 @@ pub fn call(c: &mut Ctx, module: i64, args: &[Mp]) -> Result<Option<Value>, Resu
     let modify = module & MODIFY != 0;
     Ok(match module & 0x3f {
         BITS => crate::bits::eval_call(code, &values, modify, &bin),
+        HLL => crate::hll::eval_call(code, &values, modify, &bin),
         _ => return Err(crate::result::UNSUPPORTED_FEATURE),
     })
 }

@@ -1,9 +1,10 @@
 //! Operation tuples `(name, bin, *args)` → `aerospike::operations::Operation`, one file per
 //! family: `scalar` (bins, records, expressions), `list` (`list_*`), `map` (`map_*`), `bit`
-//! (`bit_*`). The names each accepts are the ones `aerospike_fluent/_plan.py` declares (checked
+//! (`bit_*`), `hll` (`hll_*`). The names each accepts are the ones `aerospike_fluent/_plan.py` declares (checked
 //! by a test).
 
 mod bit;
+mod hll;
 mod list;
 mod map;
 mod scalar;
@@ -95,11 +96,14 @@ impl Ops {
         let name = t.get_item(0)?;
         let name = name.extract::<&str>().unwrap_or("");
         self.whole |= matches!(name, "read_all" | "read_header");
-        // Bit writes answer nothing: only their reads name a bin in the result.
+        // Bit writes and most HLL writes answer nothing: they name no bin in the result.
         let silent = (name.starts_with("bit_") && !reads)
             || matches!(
                 name,
-                "write"
+                "hll_init"
+                    | "hll_set_union"
+                    | "hll_fold"
+                    | "write"
                     | "add"
                     | "append"
                     | "prepend"
@@ -146,6 +150,9 @@ fn to_op(t: &Bound<'_, PyTuple>) -> PyResult<(Operation, bool)> {
     }
     if let Some(f) = name.strip_prefix("bit_") {
         return bit::op(f, &a, bin_name(&a)?);
+    }
+    if let Some(f) = name.strip_prefix("hll_") {
+        return hll::op(f, &a, bin_name(&a)?);
     }
     scalar::op(name, &a)
 }
