@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from aerospike_fluent import errors, exp, sync
 from aerospike_fluent import exp as F
+from aerospike_fluent._bits import BitOverflow, BitResize, BitWrite
 from aerospike_fluent._exec import Async, Sync
+from aerospike_fluent._hll import HllWrite
 from aerospike_fluent._native import GeoJSON, Record
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, MapOrder, MapWrite, Return
@@ -40,10 +42,14 @@ __all__ = [
     "AsyncRecordStream",
     "Batch",
     "BatchResult",
+    "BitOverflow",
+    "BitResize",
+    "BitWrite",
     "Client",
     "Connecting",
     "F",
     "GeoJSON",
+    "HllWrite",
     "KeyRef",
     "KeysRef",
     "ListOrder",

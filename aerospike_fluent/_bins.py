@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from aerospike_fluent import _validate
+from aerospike_fluent._bits import BitsRef
 from aerospike_fluent._collections import C, ElementRef, number
+from aerospike_fluent._hll import HllRef
 from aerospike_fluent._lists import ListRef
 from aerospike_fluent._maps import MapRef
 from aerospike_fluent._plan import scalar_op
@@ -18,13 +20,23 @@ from aerospike_fluent.errors import InvalidTypeError
 if TYPE_CHECKING:
     from aerospike_fluent.exp import Exp
 
-__all__ = ["BinRef", "ElementRef", "ListRef", "MapRef"]
+__all__ = ["BinRef", "BitsRef", "ElementRef", "HllRef", "ListRef", "MapRef"]
 
 
 class BinRef(ElementRef[C]):
-    """One bin of the record: scalar operations, or ``.list`` / ``.map`` for collections."""
+    """One bin of the record: scalar operations; ``.list``, ``.map``, ``.bits``, ``.hll``."""
 
     __slots__ = ()
+
+    @property
+    def bits(self) -> BitsRef[C]:
+        """Bit operations on this (blob) bin."""
+        return BitsRef(self._chain, self._bin)
+
+    @property
+    def hll(self) -> HllRef[C]:
+        """HyperLogLog operations on this bin."""
+        return HllRef(self._chain, self._bin)
 
     def set(self, value: Any) -> C:
         """Write ``value`` (``None`` removes the bin)."""

@@ -1,10 +1,11 @@
 """The plan contract: the tuples the fluent layer hands the native core.
 
 An operation is ``(name, bin, *args)``; a list or map operation also carries its CDT context:
-``("list_<name>", bin, ctx, *args)``. An expression node is ``(name, *args)``, with list and map
-reads named ``lists.<name>`` / ``maps.<name>``. Each family's names are declared here once;
-``tests/unit/test_plan_contract.py`` checks them against the native files that convert them, and
-mypy checks every builder against them.
+``("list_<name>", bin, ctx, *args)``; a bit or HLL operation is ``("bit_<name>" |
+"hll_<name>", bin, *args)`` (no context). An expression node is ``(name, *args)``, with list, map,
+bit and HLL reads named ``lists.<name>`` / ``maps.<name>`` / ``bits.<name>`` / ``hlls.<name>``.
+Each family's names are declared here once; ``tests/unit/test_plan_contract.py`` checks them
+against the native files that convert them, and mypy checks every builder against them.
 """
 
 from __future__ import annotations
@@ -115,6 +116,43 @@ MapOp = Literal[
     "size",
 ]
 """Map ops, sent as ``map_<name>`` (``crates/native/src/ops/map.rs``)."""
+
+BitOp = Literal[
+    "add",
+    "and",
+    "count",
+    "get",
+    "get_int",
+    "insert",
+    "lscan",
+    "lshift",
+    "not",
+    "or",
+    "remove",
+    "resize",
+    "rscan",
+    "rshift",
+    "set",
+    "set_int",
+    "subtract",
+    "xor",
+]
+"""Bit ops on blobs, sent as ``bit_<name>`` (``crates/native/src/ops/bit.rs``)."""
+
+HllOp = Literal[
+    "add",
+    "describe",
+    "fold",
+    "get_count",
+    "get_intersect_count",
+    "get_similarity",
+    "get_union",
+    "get_union_count",
+    "init",
+    "refresh_count",
+    "set_union",
+]
+"""HyperLogLog ops, sent as ``hll_<name>`` (``crates/native/src/ops/hll.rs``)."""
 
 CoreNode = Literal[
     "and",
@@ -232,19 +270,45 @@ MapNode = Literal[
 """Map read expressions, sent as ``maps.<name>`` (``crates/native/src/expr/map.rs``)."""
 
 
+BitNode = Literal["count", "get", "get_int", "lscan", "rscan"]
+"""Bit read expressions, sent as ``bits.<name>`` (``crates/native/src/expr/bit.rs``)."""
+
+
+HllNode = Literal[
+    "describe",
+    "get_count",
+    "get_intersect_count",
+    "get_similarity",
+    "get_union",
+    "get_union_count",
+    "may_contain",
+]
+"""HLL read expressions, sent as ``hlls.<name>`` (``crates/native/src/expr/hll.rs``)."""
+
+BIT_READS = frozenset(get_args(BitNode))
+"""The bit ops that only read: the ones that are also read expressions."""
+HLL_READS = frozenset(get_args(HllNode)) - {"may_contain"}
+"""The HLL ops that only read: the read expressions but ``may_contain`` (no such op)."""
+
+
 def scalar_op(name: ScalarOp, bin_name: str | None, *args: Any) -> Op:
     """``(name, bin, *args)`` (no bin for the record-wide reads)."""
     return (name, bin_name, *args)
 
 
 _SCALAR_READS = frozenset({"read", "read_all", "read_header", "exp_read"})
+_FAMILY_READS = frozenset(f"bit_{name}" for name in BIT_READS) | frozenset(
+    f"hll_{name}" for name in HLL_READS
+)
 
 
 def reads(op: Op) -> bool:
     """Whether an op returns something (a bin read or a collection selector)."""
     name = op[0]
-    return name in _SCALAR_READS or name.startswith(
-        ("list_get", "map_get", "list_size", "map_size")
+    return (
+        name in _SCALAR_READS
+        or name.startswith(("list_get", "map_get", "list_size", "map_size"))
+        or name in _FAMILY_READS
     )
 
 
@@ -258,8 +322,19 @@ def map_op(name: MapOp, bin_name: str, ctx: tuple[Any, ...], *args: Any) -> Op:
     return (f"map_{name}", bin_name, ctx, *args)
 
 
+def bit_op(name: BitOp, bin_name: str, *args: Any) -> Op:
+    """``("bit_<name>", bin, *args)``."""
+    return (f"bit_{name}", bin_name, *args)
+
+
+def hll_op(name: HllOp, bin_name: str, *args: Any) -> Op:
+    """``("hll_<name>", bin, *args)``."""
+    return (f"hll_{name}", bin_name, *args)
+
+
 CdtNode = NewType("CdtNode", str)
-"""A qualified list or map read expression name (``lists.<name>`` / ``maps.<name>``)."""
+"""A qualified list, map, bit or HLL read expression name (``lists.<name>``, ``maps.<name>``,
+``bits.<name>``, ``hlls.<name>``)."""
 
 Node = CoreNode | CdtNode
 """Any expression node name."""
@@ -275,12 +350,26 @@ def map_node(name: MapNode) -> CdtNode:
     return CdtNode(f"maps.{name}")
 
 
+def bit_node(name: BitNode) -> CdtNode:
+    """Qualify a bit read expression's name."""
+    return CdtNode(f"bits.{name}")
+
+
+def hll_node(name: HllNode) -> CdtNode:
+    """Qualify an HLL read expression's name."""
+    return CdtNode(f"hlls.{name}")
+
+
 FAMILIES: dict[str, frozenset[str]] = {
     "ops/scalar.rs": frozenset(get_args(ScalarOp)),
     "ops/list.rs": frozenset(get_args(ListOp)),
     "ops/map.rs": frozenset(get_args(MapOp)),
+    "ops/bit.rs": frozenset(get_args(BitOp)),
+    "ops/hll.rs": frozenset(get_args(HllOp)),
     "expr/core.rs": frozenset(get_args(CoreNode)),
     "expr/list.rs": frozenset(get_args(ListNode)),
     "expr/map.rs": frozenset(get_args(MapNode)),
+    "expr/bit.rs": frozenset(get_args(BitNode)),
+    "expr/hll.rs": frozenset(get_args(HllNode)),
 }
 """Each family's names, by the native file (under ``crates/native/src/``) that converts them."""

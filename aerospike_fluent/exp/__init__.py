@@ -13,14 +13,18 @@ from __future__ import annotations
 from aerospike_fluent import _validate
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp._ael import parse, to_ael
+from aerospike_fluent.exp._bits import BitsExp
 from aerospike_fluent.exp._cdt import ElementExp, ListExp, MapExp
 from aerospike_fluent.exp._core import Exp, Operand, ValueType, bin_, fn, to_exp, val
 from aerospike_fluent.exp._core import key as _key
 from aerospike_fluent.exp._core import value_type as _check_type
+from aerospike_fluent.exp._hll import HllExp
 
 __all__ = [
+    "BitsExp",
     "ElementExp",
     "Exp",
+    "HllExp",
     "ListExp",
     "MapExp",
     "Operand",
@@ -39,6 +43,7 @@ __all__ = [
     "floor",
     "geo_bin",
     "geo_compare",
+    "hll_bin",
     "int_bin",
     "is_tombstone",
     "key",
@@ -92,6 +97,11 @@ def bool_bin(name: str) -> Exp:
 def blob_bin(name: str) -> Exp:
     """Return a bytes bin."""
     return bin_(name, "blob")
+
+
+def hll_bin(name: str) -> Exp:
+    """Return an HLL bin read."""
+    return bin_(name, "hll")
 
 
 def list_bin(name: str) -> Exp:

@@ -14,7 +14,9 @@ from aerospike_fluent._plan import CoreNode, Node
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 
 if TYPE_CHECKING:
+    from aerospike_fluent.exp._bits import BitsExp
     from aerospike_fluent.exp._cdt import ListExp, MapExp
+    from aerospike_fluent.exp._hll import HllExp
 
 ValueType = Literal["int", "float", "str", "bool", "blob", "list", "map", "geo", "hll", "nil"]
 _TYPES: frozenset[str] = frozenset(ValueType.__args__)  # type: ignore[attr-defined]
@@ -222,6 +224,20 @@ class Exp:
         from aerospike_fluent.exp._cdt import MapExp
 
         return MapExp(self, ())
+
+    @property
+    def bits(self) -> BitsExp:
+        """Bit read expressions on this (blob) bin."""
+        from aerospike_fluent.exp._bits import BitsExp
+
+        return BitsExp(self)
+
+    @property
+    def hll(self) -> HllExp:
+        """HLL read expressions on this (HLL) bin."""
+        from aerospike_fluent.exp._hll import HllExp
+
+        return HllExp(self)
 
 
 def _common_type(args: tuple[Any, ...]) -> str | None:

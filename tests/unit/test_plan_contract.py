@@ -46,3 +46,16 @@ def test_constructors_build_the_native_tuples() -> None:
     assert _plan.map_op("put", "m", (), (0, 0), "k", 1) == ("map_put", "m", (), (0, 0), "k", 1)
     assert _plan.list_node("size") == "lists.size"
     assert _plan.map_node("get_by_key") == "maps.get_by_key"
+    assert _plan.bit_op("not", "b", 0, 8, 0) == ("bit_not", "b", 0, 8, 0)
+    assert _plan.bit_node("count") == "bits.count"
+
+
+def test_bit_reads_are_the_ops_that_answer() -> None:
+    assert _plan.FAMILIES["ops/bit.rs"] >= _plan.BIT_READS
+    assert _plan.reads(_plan.bit_op("count", "b", 0, 8))
+    assert not _plan.reads(_plan.bit_op("not", "b", 0, 8, 0))
+    assert _plan.FAMILIES["ops/hll.rs"] >= _plan.HLL_READS
+    assert _plan.hll_op("describe", "h") == ("hll_describe", "h")
+    assert _plan.reads(_plan.hll_op("describe", "h"))
+    assert not _plan.reads(_plan.hll_op("init", "h", 8, -1, 0))
+    assert _plan.hll_node("get_count") == "hlls.get_count"

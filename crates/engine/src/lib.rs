@@ -1,13 +1,16 @@
 //! Record value model and the pure (no I/O) parts of an Aerospike server: CDT list/map
-//! operations, filter-expression evaluation and record UDFs.
+//! operations, bit and HyperLogLog operations, filter-expression evaluation and record UDFs.
 //!
 //! The server stores each bin as a [`Particle`] (wire particle type + bytes, exactly as the
 //! wire carries it) and calls into this crate when an operation needs to look inside one.
 
 use bytes::Bytes;
 
+pub mod bits;
+pub mod blob_op;
 pub mod cdt;
 pub mod exp;
+pub mod hll;
 pub mod pack;
 pub mod result;
 pub mod udf;

@@ -205,3 +205,88 @@ fn cdt_reads_inside_expressions() {
     );
     assert!(yes(e));
 }
+
+#[test]
+fn bit_expressions() {
+    use aerospike::expressions::bitwise as xb;
+    use aerospike::operations::bitwise::{BitPolicy, BitwiseOverflowActions};
+    let r = Rec {
+        bins: vec![(
+            "b",
+            Particle {
+                ptype: 4,
+                data: Bytes::from(vec![0x01, 0x42, 0x03, 0x04, 0x05]),
+            },
+        )],
+        key: None,
+        digest: [0; 20],
+    };
+    let v = |e: x::Expression| engine::exp::eval_value(&bytes(&e), &r).unwrap();
+    let bin = || x::blob_bin("b".to_string());
+    let (o, s) = (x::int_val, x::int_val);
+    assert_eq!(v(xb::count(o(20), s(4), bin())), Some(i(2)));
+    assert_eq!(v(xb::get_int(o(8), s(8), false, bin())), Some(i(0x42)));
+    assert_eq!(
+        v(xb::lscan(o(0), s(8), x::bool_val(true), bin())),
+        Some(i(7))
+    );
+    assert_eq!(
+        v(xb::rscan(o(0), s(16), x::bool_val(true), bin())),
+        Some(i(14))
+    );
+    assert_eq!(
+        v(xb::get(o(8), s(8), bin())),
+        Some(engine::value::Value::Bytes(4, vec![0x42]))
+    );
+    let added = xb::add(
+        &BitPolicy::default(),
+        o(24),
+        s(16),
+        x::int_val(128),
+        false,
+        BitwiseOverflowActions::Fail,
+        bin(),
+    );
+    assert_eq!(
+        v(added),
+        Some(engine::value::Value::Bytes(4, vec![1, 0x42, 3, 4, 0x85]))
+    );
+    // Past the blob: unknown, so a filter on it is false.
+    assert_eq!(v(xb::count(o(41), s(1), bin())), None);
+    assert_eq!(
+        v(xb::count(o(0), s(1), x::blob_bin("none".to_string()))),
+        None
+    );
+}
+
+#[test]
+fn hll_expressions() {
+    use aerospike::expressions::hll as xh;
+    let list = engine::value::Value::List(engine::value::List {
+        flags: 0,
+        items: (0..100).map(|i| s(&format!("key{i}"))).collect(),
+    });
+    let add = common::op(1, vec![list, i(8), i(-1), i(0)]);
+    let made = engine::hll::apply(16, None, &add).unwrap();
+    let engine::cdt::BinChange::Set(h) = made.bin else {
+        panic!("no sketch")
+    };
+    let r = Rec {
+        bins: vec![("h", h)],
+        key: None,
+        digest: [0; 20],
+    };
+    let v = |e: x::Expression| engine::exp::eval_value(&bytes(&e), &r).unwrap();
+    let bin = || x::hll_bin("h".to_string());
+    assert_eq!(v(xh::get_count(bin())), Some(i(97)));
+    assert_eq!(
+        v(xh::describe(bin())),
+        Some(engine::value::Value::List(engine::value::List {
+            flags: 0,
+            items: vec![i(8), i(0)]
+        }))
+    );
+    let probe = x::list_val(vec![AV::from("key5")]);
+    assert_eq!(v(xh::may_contain(probe, bin())), Some(i(1)));
+    assert_eq!(v(xh::get_count(x::hll_bin("none".to_string()))), None);
+}

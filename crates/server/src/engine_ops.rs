@@ -83,7 +83,15 @@ pub fn cdt(
     bin: Option<&Particle>,
     payload: &[u8],
 ) -> Result<(BinChange, Option<Particle>), ResultCode> {
-    let r = engine::cdt::apply(op_type, bin, payload)?;
+    let r = match op_type {
+        engine::bits::BIT_READ | engine::bits::BIT_MODIFY => {
+            engine::bits::apply(op_type, bin, payload)?
+        }
+        engine::hll::HLL_READ | engine::hll::HLL_MODIFY => {
+            engine::hll::apply(op_type, bin, payload)?
+        }
+        _ => engine::cdt::apply(op_type, bin, payload)?,
+    };
     Ok((r.bin, r.value))
 }
 

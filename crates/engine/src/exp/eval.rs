@@ -37,7 +37,7 @@ fn raw_str(m: &Mp) -> Result<String, ResultCode> {
     }
 }
 
-fn int_arg(m: Option<&Mp>) -> Result<i64, ResultCode> {
+pub(super) fn int_arg(m: Option<&Mp>) -> Result<i64, ResultCode> {
     m.and_then(Mp::as_i64).ok_or(PARAMETER_ERROR)
 }
 
@@ -179,7 +179,7 @@ pub fn eval(c: &mut Ctx, e: &Mp) -> R {
     }
 }
 
-fn arg(c: &mut Ctx, args: &[Mp], i: usize) -> R {
+pub(super) fn arg(c: &mut Ctx, args: &[Mp], i: usize) -> R {
     eval(c, args.get(i).ok_or(PARAMETER_ERROR)?)
 }
 
@@ -256,11 +256,12 @@ fn regex(c: &mut Ctx, args: &[Mp]) -> R {
 }
 
 /// `[127, return type, module, op payload, bin exp]`: a CDT op inside an expression. Module 0 =
-/// list, 1 = map; the 0x40 bit marks a modify op (the result is the modified container).
+/// list and map, 1 = bits, 2 = HLL; the 0x40 bit marks a modify op (the result is the modified
+/// container).
 fn call(c: &mut Ctx, args: &[Mp]) -> R {
     let module = int_arg(args.get(1))?;
-    if module & 0x3f > 1 {
-        return Err(crate::result::UNSUPPORTED_FEATURE);
+    if module & 0x3f != 0 {
+        return super::module::call(c, module, args);
     }
     let op = Op::from_mp(args.get(2).cloned().ok_or(PARAMETER_ERROR)?)?;
     let Some(target) = arg(c, args, 3)? else {

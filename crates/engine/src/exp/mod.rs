@@ -6,6 +6,7 @@
 mod eval;
 mod geo;
 mod math;
+mod module;
 
 use rmpv::Value as Mp;
 

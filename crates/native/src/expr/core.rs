@@ -1,4 +1,5 @@
-//! Core expression nodes; `lists.*` and `maps.*` nodes go to their own files.
+//! Core expression nodes; `lists.*`, `maps.*`, `bits.*` and `hlls.*` nodes go to their own
+//! files.
 
 use aerospike::expressions::{self as x, ExpType, Expression};
 use aerospike::operations::cdt_context::CdtContext;
@@ -96,6 +97,12 @@ pub(super) fn node(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Expression>
     }
     if let Some(rest) = name.strip_prefix("maps.") {
         return super::map::node(rest, &a, depth);
+    }
+    if let Some(rest) = name.strip_prefix("bits.") {
+        return super::bit::node(rest, &a, depth);
+    }
+    if let Some(rest) = name.strip_prefix("hlls.") {
+        return super::hll::node(rest, &a, depth);
     }
     match name {
         "int_bin" => bin(x::int_bin),

@@ -1,9 +1,12 @@
 //! Expression trees (`(node_name, *args)` tuples) → `aerospike::expressions::Expression`, one
 //! file per family: `core` (values, bins, metadata, comparison, logic, arithmetic, control),
-//! `list` (`lists.<fn>` reads) and `map` (`maps.<fn>` reads). The names each accepts are the
-//! ones `aerospike_fluent/_plan.py` declares (checked by a test).
+//! `list` (`lists.<fn>` reads), `map` (`maps.<fn>` reads), `bit` (`bits.<fn>` reads) and `hll`
+//! (`hlls.<fn>` reads). The names each accepts are the ones `aerospike_fluent/_plan.py` declares
+//! (checked by a test).
 
+mod bit;
 mod core;
+mod hll;
 mod list;
 mod map;
 

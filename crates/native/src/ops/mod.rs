@@ -1,7 +1,10 @@
 //! Operation tuples `(name, bin, *args)` → `aerospike::operations::Operation`, one file per
-//! family: `scalar` (bins, records, expressions), `list` (`list_*`), `map` (`map_*`). The names
-//! each accepts are the ones `aerospike_fluent/_plan.py` declares (checked by a test).
+//! family: `scalar` (bins, records, expressions), `list` (`list_*`), `map` (`map_*`), `bit`
+//! (`bit_*`), `hll` (`hll_*`). The names each accepts are the ones `aerospike_fluent/_plan.py` declares (checked
+//! by a test).
 
+mod bit;
+mod hll;
 mod list;
 mod map;
 mod scalar;
@@ -93,17 +96,22 @@ impl Ops {
         let name = t.get_item(0)?;
         let name = name.extract::<&str>().unwrap_or("");
         self.whole |= matches!(name, "read_all" | "read_header");
-        let silent = matches!(
-            name,
-            "write"
-                | "add"
-                | "append"
-                | "prepend"
-                | "touch"
-                | "delete"
-                | "read_all"
-                | "read_header"
-        );
+        // Bit writes and most HLL writes answer nothing: they name no bin in the result.
+        let silent = (name.starts_with("bit_") && !reads)
+            || matches!(
+                name,
+                "hll_init"
+                    | "hll_set_union"
+                    | "hll_fold"
+                    | "write"
+                    | "add"
+                    | "append"
+                    | "prepend"
+                    | "touch"
+                    | "delete"
+                    | "read_all"
+                    | "read_header"
+            );
         let report = if silent {
             None
         } else {
@@ -139,6 +147,12 @@ fn to_op(t: &Bound<'_, PyTuple>) -> PyResult<(Operation, bool)> {
             return Ok((op, reads)); // these take the ctx themselves
         }
         return Ok((op.context(ctx), reads));
+    }
+    if let Some(f) = name.strip_prefix("bit_") {
+        return bit::op(f, &a, bin_name(&a)?);
+    }
+    if let Some(f) = name.strip_prefix("hll_") {
+        return hll::op(f, &a, bin_name(&a)?);
     }
     scalar::op(name, &a)
 }
