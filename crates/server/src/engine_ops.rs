@@ -77,6 +77,11 @@ pub fn filter_matches(exp: &[u8], view: &View<'_>) -> Result<bool, ResultCode> {
     engine::exp::matches(exp, view)
 }
 
+/// The value of expression `exp` on the record (an expression index's key).
+pub fn exp_value(exp: &[u8], view: &View<'_>) -> Result<Option<engine::value::Value>, ResultCode> {
+    engine::exp::eval_value(exp, view)
+}
+
 /// A CDT/bit/HLL op: the bin change and the value to return.
 pub fn cdt(
     op_type: u8,

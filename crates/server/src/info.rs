@@ -291,12 +291,20 @@ fn sindex_create(shared: &Shared, args: &str) -> String {
     if shared.store.namespace(ns.as_bytes()).is_none() {
         return "FAIL:20:namespace not found".into();
     }
+    let exp = match param(&ps, &["exp"]) {
+        Some(text) => match base64::engine::general_purpose::STANDARD.decode(text) {
+            Ok(bytes) if !bytes.is_empty() => Some(bytes),
+            _ => return "FAIL:4:bad exp".into(),
+        },
+        None => None,
+    };
     let (bin, itype) = match (
         param(&ps, &["bin"]),
         param(&ps, &["type"]),
         param(&ps, &["indexdata"]),
     ) {
         (Some(b), Some(t), _) => (b, t),
+        (None, Some(t), _) if exp.is_some() => ("", t),
         (_, _, Some(data)) => data.split_once(',').unwrap_or((data, "")),
         _ => return "FAIL:4:missing bin or type".into(),
     };
@@ -307,9 +315,19 @@ fn sindex_create(shared: &Shared, args: &str) -> String {
     else {
         return "FAIL:4:bad indextype".into();
     };
-    if param(&ps, &["context", "exp"]).is_some() {
-        return "FAIL:16:index on context or expression not supported by the embedded server"
-            .into();
+    let context = match param(&ps, &["context"]) {
+        Some(text) => match base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .ok()
+            .and_then(|b| crate::sindex::canonical(&b))
+        {
+            Some(ctx) => Some(ctx),
+            None => return "FAIL:4:bad context".into(),
+        },
+        None => None,
+    };
+    if exp.is_some() && (context.is_some() || !bin.is_empty()) {
+        return "FAIL:4:an expression index takes no bin or context".into();
     }
     let Some(name) = param(&ps, &["indexname"]).filter(|n| !n.is_empty()) else {
         return "FAIL:4:missing indexname".into();
@@ -321,6 +339,8 @@ fn sindex_create(shared: &Shared, args: &str) -> String {
         bin: bin.into(),
         itype,
         collection,
+        context,
+        exp,
     };
     match shared.sindexes.create(idx) {
         Ok(()) => "ok".into(),
@@ -351,14 +371,21 @@ fn sindex_list(shared: &Shared, args: &str) -> String {
             continue;
         }
         let set = if i.set.is_empty() { "NULL" } else { &i.set };
+        let bin = if i.bin.is_empty() { "NULL" } else { &i.bin };
+        let b64 = |b: &Option<Vec<u8>>| {
+            b.as_ref().map_or("NULL".to_string(), |b| {
+                base64::engine::general_purpose::STANDARD.encode(b)
+            })
+        };
         let _ = write!(
             out,
-            "ns={}:indexname={}:set={set}:bin={}:type={}:indextype={}:context=NULL:exp=NULL:state=RW;",
+            "ns={}:indexname={}:set={set}:bin={bin}:type={}:indextype={}:context={}:exp={}:state=RW;",
             i.ns,
             i.name,
-            i.bin,
             i.itype.name(),
-            i.collection.name()
+            i.collection.name(),
+            b64(&i.context),
+            b64(&i.exp),
         );
     }
     out

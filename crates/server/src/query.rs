@@ -7,7 +7,7 @@ use crate::clock::{cl_secs, now_ms};
 use crate::conn::FrameSink;
 use crate::engine_ops::{self, View};
 use crate::record::{self, rc, RecReq};
-use crate::sindex::{Collection, Filter, SIndex};
+use crate::sindex::{canonical, indexed_value, Collection, Filter, SIndex, Wanted};
 use crate::store::{Digest, Namespace, Record, N_PARTITIONS};
 use crate::wire::*;
 use crate::{cluster, udf, Shared};
@@ -127,16 +127,20 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
             let set_str = set_name
                 .and_then(|s| std::str::from_utf8(s).ok())
                 .unwrap_or("");
+            let want = Wanted {
+                bin: &filter.bin,
+                ptype: filter.ptype,
+                collection,
+                name,
+                context: match f.get(field::INDEX_CONTEXT) {
+                    Some(bytes) => Some(canonical(bytes).ok_or(rc::PARAMETER)?),
+                    None => None,
+                },
+                exp: f.get(field::INDEX_EXPRESSION).map(<[u8]>::to_vec),
+            };
             let idx = shared
                 .sindexes
-                .lookup(
-                    &ns.name,
-                    set_str,
-                    &filter.bin,
-                    filter.ptype,
-                    collection,
-                    name,
-                )
+                .lookup(&ns.name, set_str, &want)
                 .ok_or(INDEX_NOT_FOUND)?;
             Some((idx, filter))
         }
@@ -186,27 +190,30 @@ fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> bool {
         Some(None) => return false,
         _ => {}
     }
+    if p.index.is_none() && p.filter_exp.is_none() {
+        return true;
+    }
+    let set = p.ns.set_name(rec.set_id);
+    let view = View {
+        bins: &rec.bins,
+        key: rec.key.as_ref(),
+        set: &set,
+        digest,
+        generation: u32::from(rec.generation),
+        void_time: rec.void_time,
+        last_update_ms: rec.last_update_ms,
+        exists: true,
+    };
     if let Some((idx, filter)) = &p.index {
-        match rec.bin(idx.bin.as_bytes()) {
-            Some(v) if filter.matches(v, idx.collection) => {}
+        match indexed_value(idx, &view) {
+            Some(v) if filter.matches(&v, idx.collection) => {}
             _ => return false,
         }
     }
-    if let Some(exp) = p.filter_exp {
-        let set = p.ns.set_name(rec.set_id);
-        let view = View {
-            bins: &rec.bins,
-            key: rec.key.as_ref(),
-            set: &set,
-            digest,
-            generation: u32::from(rec.generation),
-            void_time: rec.void_time,
-            last_update_ms: rec.last_update_ms,
-            exists: true,
-        };
-        return engine_ops::filter_matches(exp, &view).unwrap_or(false);
+    match p.filter_exp {
+        Some(exp) => engine_ops::filter_matches(exp, &view).unwrap_or(false),
+        None => true,
     }
-    true
 }
 
 /// Appends the selected records of one partition; false when max records stopped it early.

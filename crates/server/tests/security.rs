@@ -1,5 +1,7 @@
 //! TLS (certificate from rcgen) and internal-user login with the aerospike crate as client.
 
+mod common;
+
 use std::sync::Arc;
 
 use aerospike::{
@@ -84,24 +86,6 @@ async fn tls_and_login_round_trip() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// One info request on a fresh (not logged in) connection; the reply's text.
-async fn info_unauthenticated(server: &Server, command: &str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut sock = tokio::net::TcpStream::connect(server.addr())
-        .await
-        .expect("connect");
-    let body = format!("{command}\n");
-    let header = (2u64 << 56) | (1u64 << 48) | body.len() as u64;
-    sock.write_all(&header.to_be_bytes()).await.expect("send");
-    sock.write_all(body.as_bytes()).await.expect("send");
-    let mut head = [0u8; 8];
-    sock.read_exact(&mut head).await.expect("reply header");
-    let len = (u64::from_be_bytes(head) & 0xFFFF_FFFF_FFFF) as usize;
-    let mut reply = vec![0u8; len];
-    sock.read_exact(&mut reply).await.expect("reply body");
-    String::from_utf8(reply).expect("text")
-}
-
 #[tokio::test]
 async fn info_commands_that_change_the_server_need_a_login() {
     let server = Server::start(ServerConfig {
@@ -116,9 +100,9 @@ async fn info_commands_that_change_the_server_need_a_login() {
         "sindex-create:ns=test;set=s;indexname=i;indexdata=b,numeric",
         "sindex-delete:ns=test;indexname=i",
     ] {
-        let reply = info_unauthenticated(&server, command).await;
+        let reply = common::info(&server, command).await;
         assert_eq!(reply, format!("{command}\tERROR:80:not authenticated\n"));
     }
-    let reply = info_unauthenticated(&server, "build").await;
+    let reply = common::info(&server, "build").await;
     assert!(reply.starts_with("build\t8."), "{reply}");
 }

@@ -4,7 +4,7 @@
 //! `[expression, flags]` as their value: use [`read_op`] and [`write_op`].
 
 mod eval;
-mod geo;
+pub mod geo;
 mod math;
 mod module;
 

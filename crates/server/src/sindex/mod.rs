@@ -1,0 +1,232 @@
+//! Secondary index definitions: on a bin, on a value inside a bin (CDT context) or on an
+//! expression, of a value type, over a collection's elements or not.
+//!
+//! Queries scan partitions and match each record's indexed value, so results and partition
+//! resume behave like the partitioned queries of a real server.
+
+mod filter;
+mod key;
+
+use std::sync::RwLock;
+
+use engine::particle_type as pt;
+
+pub use filter::Filter;
+pub use key::{canonical, indexed_value};
+
+/// Indexed value type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexType {
+    Numeric,
+    String,
+    Blob,
+    Geo,
+}
+
+impl IndexType {
+    pub fn parse(s: &str) -> Option<IndexType> {
+        match s.to_ascii_lowercase().as_str() {
+            "numeric" => Some(IndexType::Numeric),
+            "string" => Some(IndexType::String),
+            "blob" => Some(IndexType::Blob),
+            "geo2dsphere" => Some(IndexType::Geo),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexType::Numeric => "numeric",
+            IndexType::String => "string",
+            IndexType::Blob => "blob",
+            IndexType::Geo => "geo2dsphere",
+        }
+    }
+
+    fn particle_type(self) -> u8 {
+        match self {
+            IndexType::Numeric => pt::INTEGER,
+            IndexType::String => pt::STRING,
+            IndexType::Blob => pt::BLOB,
+            IndexType::Geo => pt::GEOJSON,
+        }
+    }
+}
+
+/// Collection an index looks inside (wire values of field 26).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collection {
+    Default = 0,
+    List = 1,
+    MapKeys = 2,
+    MapValues = 3,
+}
+
+impl Collection {
+    pub fn parse(s: &str) -> Option<Collection> {
+        match s.to_ascii_lowercase().as_str() {
+            "default" | "" => Some(Collection::Default),
+            "list" => Some(Collection::List),
+            "mapkeys" => Some(Collection::MapKeys),
+            "mapvalues" => Some(Collection::MapValues),
+            _ => None,
+        }
+    }
+
+    pub fn from_wire(b: u8) -> Option<Collection> {
+        [
+            Collection::Default,
+            Collection::List,
+            Collection::MapKeys,
+            Collection::MapValues,
+        ]
+        .get(usize::from(b))
+        .copied()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Collection::Default => "default",
+            Collection::List => "list",
+            Collection::MapKeys => "mapkeys",
+            Collection::MapValues => "mapvalues",
+        }
+    }
+}
+
+/// One secondary index.
+#[derive(Debug, Clone)]
+pub struct SIndex {
+    pub ns: String,
+    pub set: String,
+    pub name: String,
+    /// Empty for an expression index.
+    pub bin: String,
+    pub itype: IndexType,
+    pub collection: Collection,
+    /// CDT context inside the bin: canonical msgpack `[id, value, ...]`.
+    pub context: Option<Vec<u8>>,
+    /// Expression whose value is indexed (wire bytes).
+    pub exp: Option<Vec<u8>>,
+}
+
+/// All indexes of a server.
+#[derive(Default)]
+pub struct Registry {
+    indexes: RwLock<Vec<SIndex>>,
+}
+
+/// Why an index could not be created or dropped (server error codes 200/201).
+#[derive(Debug, PartialEq, Eq)]
+pub enum IndexError {
+    Exists,
+    NotFound,
+}
+
+impl Registry {
+    pub fn create(&self, idx: SIndex) -> Result<(), IndexError> {
+        let mut all = self.indexes.write().unwrap_or_else(|e| e.into_inner());
+        let same_def = |i: &SIndex| {
+            i.ns == idx.ns
+                && i.set == idx.set
+                && i.bin == idx.bin
+                && i.itype == idx.itype
+                && i.collection == idx.collection
+                && i.context == idx.context
+                && i.exp == idx.exp
+        };
+        if all
+            .iter()
+            .any(|i| i.ns == idx.ns && i.name == idx.name || same_def(i))
+        {
+            return Err(IndexError::Exists);
+        }
+        all.push(idx);
+        Ok(())
+    }
+
+    pub fn drop_index(&self, ns: &str, name: &str) -> Result<(), IndexError> {
+        let mut all = self.indexes.write().unwrap_or_else(|e| e.into_inner());
+        let before = all.len();
+        all.retain(|i| !(i.ns == ns && i.name == name));
+        if all.len() == before {
+            return Err(IndexError::NotFound);
+        }
+        Ok(())
+    }
+
+    pub fn list(&self) -> Vec<SIndex> {
+        self.indexes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn find(&self, ns: &str, name: &str) -> Option<SIndex> {
+        self.list()
+            .into_iter()
+            .find(|i| i.ns == ns && i.name == name)
+    }
+
+    /// The index serving a query: by `name` when given, else the one on `source` (a bin with
+    /// an optional context, or an expression) of value type `ptype` for a query on `set`.
+    pub fn lookup(&self, ns: &str, set: &str, want: &Wanted<'_>) -> Option<SIndex> {
+        self.list().into_iter().find(|i| {
+            i.ns == ns
+                && (i.set.is_empty() || i.set == set)
+                && i.itype.particle_type() == want.ptype
+                && i.collection == want.collection
+                && match want.name {
+                    Some(n) => n == i.name,
+                    None => match &want.exp {
+                        Some(exp) => i.exp.as_deref() == Some(&exp[..]),
+                        None => i.exp.is_none() && i.bin == want.bin && i.context == want.context,
+                    },
+                }
+        })
+    }
+}
+
+/// What a query asks of an index.
+pub struct Wanted<'a> {
+    pub bin: &'a str,
+    pub ptype: u8,
+    pub collection: Collection,
+    pub name: Option<&'a str>,
+    pub context: Option<Vec<u8>>,
+    pub exp: Option<Vec<u8>>,
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_rules() {
+        let reg = Registry::default();
+        let idx = SIndex {
+            ns: "test".into(),
+            set: "s".into(),
+            name: "i".into(),
+            bin: "a".into(),
+            itype: IndexType::Numeric,
+            collection: Collection::Default,
+            context: None,
+            exp: None,
+        };
+        assert_eq!(reg.create(idx.clone()), Ok(()));
+        assert_eq!(reg.create(idx), Err(IndexError::Exists));
+        let want = |bin| Wanted {
+            bin,
+            ptype: pt::INTEGER,
+            collection: Collection::Default,
+            name: None,
+            context: None,
+            exp: None,
+        };
+        assert!(reg.lookup("test", "s", &want("a")).is_some());
+        assert!(reg.lookup("test", "other", &want("a")).is_none());
+        assert!(reg.lookup("test", "s", &want("b")).is_none());
+        assert_eq!(reg.drop_index("test", "i"), Ok(()));
+        assert_eq!(reg.drop_index("test", "i"), Err(IndexError::NotFound));
+    }
+}
