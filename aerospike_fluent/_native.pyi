@@ -360,6 +360,8 @@ class Client:
         index_name: str,
         index_type: str,
         collection: str | None,
+        context: tuple[tuple[Any, ...], ...] | None,
+        expression: tuple[Any, ...] | None,
     ) -> Pending: ...
     def create_index_blocking(
         self,
@@ -369,6 +371,8 @@ class Client:
         index_name: str,
         index_type: str,
         collection: str | None,
+        context: tuple[tuple[Any, ...], ...] | None,
+        expression: tuple[Any, ...] | None,
     ) -> None: ...
     def drop_index(self, done: Done, namespace: str, set_name: str, index_name: str) -> Pending: ...
     def drop_index_blocking(self, namespace: str, set_name: str, index_name: str) -> None: ...

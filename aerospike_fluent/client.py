@@ -12,7 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, overload
 
-from aerospike_fluent import _autobatch, _native
+from aerospike_fluent import _autobatch, _native, _validate
 from aerospike_fluent._exec import (
     Async,
     AsyncExecutor,
@@ -23,6 +23,7 @@ from aerospike_fluent._exec import (
     SyncExecutor,
     discard,
 )
+from aerospike_fluent._indexes import IndexInfo, parse_index_list
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.scopes import Namespace
@@ -150,6 +151,21 @@ class Client(Generic[M]):
         if not isinstance(command, str) or not command:
             raise InvalidArgumentError("info command must be a non-empty str")
         return self._ex.call(Call("info_all", (command,)))
+
+    @overload
+    def indexes(
+        self: Client[Async], namespace: str | None = None
+    ) -> Coroutine[Any, Any, list[IndexInfo]]: ...
+    @overload
+    def indexes(self: Client[Sync], namespace: str | None = None) -> list[IndexInfo]: ...
+    def indexes(self, namespace: str | None = None) -> Any:
+        """List the secondary indexes (of ``namespace``, or all) with their definition and state."""
+        if namespace is not None:
+            _validate.namespace(namespace)
+        command = "sindex-list:" if namespace is None else f"sindex-list:namespace={namespace}"
+        return self._ex.call(
+            Call("info", (command, None), finish=lambda r: parse_index_list(r[command]))
+        )
 
     @overload
     def udf_register(

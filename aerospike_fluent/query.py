@@ -10,13 +10,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, overload
 
 from aerospike_fluent import _policy, _validate
 from aerospike_fluent._chain import Frozen, and_filter
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent._indexes import CtxStep, IndexCollection, IndexFilter
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
 from aerospike_fluent.results import Page
@@ -25,7 +26,7 @@ from aerospike_fluent.streams import AsyncRecordStream, RecordStream
 if TYPE_CHECKING:
     from aerospike_fluent._native import QueryStream, Record
 
-Collection = Literal["list", "mapkeys", "mapvalues"]
+Collection = IndexCollection
 PARTITIONS = 4096
 DEFAULT_CHUNK = 256
 
@@ -82,12 +83,20 @@ class Query(Frozen, Generic[M]):
         """
         return self._evolve(_filter=and_filter(self._filter, condition))
 
-    def where_index(self, bin_name: str, *, collection: Collection | None = None) -> IndexFilter[M]:
-        """Use the secondary index on ``bin_name``: ``.between(lo, hi)``, ``.equals(v)``..."""
-        _validate.bin_name(bin_name)
-        if collection not in (None, "list", "mapkeys", "mapvalues"):
-            raise InvalidArgumentError(f"unknown index collection {collection!r}")
-        return IndexFilter(self, bin_name, collection)
+    def where_index(
+        self,
+        source: str | Exp | None = None,
+        *,
+        index: str | None = None,
+        collection: Collection | None = None,
+        context: Sequence[CtxStep] | None = None,
+    ) -> IndexFilter[M]:
+        """Use a secondary index: ``.between(lo, hi)``, ``.equals(v)``, ``.within(region)``...
+
+        ``source`` is the indexed bin (with ``context``: the value at that path inside it) or
+        the indexed expression; or name the index with ``index=``.
+        """
+        return IndexFilter(self, source, index=index, collection=collection, context=context)
 
     def select(self, *bins: str) -> Query[M]:
         """Return only these bins."""
@@ -258,44 +267,3 @@ class Query(Frozen, Generic[M]):
 def _first(program: Program[list[Record]]) -> Program[Record | None]:
     records = yield from program
     return records[0] if records else None
-
-
-class IndexFilter(Generic[M]):
-    """Secondary-index condition on one bin; each method returns the query."""
-
-    __slots__ = ("_bin", "_collection", "_query")
-    _query: Query[M]
-    _bin: str
-    _collection: Collection | None
-
-    def __init__(self, query: Query[M], bin_name: str, collection: Collection | None) -> None:
-        self._query = query
-        self._bin = bin_name
-        self._collection = collection
-
-    def _done(self, node: tuple[Any, ...]) -> Query[M]:
-        if self._collection is not None:
-            node = (*node, self._collection)
-        query: Query[M] = self._query._evolve(_index=node)
-        return query
-
-    def equals(self, value: int | str | bytes) -> Query[M]:
-        """Return records whose bin equals ``value`` (an int, str or bytes index)."""
-        if isinstance(value, bool) or not isinstance(value, int | str | bytes):
-            raise InvalidTypeError("index equality needs an int, str or bytes value")
-        _validate.value(self._bin, value)
-        return self._done(("equal", self._bin, value))
-
-    def between(self, low: int, high: int) -> Query[M]:
-        """Return records whose integer bin is in ``[low, high]`` (inclusive)."""
-        for v in (low, high):
-            _validate.integer("index range bound", v, _validate.INT_MIN, _validate.INT_MAX)
-        if low > high:
-            raise InvalidArgumentError(f"empty index range [{low}, {high}]")
-        return self._done(("range", self._bin, low, high))
-
-    def contains(self, value: int | str | bytes) -> Query[M]:
-        """Return records whose list/map bin contains ``value`` (needs ``collection=``)."""
-        if self._collection is None:
-            raise InvalidArgumentError("contains() needs where_index(..., collection=...)")
-        return self.equals(value)

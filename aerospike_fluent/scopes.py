@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, ClassVar, Generic, Literal, overload
+from typing import Any, ClassVar, Generic, overload
 
 from aerospike_fluent import _native, _policy, _validate
 from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
+from aerospike_fluent._indexes import (
+    INDEX_NAME_MAX,
+    CtxStep,
+    IndexCollection,
+    IndexType,
+    definition,
+)
 from aerospike_fluent._policy import TTL
 from aerospike_fluent._types import Key
-from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.errors import InvalidTypeError
+from aerospike_fluent.exp import Exp
 from aerospike_fluent.keys import KeyRef, KeysRef
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult
-
-IndexType = Literal["numeric", "string", "blob", "geo2dsphere"]
-IndexCollection = Literal["list", "mapkeys", "mapvalues"]
-INDEX_NAME_MAX = 255
 
 
 class _Scope(Frozen, Generic[M]):
@@ -156,44 +160,48 @@ class RecordSet(_Scope[M]):
     @overload
     def create_index(
         self: RecordSet[Async],
-        bin_name: str,
+        source: str | Exp,
         type: IndexType = "numeric",
         *,
         name: str | None = None,
         collection: IndexCollection | None = None,
+        context: Sequence[CtxStep] | None = None,
     ) -> Coroutine[Any, Any, str]: ...
     @overload
     def create_index(
         self: RecordSet[Sync],
-        bin_name: str,
+        source: str | Exp,
         type: IndexType = "numeric",
         *,
         name: str | None = None,
         collection: IndexCollection | None = None,
+        context: Sequence[CtxStep] | None = None,
     ) -> str: ...
     def create_index(
         self,
-        bin_name: str,
+        source: str | Exp,
         type: IndexType = "numeric",
         *,
         name: str | None = None,
         collection: IndexCollection | None = None,
+        context: Sequence[CtxStep] | None = None,
     ) -> Any:
-        """Create a secondary index on ``bin_name`` and wait until it is built.
+        """Create a secondary index and wait until it is built.
+
+        ``source`` is a bin name (with ``context``: the value at that path inside the bin,
+        e.g. ``[cdt.ctx_map_key("scores"), cdt.ctx_list_index(0)]``) or an expression
+        (``abs(F.int_bin("a"))``; then ``name`` is required). ``collection`` indexes the
+        elements of a list, or a map's keys or values.
 
         Returns:
-            The index name (default ``"<set>_<bin>_<type>"``).
+            The index name (default ``"<set>_<bin>_<collection>_<type>"``).
 
         """
-        _validate.bin_name(bin_name)
-        if type not in ("numeric", "string", "blob", "geo2dsphere"):
-            raise InvalidArgumentError(f"unknown index type {type!r}")
-        if collection not in (None, "list", "mapkeys", "mapvalues"):
-            raise InvalidArgumentError(f"unknown index collection {collection!r}")
-        index = name or "_".join(p for p in (self._set, bin_name, collection, type) if p)
-        _validate.name("index", index, INDEX_NAME_MAX)
-        args = (self._ns, self._set, bin_name, index, type, collection)
-        return self._ex.call(Call("create_index", args, finish=lambda _: index))
+        spec: tuple[Any, ...]
+        index: str
+        spec, index = definition(self._set, source, type, name, collection, context)
+        call = Call("create_index", (self._ns, self._set, *spec), finish=lambda _: index)
+        return self._ex.call(call)
 
     @overload
     def drop_index(self: RecordSet[Async], name: str) -> Coroutine[Any, Any, None]: ...

@@ -339,7 +339,7 @@ def test_secondary_index_query(call: Callable[..., Any], client: n.Client) -> No
     name = f"idx_{set_name}"
     for i in range(10):
         call("put", (NS, set_name, i, None), {"age": i}, None)
-    call("create_index", NS, set_name, "age", name, "numeric", None)
+    call("create_index", NS, set_name, "age", name, "numeric", None, None, None)
     try:
         s = client.query(NS, set_name, None, ("range", "age", 3, 5), None, 0, None, 100)
         got: list[n.Record] = []

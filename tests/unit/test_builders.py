@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from aerospike_fluent import F, ListOrder, MapOrder, Return, _native
+from aerospike_fluent import F, ListOrder, MapOrder, Return, _native, cdt
 from aerospike_fluent._exec import Sync
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
@@ -145,15 +145,22 @@ def test_where_and_options_build_a_policy(users: RecordSet[Sync], rec: Recorder)
 def test_query_plan(users: RecordSet[Sync], ns: Namespace[Sync]) -> None:
     q = users.query().where(F.bin("age") > 25).select("name").limit(10)
     assert q.filter == ("gt", ("int_bin", "age"), ("int_val", 25))
-    assert users.query().where_index("age").between(20, 30).index_filter == (
-        "range",
-        "age",
-        20,
-        30,
-    )
-    assert users.query().where_index("name").equals("Ann").index_filter == ("equal", "name", "Ann")
+    age = users.query().where_index("age").between(20, 30).index_filter
+    assert age == ("range", "age", 20, 30, None, None)
+    name = users.query().where_index("name").equals("Ann").index_filter
+    assert name == ("equal", "name", "Ann", None, None)
     tags = users.query().where_index("tags", collection="list").contains("x")
-    assert tags.index_filter == ("equal", "tags", "x", "list")
+    assert tags.index_filter == ("equal", "tags", "x", "list", None)
+    first = users.query().where_index("m", context=[cdt.ctx_map_key("a")]).between(1, 2)
+    assert first.index_filter == ("range", "m", 1, 2, None, (cdt.ctx_map_key("a"),))
+    by_name = users.query().where_index(index="ix").within_radius(1, 2, 30)
+    assert by_name.index_filter == ("geo_radius", ("index", "ix"), 1.0, 2.0, 30.0, None, None)
+    by_exp = users.query().where_index(abs(F.int_bin("a"))).equals(3).index_filter
+    assert by_exp is not None and by_exp[1] == ("exp", abs(F.int_bin("a")).compile())
+    with pytest.raises(InvalidArgumentError, match="a bin name, an expression or index="):
+        users.query().where_index("a", index="ix")
+    with pytest.raises(InvalidArgumentError, match="latitude"):
+        users.query().where_index("loc").within_radius(0, 91, 10)
     with pytest.raises(InvalidArgumentError):
         users.query().where_index("age").between(5, 1)
     with pytest.raises(InvalidArgumentError):
@@ -225,7 +232,10 @@ def test_admin_calls(users: RecordSet[Sync], rec: Recorder) -> None:
     users.drop_index("users_age_numeric")
     users.truncate()
     assert [(c.method, c.args) for c in rec.calls] == [
-        ("create_index", ("test", "users", "age", "users_age_numeric", "numeric", None)),
+        (
+            "create_index",
+            ("test", "users", "age", "users_age_numeric", "numeric", None, None, None),
+        ),
         ("drop_index", ("test", "users", "users_age_numeric")),
         ("truncate", ("test", "users", 0)),
     ]

@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use aerospike::policy::BatchPolicy;
 use aerospike::{
-    BatchOperation, Bin, Bins, Client, CollectionIndexType, IndexType, Key, Record as AsRecord,
-    ResultCode, Task, UdfLang, Value,
+    BatchOperation, Bin, Bins, Client, Key, Record as AsRecord, ResultCode, Task, UdfLang, Value,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -16,14 +15,13 @@ use crate::batch::{Outcome, Row, Shape};
 use crate::client::Inner;
 use crate::completion::{Failure, IntoPy, OpResult};
 use crate::depth;
-use crate::errors::invalid_argument;
 use crate::ops::Ops;
 use crate::policy::Natives;
 use crate::record::{BatchRow, Record};
 use crate::values::{from_value, Names};
 
 /// How long index / UDF tasks may take to complete.
-const TASK_WAIT: Duration = Duration::from_secs(30);
+pub(crate) const TASK_WAIT: Duration = Duration::from_secs(30);
 
 /// A record (or none) with the key it was read by (crate key, caller's key tuple).
 pub struct RecordOut(Option<AsRecord>, Key, Py<PyAny>);
@@ -325,85 +323,6 @@ pub async fn info_all(i: Arc<Inner>, command: String) -> OpResult<InfoAllOut> {
 /// Remove a set's (or namespace's) records.
 pub async fn truncate(i: Arc<Inner>, ns: String, set: String, before_ns: i64) -> OpResult<()> {
     Ok(i.client.truncate(&i.admin, &ns, &set, before_ns).await?)
-}
-
-/// A validated secondary-index definition.
-pub struct IndexSpec {
-    ns: String,
-    set: String,
-    bin: String,
-    name: String,
-    kind: IndexType,
-    collection: CollectionIndexType,
-}
-
-impl IndexSpec {
-    /// Validate names and types before anything is sent.
-    pub fn parse(
-        ns: String,
-        set: String,
-        bin: String,
-        name: String,
-        kind: &str,
-        collection: Option<&str>,
-    ) -> PyResult<Self> {
-        let kind = match kind.to_ascii_lowercase().as_str() {
-            "numeric" | "integer" | "int" => IndexType::Numeric,
-            "string" | "str" => IndexType::String,
-            "geo2dsphere" | "geo" => IndexType::Geo2DSphere,
-            "blob" | "bytes" => IndexType::Blob,
-            other => {
-                return Err(invalid_argument(format!(
-                    "index type {other:?}: use numeric, string, geo2dsphere or blob"
-                )))
-            }
-        };
-        let collection = match collection.map(str::to_ascii_lowercase).as_deref() {
-            None | Some("default") => CollectionIndexType::Default,
-            Some("list") => CollectionIndexType::List,
-            Some("mapkeys") => CollectionIndexType::MapKeys,
-            Some("mapvalues") => CollectionIndexType::MapValues,
-            Some(other) => {
-                return Err(invalid_argument(format!(
-                    "collection {other:?}: use list, mapkeys or mapvalues"
-                )))
-            }
-        };
-        Ok(IndexSpec {
-            ns,
-            set,
-            bin,
-            name,
-            kind,
-            collection,
-        })
-    }
-}
-
-/// Create a secondary index and wait until it is ready.
-pub async fn create_index(i: Arc<Inner>, s: IndexSpec) -> OpResult<()> {
-    let task = i
-        .client
-        .create_index_on_bin(
-            &i.admin,
-            &s.ns,
-            &s.set,
-            &s.bin,
-            &s.name,
-            s.kind,
-            s.collection,
-            None,
-        )
-        .await?;
-    task.wait_till_complete(Some(TASK_WAIT)).await?;
-    Ok(())
-}
-
-/// Drop a secondary index.
-pub async fn drop_index(i: Arc<Inner>, ns: String, set: String, name: String) -> OpResult<()> {
-    let task = i.client.drop_index(&i.admin, &ns, &set, &name).await?;
-    task.wait_till_complete(Some(TASK_WAIT)).await?;
-    Ok(())
 }
 
 /// Register a Lua module.

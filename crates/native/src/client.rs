@@ -13,7 +13,6 @@ use tokio::sync::watch;
 
 use crate::blocking::{self, Driver};
 use crate::call_args::{bins_selector, to_bins, udf_args};
-use crate::calls;
 use crate::completion::{self, Failure, IntoPy, OpResult, Pending, Ready};
 use crate::config::{prepare_connect, ClientConfig};
 use crate::errors::closed;
@@ -25,6 +24,7 @@ use crate::query::{self, QueryStream};
 use crate::runtime;
 use crate::spin::Spin;
 use crate::values::to_key;
+use crate::{calls, indexes};
 
 /// Shared state of a connected client.
 pub struct Inner {
@@ -531,12 +531,14 @@ operations! {
         index_name: String,
         index_type: &str,
         collection: Option<&str>,
+        context: Option<&Bound<'_, PyAny>>,
+        expression: Option<&Bound<'_, PyAny>>,
     ) {
         let _ = this;
-        let spec = calls::IndexSpec::parse(
-            namespace, set_name, bin_name, index_name, index_type, collection,
+        let spec = indexes::IndexSpec::parse(
+            namespace, set_name, bin_name, index_name, index_type, collection, context, expression,
         )?;
-        (true, calls::create_index(inner.clone(), spec))
+        (true, indexes::create_index(inner.clone(), spec))
     }
 
     /// Drop a secondary index.
@@ -547,7 +549,7 @@ operations! {
         index_name: String,
     ) {
         let _ = this;
-        (true, calls::drop_index(inner.clone(), namespace, set_name, index_name))
+        (true, indexes::drop_index(inner.clone(), namespace, set_name, index_name))
     }
 
     /// Register a UDF module.

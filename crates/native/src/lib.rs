@@ -21,6 +21,7 @@ mod exit;
 mod expr;
 mod fast_validate;
 mod guard;
+mod indexes;
 mod loop_runtime;
 mod ops;
 mod park;

@@ -10,16 +10,15 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use aerospike::query::{PartitionStatus, Recordset, Statement};
-use aerospike::{Bins, CollectionIndexType, PartitionFilter, Record as AsRecord};
+use aerospike::{Bins, PartitionFilter, Record as AsRecord};
 
 use futures::{FutureExt, StreamExt};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList};
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use crate::args::{to_ctx, Args};
 use crate::blocking::{self, Driver};
 use crate::client::Inner;
 use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
@@ -38,41 +37,6 @@ pub struct Spec {
     count: usize,
     resume: BTreeMap<u16, [u8; 20]>,
     chunk_size: usize,
-}
-
-fn index_filter(f: &Bound<'_, PyAny>) -> PyResult<aerospike::query::Filter> {
-    use aerospike::query::Filter;
-    let t = f
-        .cast::<PyTuple>()
-        .map_err(|_| invalid_argument("index_filter must be a tuple"))?;
-    let a = Args::new(t, "index filter")?;
-    let (mut filter, next) = match a.name() {
-        "equal" => (Filter::equal(a.str(1)?, a.value(2)?), 3),
-        "range" => (Filter::range(a.str(1)?, a.value(2)?, a.value(3)?), 4),
-        _ => return Err(a.err("use \"equal\" or \"range\"")),
-    };
-    if a.len() > next + 2 {
-        return Err(a.err("too many arguments"));
-    }
-    for i in next..a.len() {
-        let v = a.item(i)?;
-        if v.is_none() {
-            continue;
-        }
-        if let Ok(s) = v.extract::<String>() {
-            let cit = match s.to_ascii_lowercase().as_str() {
-                "list" => CollectionIndexType::List,
-                "mapkeys" => CollectionIndexType::MapKeys,
-                "mapvalues" => CollectionIndexType::MapValues,
-                "default" => CollectionIndexType::Default,
-                _ => return Err(a.err(format!("unknown collection {s:?}"))),
-            };
-            filter = filter.collection_type(cit);
-        } else {
-            filter = filter.context(to_ctx(&v)?);
-        }
-    }
-    Ok(filter)
 }
 
 fn parse_token(b: &[u8]) -> PyResult<(usize, usize, BTreeMap<u16, [u8; 20]>)> {
@@ -117,7 +81,7 @@ impl Spec {
         };
         let mut statement = Statement::new(namespace, set_name, bins);
         if let Some(f) = filter.filter(|f| !f.is_none()) {
-            statement.set_filter(index_filter(f)?);
+            statement.set_filter(crate::indexes::query_filter(f)?);
         }
         let (begin, count, resume) = match partitions.filter(|p| !p.is_none()) {
             None => (0, PARTITIONS, BTreeMap::new()),

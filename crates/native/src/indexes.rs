@@ -1,0 +1,264 @@
+//! Secondary indexes: definitions (on a bin, a CDT context inside it, or an expression) and
+//! the index condition of a query (equality, ranges, collection elements, geo; by bin, by
+//! index name or by expression).
+
+use std::sync::Arc;
+
+use aerospike::expressions::Expression;
+use aerospike::operations::cdt_context::CdtContext;
+use aerospike::query::Filter;
+use aerospike::{CollectionIndexType, IndexType, Task};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::args::{to_ctx, Args};
+use crate::calls::TASK_WAIT;
+use crate::client::Inner;
+use crate::completion::OpResult;
+use crate::errors::invalid_argument;
+use crate::expr::to_expression;
+
+/// A validated secondary-index definition.
+pub struct IndexSpec {
+    ns: String,
+    set: String,
+    bin: String,
+    name: String,
+    kind: IndexType,
+    collection: CollectionIndexType,
+    context: Vec<CdtContext>,
+    expression: Option<Expression>,
+}
+
+fn index_type(kind: &str) -> PyResult<IndexType> {
+    Ok(match kind.to_ascii_lowercase().as_str() {
+        "numeric" | "integer" | "int" => IndexType::Numeric,
+        "string" | "str" => IndexType::String,
+        "geo2dsphere" | "geo" => IndexType::Geo2DSphere,
+        "blob" | "bytes" => IndexType::Blob,
+        other => {
+            return Err(invalid_argument(format!(
+                "index type {other:?}: use numeric, string, geo2dsphere or blob"
+            )))
+        }
+    })
+}
+
+fn collection_type(name: &str) -> PyResult<CollectionIndexType> {
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "default" => CollectionIndexType::Default,
+        "list" => CollectionIndexType::List,
+        "mapkeys" => CollectionIndexType::MapKeys,
+        "mapvalues" => CollectionIndexType::MapValues,
+        other => {
+            return Err(invalid_argument(format!(
+                "collection {other:?}: use list, mapkeys or mapvalues"
+            )))
+        }
+    })
+}
+
+impl IndexSpec {
+    /// Validate names, types, context and expression before anything is sent: an index is on
+    /// a bin (with an optional context inside it) or on an expression (empty `bin`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn parse(
+        ns: String,
+        set: String,
+        bin: String,
+        name: String,
+        kind: &str,
+        collection: Option<&str>,
+        context: Option<&Bound<'_, PyAny>>,
+        expression: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let context = match context {
+            Some(c) => to_ctx(c)?,
+            None => Vec::new(),
+        };
+        let expression = expression
+            .filter(|e| !e.is_none())
+            .map(to_expression)
+            .transpose()?;
+        match (&expression, bin.is_empty()) {
+            (Some(_), false) => {
+                return Err(invalid_argument("an expression index takes no bin name"))
+            }
+            (None, true) => return Err(invalid_argument("an index needs a bin or an expression")),
+            _ => {}
+        }
+        if expression.is_some() && !context.is_empty() {
+            return Err(invalid_argument(
+                "an expression index takes no context: put the path in the expression",
+            ));
+        }
+        Ok(IndexSpec {
+            ns,
+            set,
+            bin,
+            name,
+            kind: index_type(kind)?,
+            collection: collection.map_or(Ok(CollectionIndexType::Default), collection_type)?,
+            context,
+            expression,
+        })
+    }
+}
+
+/// Create a secondary index and wait until it is ready.
+pub async fn create_index(i: Arc<Inner>, s: IndexSpec) -> OpResult<()> {
+    let task = match &s.expression {
+        Some(exp) => {
+            i.client
+                .create_index_using_expression(
+                    &i.admin,
+                    &s.ns,
+                    &s.set,
+                    &s.name,
+                    s.kind,
+                    s.collection,
+                    exp,
+                )
+                .await?
+        }
+        None => {
+            let ctx = (!s.context.is_empty()).then_some(&s.context[..]);
+            i.client
+                .create_index_on_bin(
+                    &i.admin,
+                    &s.ns,
+                    &s.set,
+                    &s.bin,
+                    &s.name,
+                    s.kind,
+                    s.collection,
+                    ctx,
+                )
+                .await?
+        }
+    };
+    task.wait_till_complete(Some(TASK_WAIT)).await?;
+    Ok(())
+}
+
+/// Drop a secondary index.
+pub async fn drop_index(i: Arc<Inner>, ns: String, set: String, name: String) -> OpResult<()> {
+    let task = i.client.drop_index(&i.admin, &ns, &set, &name).await?;
+    task.wait_till_complete(Some(TASK_WAIT)).await?;
+    Ok(())
+}
+
+/// A query's index condition from its plan tuple:
+/// `(kind, target, args..., collection, context)` where `kind` is `equal`, `range`,
+/// `geo_within`, `geo_radius` or `geo_contains`, and `target` is `("bin", name)`,
+/// `("index", name)` or `("exp", plan)` (a bare string is a bin name).
+pub fn query_filter(f: &Bound<'_, PyAny>) -> PyResult<Filter> {
+    let t = f
+        .cast::<PyTuple>()
+        .map_err(|_| invalid_argument("index_filter must be a tuple"))?;
+    let a = Args::new(t, "index filter")?;
+    let target = Target::parse(&a.item(1)?)?;
+    let (filter, next) = match a.name() {
+        "equal" => (target.equal(a.value(2)?), 3),
+        "range" => (target.range(a.value(2)?, a.value(3)?), 4),
+        "geo_within" => (target.geo_region(&a.str(2)?), 3),
+        "geo_radius" => (target.geo_radius(a.float(2)?, a.float(3)?, a.float(4)?), 5),
+        "geo_contains" => (target.geo_point(&a.str(2)?), 3),
+        _ => {
+            return Err(a.err(
+                "use \"equal\", \"range\", \"geo_within\", \"geo_radius\" or \"geo_contains\"",
+            ))
+        }
+    };
+    if a.len() > next + 2 {
+        return Err(a.err("too many arguments"));
+    }
+    let mut filter = target.finish(filter);
+    if let Some(c) = (next < a.len()).then(|| a.item(next)).transpose()? {
+        if !c.is_none() {
+            filter = filter.collection_type(collection_type(&c.extract::<String>()?)?);
+        }
+    }
+    if let Some(ctx) = (next + 1 < a.len()).then(|| a.item(next + 1)).transpose()? {
+        if !ctx.is_none() {
+            filter = filter.context(to_ctx(&ctx)?);
+        }
+    }
+    Ok(filter)
+}
+
+/// What an index condition names: a bin, an index, or an expression.
+enum Target {
+    Bin(String),
+    Index(String),
+    Exp(Expression),
+}
+
+impl Target {
+    fn parse(obj: &Bound<'_, PyAny>) -> PyResult<Target> {
+        if let Ok(bin) = obj.extract::<String>() {
+            return Ok(Target::Bin(bin));
+        }
+        let (kind, what): (String, Bound<'_, PyAny>) = obj
+            .extract()
+            .map_err(|_| invalid_argument("index target must be a bin name or (kind, what)"))?;
+        match kind.as_str() {
+            "bin" => Ok(Target::Bin(what.extract()?)),
+            "index" => Ok(Target::Index(what.extract()?)),
+            "exp" => Ok(Target::Exp(to_expression(&what)?)),
+            other => Err(invalid_argument(format!(
+                "index target {other:?}: use bin, index or exp"
+            ))),
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Target::Bin(n) | Target::Index(n) => n,
+            Target::Exp(_) => "",
+        }
+    }
+
+    fn equal(&self, v: aerospike::Value) -> Filter {
+        match self {
+            Target::Index(n) => Filter::equal_by_index(n, v),
+            _ => Filter::equal(self.name(), v),
+        }
+    }
+
+    fn range(&self, lo: aerospike::Value, hi: aerospike::Value) -> Filter {
+        match self {
+            Target::Index(n) => Filter::range_by_index(n, lo, hi),
+            _ => Filter::range(self.name(), lo, hi),
+        }
+    }
+
+    fn geo_region(&self, region: &str) -> Filter {
+        match self {
+            Target::Index(n) => Filter::geo_within_region_by_index(n, region),
+            _ => Filter::geo_within_region(self.name(), region),
+        }
+    }
+
+    fn geo_radius(&self, lng: f64, lat: f64, meters: f64) -> Filter {
+        match self {
+            Target::Index(n) => Filter::geo_within_radius_by_index(n, lng, lat, meters),
+            _ => Filter::geo_within_radius(self.name(), lng, lat, meters),
+        }
+    }
+
+    fn geo_point(&self, point: &str) -> Filter {
+        match self {
+            Target::Index(n) => Filter::geo_contains_by_index(n, point),
+            _ => Filter::geo_contains(self.name(), point),
+        }
+    }
+
+    /// Attach the expression of an expression target.
+    fn finish(self, filter: Filter) -> Filter {
+        match self {
+            Target::Exp(e) => filter.expression(e),
+            _ => filter,
+        }
+    }
+}
