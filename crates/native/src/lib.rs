@@ -29,6 +29,7 @@ mod policy;
 mod pools;
 mod query;
 mod record;
+mod redelivery;
 mod runtime;
 mod spin;
 mod tls;

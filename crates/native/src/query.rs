@@ -25,6 +25,7 @@ use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::errors::invalid_argument;
 use crate::policy::Natives;
 use crate::record::Record;
+use crate::redelivery::Redelivery;
 
 const PARTITIONS: usize = 4096;
 const TOKEN_MAGIC: &[u8; 4] = b"AFQ1";
@@ -250,9 +251,18 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         }
         let mut stream = rs.clone().into_stream();
         let mut buf = Vec::with_capacity(chunk);
+        let mut seen = Redelivery::default();
         while let Some(item) = stream.next().await {
             match item.map_err(|e| diagnosed(e, &i)).and_then(bounded) {
                 Ok(r) => {
+                    let fresh = match &r.key {
+                        Some(k) => u16::try_from(k.partition_id())
+                            .map_or(true, |pid| seen.is_new(pid, k.digest())),
+                        None => true,
+                    };
+                    if !fresh {
+                        continue;
+                    }
                     buf.push(r);
                     if buf.len() >= chunk
                         && tx
