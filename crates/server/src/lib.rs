@@ -7,6 +7,8 @@
 
 mod auth;
 mod batch;
+mod bins;
+mod budget;
 mod clock;
 mod cluster;
 mod conn;
@@ -16,6 +18,7 @@ mod faults;
 #[cfg(test)]
 mod fuzz;
 mod info;
+mod offload;
 mod query;
 mod record;
 mod sindex;
@@ -96,6 +99,11 @@ impl Default for ServerConfig {
     }
 }
 
+/// Stack of every server thread: values nested up to `engine::pack::MAX_NESTING` levels are
+/// decoded and evaluated recursively, with room to spare in a development build (only the
+/// pages touched are ever committed).
+const THREAD_STACK: usize = 16 * 1024 * 1024;
+
 /// Background jobs remembered for `query-show`.
 const JOBS_KEPT: usize = 1024;
 
@@ -117,7 +125,7 @@ pub(crate) struct Shared {
     /// Internal users when security is on.
     pub users: Option<auth::Users>,
     pub edition: Edition,
-    /// Request-buffer bytes held by all connections beyond their base buffer.
+    /// Request and reply buffer bytes held by all connections beyond their base buffers.
     pub buffered: AtomicUsize,
     host: String,
     port: AtomicU16,
@@ -342,6 +350,7 @@ fn build_runtime() -> std::io::Result<tokio::runtime::Runtime> {
     };
     builder
         .thread_name("aerospike-embedded-worker")
+        .thread_stack_size(THREAD_STACK)
         .enable_all()
         .build()
 }
@@ -352,6 +361,7 @@ fn spawn_listener(shared: Arc<Shared>, addr: SocketAddr) -> std::io::Result<(Soc
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let thread = std::thread::Builder::new()
         .name("aerospike-embedded".into())
+        .stack_size(THREAD_STACK)
         .spawn(move || {
             let rt = match build_runtime() {
                 Ok(rt) => rt,

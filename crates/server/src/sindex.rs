@@ -242,7 +242,10 @@ impl Filter {
         if !wanted {
             return false;
         }
-        let Ok(value) = rmpv::decode::read_value(&mut &bin.data[..]) else {
+        let Ok(value) = rmpv::decode::read_value_with_max_depth(
+            &mut &bin.data[..],
+            engine::pack::RMPV_MAX_DEPTH,
+        ) else {
             return false;
         };
         let items: Vec<&Value> = match (&value, collection) {
