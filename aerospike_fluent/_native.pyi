@@ -439,6 +439,8 @@ class EmbeddedServer:
         """Stop listening and close every connection; idempotent."""
     def restart(self) -> None:
         """Stop and start again on the same port, keeping the data."""
+    def _forget_after_fork(self) -> None:
+        """In a forked child: this copy of the parent's server reports itself stopped."""
     def stats(self) -> dict[str, int]:
         """Counters: requests by kind (``info``, ``read``, ``write``, ``operate``, ``batch``,
         ``scan``, ``query``, ``udf``), ``connections_open``, ``connections_total``, ``records``."""

@@ -23,6 +23,7 @@ from aerospike_fluent._exec import (
     SyncExecutor,
     discard,
 )
+from aerospike_fluent._fork import started
 from aerospike_fluent._indexes import IndexInfo, parse_index_list
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
@@ -257,7 +258,7 @@ def _start(seeds: Seeds) -> tuple[str, Embedded | None]:
     if isinstance(seeds, str) and seeds.startswith(EMBEDDED):
         nodes, rf = _embedded_options(seeds[len(EMBEDDED) :])
         if nodes == 1:
-            server = _native.EmbeddedServer()
+            server = started(_native.EmbeddedServer())
             return f"{server.host}:{server.port}", server
         cluster = _native.EmbeddedCluster(nodes, rf)
         return ",".join(f"{cluster.host}:{cluster.port(i)}" for i in range(nodes)), cluster

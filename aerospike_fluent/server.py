@@ -19,6 +19,7 @@ from typing import Literal
 
 from aerospike_fluent import _native
 from aerospike_fluent._cluster import ClusterNode, EmbeddedCluster
+from aerospike_fluent._fork import started
 from aerospike_fluent._lifecycle import StopsOnExit
 from aerospike_fluent.errors import AerospikeError
 
@@ -47,14 +48,16 @@ class EmbeddedServer(StopsOnExit):
         users: Mapping[str, str] | None = None,
         edition: Literal["community", "enterprise"] = "community",
     ) -> None:
-        self._server = _native.EmbeddedServer(
-            host,
-            port,
-            tuple(namespaces),
-            tls_cert_file=tls_cert_file,
-            tls_key_file=tls_key_file,
-            users=None if users is None else dict(users),
-            edition=edition,
+        self._server = started(
+            _native.EmbeddedServer(
+                host,
+                port,
+                tuple(namespaces),
+                tls_cert_file=tls_cert_file,
+                tls_key_file=tls_key_file,
+                users=None if users is None else dict(users),
+                edition=edition,
+            )
         )
 
     def __repr__(self) -> str:

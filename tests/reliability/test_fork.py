@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import time
 
 import pytest
@@ -121,3 +122,44 @@ def test_repeated_forks(server: EmbeddedServer, seeds: str) -> None:
         for _ in range(3):
             assert _fork(lambda: _child_sync(seeds, db)) == OK
             assert s.key("k").exists()
+
+
+def _refused(host: str, port: int) -> bool:
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
+def test_a_forked_child_does_not_keep_the_servers_port(server: EmbeddedServer) -> None:
+    """The child inherits the listener and the open connections: they are closed in the child,
+    so the parent restarts on its port and, once stopped, its port refuses connections."""
+    with af_sync.connect(server.seeds) as db:
+        db.namespace("test").set("f").key("k").put({"n": 1})
+        release_r, release_w = os.pipe()
+        report_r, report_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            code = CRASHED
+            try:
+                os.close(release_w)
+                seen = f"{int(server.running)}".encode()
+                server.stop()  # a no-op here: must not wait for the parent's threads
+                os.write(report_w, seen)
+                os.read(release_r, 1)  # stay alive while the parent restarts and stops
+                code = OK
+            finally:
+                os._exit(code)
+        os.close(release_r)
+        try:
+            assert os.read(report_r, 1) == b"0", "the child saw the parent's server running"
+            server.restart()
+            assert server.running
+            got = db.namespace("test").set("f").key("k").get()
+            assert got is not None and got["n"] == 1
+            server.stop()
+            assert _refused(server.host, server.port)
+        finally:
+            os.close(release_w)
+            assert _wait(pid) == OK

@@ -15,10 +15,13 @@ use crate::{Particle, ResultCode};
 /// Deepest nesting of lists and maps accepted in a request (deeper values are a parameter
 /// error): every later pass over a value (conversion, CDT ops, expressions, Lua, drop) recurses.
 pub const MAX_NESTING: usize = 256;
+/// The `max_depth` that lets rmpv read [`MAX_NESTING`] levels: it counts a list or map twice
+/// (the value, then its items) and the innermost scalar once.
+pub const RMPV_MAX_DEPTH: usize = 2 * MAX_NESTING + 1;
 
 /// Reads one msgpack value from the front of `buf`, advancing it.
 pub fn read_mp(buf: &mut &[u8]) -> Result<Mp, ResultCode> {
-    rmpv::decode::read_value_with_max_depth(buf, MAX_NESTING).map_err(|_| PARAMETER_ERROR)
+    rmpv::decode::read_value_with_max_depth(buf, RMPV_MAX_DEPTH).map_err(|_| PARAMETER_ERROR)
 }
 
 /// Decodes a complete msgpack buffer into a [`Value`].
@@ -233,6 +236,18 @@ mod tests {
         }
         let l = Value::List(List::new(1, vec![Value::Int(3), Value::Int(1)]));
         assert_eq!(encode(&l), vec![0x93, 0xc7, 0x00, 0x01, 0x01, 0x03]);
+    }
+
+    #[test]
+    fn nesting_is_bounded_at_max_levels() {
+        let nested = |levels: usize| {
+            let mut v = vec![0x91; levels];
+            v.push(0x01);
+            v
+        };
+        assert!(decode(&nested(MAX_NESTING)).is_ok());
+        assert_eq!(decode(&nested(MAX_NESTING + 1)), Err(PARAMETER_ERROR));
+        assert_eq!(decode(&nested(100_000)), Err(PARAMETER_ERROR));
     }
 
     #[test]

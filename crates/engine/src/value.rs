@@ -193,9 +193,76 @@ impl PartialEq for Value {
 
 impl Eq for Value {}
 
+impl Value {
+    /// Whether a wildcard (equal to anything, so outside any order) is in it at some level.
+    pub fn has_wildcard(&self) -> bool {
+        match self {
+            Value::Wildcard => true,
+            Value::List(l) => l.items.iter().any(Value::has_wildcard),
+            Value::Map(m) => m
+                .entries
+                .iter()
+                .any(|(k, v)| k.has_wildcard() || v.has_wildcard()),
+            _ => false,
+        }
+    }
+}
+
+/// Many values to test membership in: O(log n) per test, so matching a list against a value
+/// list stays O((n + m) log m) rather than O(n * m). Values holding a wildcard are tried one
+/// by one.
+pub struct ValueSet<'a> {
+    sorted: Vec<&'a Value>,
+    wild: Vec<&'a Value>,
+}
+
+impl<'a> ValueSet<'a> {
+    pub fn new(values: impl IntoIterator<Item = &'a Value>) -> Self {
+        let (wild, mut sorted): (Vec<&Value>, Vec<&Value>) =
+            values.into_iter().partition(|v| v.has_wildcard());
+        sorted.sort();
+        sorted.dedup();
+        ValueSet { sorted, wild }
+    }
+
+    pub fn contains(&self, v: &Value) -> bool {
+        let found = if v.has_wildcard() {
+            self.sorted.contains(&v)
+        } else {
+            self.sorted.binary_search(&v).is_ok()
+        };
+        found || self.wild.contains(&v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Value::*;
+    use super::{List as L, ValueSet};
+
+    #[test]
+    fn value_sets_match_as_equality_does() {
+        let list = |items| List(L { flags: 0, items });
+        let vals = [
+            Int(3),
+            Str("a".into()),
+            list(vec![Int(1), Wildcard]),
+            Int(1),
+        ];
+        let set = ValueSet::new(&vals);
+        for probe in [
+            Int(1),
+            Int(3),
+            Str("a".into()),
+            list(vec![Int(1), Int(9)]),
+            Wildcard,
+        ] {
+            assert!(set.contains(&probe), "{probe:?}");
+        }
+        for probe in [Int(2), Str("b".into()), list(vec![Int(2), Int(9)])] {
+            assert!(!set.contains(&probe), "{probe:?}");
+        }
+    }
 
     #[test]
     fn type_order() {

@@ -47,12 +47,37 @@ pub(crate) fn server_config(
 }
 
 /// An in-memory Aerospike-compatible server on its own threads.
-#[pyclass(frozen, module = "aerospike_fluent._native")]
+#[pyclass(frozen, weakref, module = "aerospike_fluent._native")]
 pub struct EmbeddedServer {
-    server: Server,
+    /// Always set; taken only when dropped.
+    server: Option<Server>,
+    /// The fork generation it was started in: in a forked child its threads do not exist.
+    generation: u64,
     host: String,
     tls: bool,
     user_count: usize,
+}
+
+impl EmbeddedServer {
+    fn server(&self) -> &Server {
+        self.server.as_ref().expect("set until dropped")
+    }
+
+    /// Whether this is a forked child's copy of a server started in the parent.
+    fn inherited(&self) -> bool {
+        self.generation != crate::runtime::generation()
+    }
+}
+
+impl Drop for EmbeddedServer {
+    fn drop(&mut self) {
+        if let Some(server) = self.server.take() {
+            if self.inherited() {
+                // Stopping would join threads that exist only in the parent.
+                std::mem::forget(server);
+            }
+        }
+    }
 }
 
 #[pymethods]
@@ -100,11 +125,18 @@ impl EmbeddedServer {
             .detach(|| Server::start(cfg))
             .map_err(|e| ClientError::new_err(format!("cannot start the embedded server: {e}")))?;
         Ok(EmbeddedServer {
-            server,
+            server: Some(server),
+            generation: crate::runtime::generation(),
             host,
             tls,
             user_count,
         })
+    }
+
+    /// In a forked child (after closing the inherited sockets): the server runs only in the
+    /// parent; this copy reports itself stopped and never joins the parent's threads.
+    fn _forget_after_fork(&self) {
+        self.server().forget_after_fork();
     }
 
     /// Whether connections use TLS.
@@ -128,30 +160,39 @@ impl EmbeddedServer {
     /// Listening port.
     #[getter]
     fn port(&self) -> u16 {
-        self.server.addr().port()
+        self.server().addr().port()
     }
 
     /// Whether it accepts connections.
     #[getter]
     fn running(&self) -> bool {
-        self.server.is_running()
+        !self.inherited() && self.server().is_running()
     }
 
     /// Stop listening and close every connection; idempotent.
     fn stop(&self, py: Python<'_>) {
-        py.detach(|| self.server.stop());
+        if self.inherited() {
+            return self.server().forget_after_fork();
+        }
+        py.detach(|| self.server().stop());
     }
 
     /// Stop and start again on the same port, keeping the data.
     fn restart(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| self.server.restart())
+        if self.inherited() {
+            return Err(ClientError::new_err(
+                "this server was started before fork() and runs in the parent; \
+                 start a new one in the child",
+            ));
+        }
+        py.detach(|| self.server().restart())
             .map_err(|e| ClientError::new_err(format!("cannot restart the embedded server: {e}")))
     }
 
     /// Request and connection counters.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        for (k, v) in self.server.stats() {
+        for (k, v) in self.server().stats() {
             d.set_item(k, v)?;
         }
         Ok(d)
@@ -159,33 +200,33 @@ impl EmbeddedServer {
 
     /// Zero the request counters.
     fn reset_stats(&self) {
-        self.server.reset_stats();
+        self.server().reset_stats();
     }
 
     /// Delay the next `count` replies (all while None) by `millis`.
     #[pyo3(signature = (millis, count = None))]
     fn fault_delay(&self, millis: u64, count: Option<u64>) {
-        self.server.faults().delay(millis, count);
+        self.server().faults().delay(millis, count);
     }
 
     /// Drop the connection of the next request once `after` more requests have been served.
     fn fault_drop(&self, after: u64) {
-        self.server.faults().drop_after(after);
+        self.server().faults().drop_after(after);
     }
 
     /// Answer the next `count` record requests with `result_code`.
     fn fault_fail(&self, result_code: u8, count: u64) {
-        self.server.faults().fail(result_code, count);
+        self.server().faults().fail(result_code, count);
     }
 
     /// Stop or resume accepting connections.
     fn fault_pause_accept(&self, paused: bool) {
-        self.server.faults().pause_accept(paused);
+        self.server().faults().pause_accept(paused);
     }
 
     /// Remove every fault.
     fn clear_faults(&self) {
-        self.server.faults().clear();
+        self.server().faults().clear();
     }
 
     fn __repr__(&self) -> String {

@@ -19,11 +19,45 @@ struct Row<'a> {
     fields: Fields<'a>,
 }
 
+/// Reply frames are cut once they hold this many bytes (a real server sends 128 KiB blocks).
+const CHUNK: usize = 128 * 1024;
+
 /// Runs every row of the batch in `msg` and appends one reply message per row, then the LAST
 /// marker. A malformed row list ends the batch with PARAMETER_ERROR.
 pub fn handle(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
+    handle_with(msg, shared, out, &mut |_| true);
+}
+
+/// Like [`handle`], but writes complete proto frames of about [`CHUNK`] bytes, passing each
+/// to `emit`, which sends and clears it (false: the peer is gone, stop).
+pub fn handle_chunked(
+    msg: &Msg<'_>,
+    shared: &Shared,
+    out: &mut Vec<u8>,
+    emit: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+) {
+    let mut at = begin_frame(out);
+    handle_with(msg, shared, out, &mut |out| {
+        if out.len() - at < CHUNK {
+            return true;
+        }
+        end_frame(out, at, PROTO_MSG);
+        let sent = emit(out);
+        at = begin_frame(out);
+        sent
+    });
+    end_frame(out, at, PROTO_MSG);
+}
+
+/// Runs the rows, calling `after_row` after each one (false stops the batch).
+fn handle_with(
+    msg: &Msg<'_>,
+    shared: &Shared,
+    out: &mut Vec<u8>,
+    after_row: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+) {
     let result = match msg.fields.get(field::BATCH_INDEX) {
-        Some(data) => run(data, msg, shared, out),
+        Some(data) => run(data, msg, shared, out, after_row),
         None => Err(Malformed),
     };
     let code = if result.is_ok() {
@@ -34,7 +68,13 @@ pub fn handle(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
     header_only(out, INFO3_LAST, code, 0);
 }
 
-fn run(data: &[u8], msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) -> Result<(), Malformed> {
+fn run(
+    data: &[u8],
+    msg: &Msg<'_>,
+    shared: &Shared,
+    out: &mut Vec<u8>,
+    after_row: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+) -> Result<(), Malformed> {
     let mut r = Reader::new(data);
     let count = r.u32()?;
     let _flags = r.u8()?;
@@ -51,6 +91,9 @@ fn run(data: &[u8], msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) -> Result
         };
         prev = Some(row);
         execute_row(shared, digest, &row, out, index);
+        if !after_row(out) {
+            break;
+        }
     }
     Ok(())
 }

@@ -10,20 +10,20 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 use crate::auth::{self, PROTO_ADMIN};
+use crate::budget::Charge;
 use crate::faults::Verdict;
 use crate::stats::Kind;
 use crate::wire::*;
-use crate::{dispatch, info, Edition, Shared};
+use crate::{dispatch, info, offload, Edition, Shared};
 
 /// Largest accepted frame body (the clients' own limit is 120 MiB).
 pub const MAX_FRAME: usize = 128 * 1024 * 1024;
 /// Request buffer every connection keeps; larger frames grow it as their bytes arrive.
 const BASE_BUFFER: usize = 16 * 1024;
-/// Most bytes all connections together may hold in request buffers beyond [`BASE_BUFFER`]
-/// each; a connection that would pass it is closed.
-pub const GLOBAL_BUFFER_CAP: usize = 1024 * 1024 * 1024;
 /// Reply buffers larger than this are released after use.
 const KEEP_OUT: usize = 1024 * 1024;
+/// Pending replies are written once they reach this size, even with more requests buffered.
+const FLUSH_AT: usize = 256 * 1024;
 /// Time a client gets to finish the TLS handshake.
 const TLS_HANDSHAKE: Duration = Duration::from_secs(10);
 
@@ -95,12 +95,11 @@ pub(crate) struct Buffers {
 }
 
 /// A connection's request bytes: `data[pos..]` is not consumed yet. It grows only as bytes
-/// arrive (at most doubling what it holds), and the growth is charged to a global budget.
+/// arrive (at most doubling what it holds), and the growth is charged to the global budget.
 struct InBuf {
     data: Vec<u8>,
     pos: usize,
-    charged: usize,
-    shared: Arc<Shared>,
+    charge: Charge,
 }
 
 impl InBuf {
@@ -108,8 +107,7 @@ impl InBuf {
         InBuf {
             data: Vec::with_capacity(BASE_BUFFER),
             pos: 0,
-            charged: 0,
-            shared,
+            charge: Charge::new(shared, BASE_BUFFER),
         }
     }
 
@@ -129,7 +127,7 @@ impl InBuf {
                 let have = self.data.len();
                 if have == self.data.capacity() {
                     let want = need.min(have.saturating_mul(2)).max(BASE_BUFFER);
-                    if !self.charge(want) {
+                    if !self.charge.cover(want) {
                         return false;
                     }
                     self.data.reserve_exact(want - have);
@@ -143,23 +141,6 @@ impl InBuf {
         true
     }
 
-    /// Charges a capacity of `capacity` bytes against the global budget.
-    fn charge(&mut self, capacity: usize) -> bool {
-        let wanted = capacity.saturating_sub(BASE_BUFFER);
-        if wanted <= self.charged {
-            return true;
-        }
-        let extra = wanted - self.charged;
-        let total = &self.shared.buffered;
-        let before = total.fetch_add(extra, Ordering::Relaxed);
-        if before + extra > GLOBAL_BUFFER_CAP {
-            total.fetch_sub(extra, Ordering::Relaxed);
-            return false;
-        }
-        self.charged = wanted;
-        true
-    }
-
     /// Marks `n` bytes consumed; releases a grown buffer once it is empty.
     fn consume(&mut self, n: usize) {
         self.pos += n;
@@ -168,22 +149,9 @@ impl InBuf {
             self.pos = 0;
             if self.data.capacity() > BASE_BUFFER * 4 {
                 self.data = Vec::with_capacity(BASE_BUFFER);
-                self.release();
+                self.charge.cover(0);
             }
         }
-    }
-
-    fn release(&mut self) {
-        self.shared
-            .buffered
-            .fetch_sub(self.charged, Ordering::Relaxed);
-        self.charged = 0;
-    }
-}
-
-impl Drop for InBuf {
-    fn drop(&mut self) {
-        self.release();
     }
 }
 
@@ -200,6 +168,13 @@ async fn flush<S: Io>(stream: &mut S, out: &mut Vec<u8>) -> bool {
     ok
 }
 
+/// [`flush`], then fits the reply buffer's charge to what the buffer keeps.
+async fn flush_charged<S: Io>(stream: &mut S, out: &mut Vec<u8>, charge: &mut Charge) -> bool {
+    let sent = flush(stream, out).await;
+    charge.cover(out.capacity());
+    sent
+}
+
 /// Serves one connection: every complete request already received is answered before the
 /// replies are written, with one write for all of them.
 async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
@@ -214,10 +189,12 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
     let _guard = OpenGuard(shared.clone());
     let mut input = InBuf::new(shared.clone());
     let mut bufs = Buffers::default();
+    let mut out_charge = Charge::new(shared.clone(), KEEP_OUT);
     let mut authed = shared.users.is_none();
     loop {
         if input.available().len() < 8
-            && (!flush(&mut stream, &mut bufs.out).await || !input.fill(&mut stream, 8).await)
+            && (!flush_charged(&mut stream, &mut bufs.out, &mut out_charge).await
+                || !input.fill(&mut stream, 8).await)
         {
             return;
         }
@@ -236,7 +213,8 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
             return;
         }
         if input.available().len() < 8 + len
-            && (!flush(&mut stream, &mut bufs.out).await || !input.fill(&mut stream, 8 + len).await)
+            && (!flush_charged(&mut stream, &mut bufs.out, &mut out_charge).await
+                || !input.fill(&mut stream, 8 + len).await)
         {
             return;
         }
@@ -288,8 +266,13 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
             _ => false,
         };
         input.consume(8 + len);
-        if !keep {
+        if !keep || !out_charge.cover(bufs.out.capacity()) {
             let _ = flush(&mut stream, &mut bufs.out).await;
+            return;
+        }
+        if bufs.out.len() >= FLUSH_AT
+            && !flush_charged(&mut stream, &mut bufs.out, &mut out_charge).await
+        {
             return;
         }
     }
@@ -300,7 +283,7 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
 /// must close.
 async fn serve_msg<S: Io>(
     stream: &mut S,
-    shared: &Shared,
+    shared: &Arc<Shared>,
     body: &[u8],
     bufs: &mut Buffers,
 ) -> bool {
@@ -332,7 +315,8 @@ async fn serve_msg<S: Io>(
             return true;
         }
     };
-    if dispatch::is_stream(&msg) {
+    let streamed = dispatch::is_stream(&msg);
+    if streamed || offload::wanted(&msg) {
         if !flush(stream, &mut bufs.out).await {
             return false;
         }
@@ -342,7 +326,11 @@ async fn serve_msg<S: Io>(
             compress,
             scratch: &mut scratch,
         };
-        return dispatch::stream(&msg, shared, &mut bufs.out, &mut sink).await;
+        return if streamed {
+            dispatch::stream(&msg, shared, &mut bufs.out, &mut sink).await
+        } else {
+            offload::serve(shared, body, &mut sink).await
+        };
     }
     dispatch::single(&msg, shared, &mut bufs.out);
     if compress {

@@ -3,6 +3,7 @@
 use engine::cdt::BinChange;
 use engine::{Particle, RecordView, ResultCode};
 
+use crate::bins::{self, BinIndex};
 use crate::clock::CITRUSLEAF_EPOCH;
 use crate::store::{Bin, Digest};
 
@@ -10,7 +11,10 @@ const PARAMETER_ERROR: ResultCode = 4;
 
 /// Read-only view of a record (stored or being written) for the engine.
 pub struct View<'a> {
+    /// The bins; removed ones may remain as tombstones (see [`bins::is_live`]).
     pub bins: &'a [Bin],
+    /// Name index of `bins`, for records with many bins.
+    pub index: Option<&'a BinIndex>,
     pub key: Option<&'a Particle>,
     pub set: &'a str,
     pub digest: &'a Digest,
@@ -20,16 +24,19 @@ pub struct View<'a> {
     pub exists: bool,
 }
 
+impl View<'_> {
+    fn live(&self) -> impl Iterator<Item = &Bin> {
+        self.bins.iter().filter(|b| bins::is_live(b))
+    }
+}
+
 impl RecordView for View<'_> {
     fn bin(&self, name: &str) -> Option<&Particle> {
-        self.bins
-            .iter()
-            .find(|b| b.name.as_bytes() == name.as_bytes())
-            .map(|b| &b.value)
+        bins::find(self.bins, self.index, name.as_bytes()).map(|b| &b.value)
     }
 
     fn bin_names(&self) -> Vec<&str> {
-        self.bins.iter().map(|b| b.name.as_str()).collect()
+        self.live().map(|b| b.name.as_str()).collect()
     }
 
     fn exists(&self) -> bool {
@@ -64,8 +71,7 @@ impl RecordView for View<'_> {
     }
 
     fn size_bytes(&self) -> u64 {
-        self.bins
-            .iter()
+        self.live()
             .map(|b| (b.name.as_bytes().len() + b.value.data.len() + 4) as u64)
             .sum::<u64>()
             + 40
@@ -128,7 +134,7 @@ fn split_exp_payload(payload: &[u8]) -> Option<(&[u8], u64)> {
         return None;
     }
     let start = payload.len() - rd.len();
-    rmpv::decode::read_value_ref(&mut rd).ok()?;
+    rmpv::decode::read_value_ref_with_max_depth(&mut rd, engine::pack::RMPV_MAX_DEPTH).ok()?;
     let end = payload.len() - rd.len();
     let flags: u64 = rmp::decode::read_int(&mut rd).ok()?;
     Some((payload.get(start..end)?, flags))

@@ -34,17 +34,21 @@ const PRIVILEGED: &[&str] = &[
 
 /// The reply to a privileged command on a connection that has not logged in.
 const NOT_AUTHENTICATED: &str = "ERROR:80:not authenticated";
+/// Longest info reply: the names after it are left unanswered, the first of them with
+/// [`TOO_LARGE`].
+const MAX_REPLY: usize = 8 * 1024 * 1024;
+const TOO_LARGE: &str = "ERROR:4:reply too large";
 
 pub fn handle(body: &[u8], shared: &Shared, authed: bool, out: &mut Vec<u8>) {
     let at = begin_frame(out);
     let text = String::from_utf8_lossy(body);
-    let names: Vec<&str> = text
+    let mut names = text
         .split('\n')
         .map(str::trim_end)
         .filter(|n| !n.is_empty())
-        .collect();
+        .peekable();
     let mut reply = String::new();
-    if names.is_empty() {
+    if names.peek().is_none() {
         for name in [
             "node",
             "build",
@@ -58,6 +62,10 @@ pub fn handle(body: &[u8], shared: &Shared, authed: bool, out: &mut Vec<u8>) {
         }
     }
     for name in names {
+        if reply.len() > MAX_REPLY {
+            let _ = writeln!(reply, "{name}\t{TOO_LARGE}");
+            break;
+        }
         let cmd = name.split_once(':').map_or(name, |(cmd, _)| cmd);
         if !authed && PRIVILEGED.contains(&cmd) {
             let _ = writeln!(reply, "{name}\t{NOT_AUTHENTICATED}");

@@ -7,6 +7,8 @@
 
 mod auth;
 mod batch;
+mod bins;
+mod budget;
 mod clock;
 mod cluster;
 mod conn;
@@ -16,6 +18,7 @@ mod faults;
 #[cfg(test)]
 mod fuzz;
 mod info;
+mod offload;
 mod query;
 mod record;
 mod sindex;
@@ -96,6 +99,15 @@ impl Default for ServerConfig {
     }
 }
 
+/// Stack of every server thread: values nested up to `engine::pack::MAX_NESTING` levels are
+/// decoded and evaluated recursively, with room to spare in a development build (only the
+/// pages touched are ever committed).
+const THREAD_STACK: usize = 16 * 1024 * 1024;
+
+/// How long `restart` waits for its address, and how often it tries.
+const REBIND_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+const REBIND_PAUSE: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Background jobs remembered for `query-show`.
 const JOBS_KEPT: usize = 1024;
 
@@ -117,7 +129,7 @@ pub(crate) struct Shared {
     /// Internal users when security is on.
     pub users: Option<auth::Users>,
     pub edition: Edition,
-    /// Request-buffer bytes held by all connections beyond their base buffer.
+    /// Request and reply buffer bytes held by all connections beyond their base buffers.
     pub buffered: AtomicUsize,
     host: String,
     port: AtomicU16,
@@ -280,15 +292,39 @@ impl Server {
         }
     }
 
-    /// Stops, then listens again on the same address with the same data.
+    /// Stops, then listens again on the same address with the same data (waiting a moment for
+    /// the address when something else still holds it).
     pub fn restart(&self) -> std::io::Result<()> {
         self.stop();
-        let (_, running) = spawn_listener(self.shared.clone(), self.addr)?;
+        let mut waited = std::time::Duration::ZERO;
+        let running = loop {
+            match spawn_listener(self.shared.clone(), self.addr) {
+                Err(e) if e.kind() == std::io::ErrorKind::AddrInUse && waited < REBIND_WAIT => {
+                    std::thread::sleep(REBIND_PAUSE);
+                    waited += REBIND_PAUSE;
+                }
+                bound => break bound?.1,
+            }
+        };
         match self.running.lock() {
             Ok(mut guard) => *guard = Some(running),
             Err(poisoned) => *poisoned.into_inner() = Some(running),
         }
         Ok(())
+    }
+
+    /// In a child process after `fork()`: the listener thread exists only in the parent, so
+    /// this copy is forgotten (never joined) and reports itself stopped. Closing the inherited
+    /// sockets is up to the caller (the Python layer does it at fork).
+    pub fn forget_after_fork(&self) {
+        let running = match self.running.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+        if let Some(mut running) = running {
+            std::mem::forget(running.take());
+        }
     }
 
     /// Request counters by kind, connection gauges and the record count.
@@ -342,6 +378,7 @@ fn build_runtime() -> std::io::Result<tokio::runtime::Runtime> {
     };
     builder
         .thread_name("aerospike-embedded-worker")
+        .thread_stack_size(THREAD_STACK)
         .enable_all()
         .build()
 }
@@ -352,6 +389,7 @@ fn spawn_listener(shared: Arc<Shared>, addr: SocketAddr) -> std::io::Result<(Soc
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let thread = std::thread::Builder::new()
         .name("aerospike-embedded".into())
+        .stack_size(THREAD_STACK)
         .spawn(move || {
             let rt = match build_runtime() {
                 Ok(rt) => rt,

@@ -196,6 +196,7 @@ fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> bool {
     let set = p.ns.set_name(rec.set_id);
     let view = View {
         bins: &rec.bins,
+        index: None,
         key: rec.key.as_ref(),
         set: &set,
         digest,

@@ -5,6 +5,7 @@ use engine::cdt::BinChange;
 use engine::particle_type as pt;
 use engine::Particle;
 
+use crate::bins::{self, BinIndex, BinSet};
 use crate::clock::{cl_secs, now_ms};
 use crate::engine_ops::{self, exp_flags, View};
 use crate::store::{
@@ -33,6 +34,10 @@ pub mod rc {
 
 /// Largest record accepted (bytes, approximate stored size).
 const MAX_RECORD_SIZE: usize = 8 * 1024 * 1024;
+/// Most ops a write may carry (more is a parameter error, as on a real server).
+const MAX_WRITE_OPS: usize = 32 * 1024;
+/// Reads with more ops than this on a record with more bins than this index the bins first.
+const INDEX_READS_FROM: usize = 16;
 
 /// What a single-record request asks for (from a message or a batch row).
 #[derive(Clone, Copy)]
@@ -118,10 +123,12 @@ fn view<'a>(
     ns_set: &'a str,
     digest: &'a Digest,
     bins: &'a [Bin],
+    index: Option<&'a BinIndex>,
     rec: Option<&'a Record>,
 ) -> View<'a> {
     View {
         bins,
+        index,
         key: rec.and_then(|r| r.key.as_ref()),
         set: ns_set,
         digest,
@@ -140,16 +147,16 @@ fn check_filter(
 ) -> Result<(), u8> {
     let Some(exp) = filter else { return Ok(()) };
     let set = ns.set_name(rec.set_id);
-    match engine_ops::filter_matches(exp, &view(&set, digest, &rec.bins, Some(rec))) {
+    match engine_ops::filter_matches(exp, &view(&set, digest, &rec.bins, None, Some(rec))) {
         Ok(true) => Ok(()),
         Ok(false) => Err(rc::FILTERED_OUT),
         Err(e) => Err(e),
     }
 }
 
-/// Appends every bin of `bins` as a reply op.
+/// Appends every live bin of `bins` as a reply op.
 fn all_bins(bins: &[Bin], reply: &mut ReplyMsg, out: &mut Vec<u8>) {
-    for b in bins {
+    for b in bins.iter().filter(|b| bins::is_live(b)) {
         reply.op(out, b.name.as_bytes(), b.value.ptype, &b.value.data);
     }
 }
@@ -182,13 +189,16 @@ fn read(
     } else {
         String::new()
     };
+    let index = (rec.bins.len() > INDEX_READS_FROM && req.ops.len() > INDEX_READS_FROM)
+        .then(|| BinIndex::of(&rec.bins));
+    let index = index.as_ref();
     for op in req.ops.iter() {
         let value = match op.op {
             op::READ if op.name.is_empty() => {
                 all_bins(&rec.bins, reply, out);
                 continue;
             }
-            op::READ => rec.bin(op.name).cloned(),
+            op::READ => bins::find(&rec.bins, index, op.name).map(|b| b.value.clone()),
             op::CDT_READ | op::BIT_READ | op::HLL_READ => {
                 match engine_ops::cdt(op.op, rec.bin(op.name), op.data) {
                     Ok((_, v)) => v,
@@ -196,7 +206,8 @@ fn read(
                 }
             }
             op::EXP_READ => {
-                match engine_ops::exp_eval(op.data, &view(&set, digest, &rec.bins, Some(rec))) {
+                let view = view(&set, digest, &rec.bins, index, Some(rec));
+                match engine_ops::exp_eval(op.data, &view) {
                     Ok((v, _)) => v,
                     Err(e) => return Outcome::err(e),
                 }
@@ -240,6 +251,9 @@ fn write(
     out: &mut Vec<u8>,
 ) -> Outcome {
     let now_cl = cl_secs(now);
+    if req.ops.len() > MAX_WRITE_OPS {
+        return Outcome::err(rc::PARAMETER);
+    }
     let durable = req.info2 & INFO2_DURABLE_DELETE != 0;
     if durable && req.info2 & INFO2_DELETE != 0 && !ns.durable_deletes {
         return Outcome::err(rc::ENTERPRISE_ONLY);
@@ -281,8 +295,8 @@ fn write(
     let replace = req.info3 & (INFO3_CREATE_OR_REPLACE | INFO3_REPLACE_ONLY) != 0;
     let mut work = Work {
         bins: match existing {
-            Some(r) if !replace => r.bins.clone(),
-            _ => Vec::new(),
+            Some(r) if !replace => BinSet::new(r.bins.clone()),
+            _ => BinSet::default(),
         },
         dirty: replace,
         existed: existing.is_some(),
@@ -304,7 +318,7 @@ fn write(
             Ok(StepOut::Value(v)) => v,
             Ok(StepOut::AllBins) if respond_all => return Outcome::err(rc::PARAMETER),
             Ok(StepOut::AllBins) => {
-                all_bins(&work.bins, reply, out);
+                all_bins(work.bins.bins(), reply, out);
                 continue;
             }
             Ok(StepOut::Nothing) => {
@@ -322,6 +336,9 @@ fn write(
             Some(r) => Outcome::of(rc::OK, r),
             None => Outcome::err(rc::KEY_NOT_FOUND),
         };
+    }
+    if work.bins.len() > bins::MAX_BINS {
+        return Outcome::err(rc::PARAMETER);
     }
     if work.bins.is_empty() {
         // A write that leaves no bins deletes the record: not found when there was none.
@@ -351,7 +368,7 @@ fn write(
         generation = 1;
     }
     let record = Record {
-        bins: work.bins,
+        bins: work.bins.into_bins(),
         key,
         set_id,
         generation,
@@ -393,7 +410,7 @@ struct Ctx<'a> {
 
 /// Working copy of a record's bins during a write.
 struct Work {
-    bins: Vec<Bin>,
+    bins: BinSet,
     dirty: bool,
     existed: bool,
     /// The request asked for no bin data (a `get_header` op rather than a read of all bins).
@@ -402,23 +419,17 @@ struct Work {
 
 impl Work {
     fn get(&self, name: &[u8]) -> Option<&Particle> {
-        self.bins
-            .iter()
-            .find(|b| b.name.as_bytes() == name)
-            .map(|b| &b.value)
+        self.bins.get(name)
     }
 
     fn set(&mut self, name: BinName, value: Particle) {
         self.dirty = true;
-        match self.bins.iter_mut().find(|b| b.name == name) {
-            Some(b) => b.value = value,
-            None => self.bins.push(Bin { name, value }),
-        }
+        self.bins.set(name, value);
     }
 
     fn remove(&mut self, name: &[u8]) {
         self.dirty = true;
-        self.bins.retain(|b| b.name.as_bytes() != name);
+        self.bins.remove(name);
     }
 
     fn change(&mut self, name: BinName, change: BinChange) {
@@ -430,10 +441,9 @@ impl Work {
     }
 
     fn eval(&self, op: Op<'_>, ctx: &Ctx<'_>) -> Result<(Option<Particle>, u64), u8> {
-        engine_ops::exp_eval(
-            op.data,
-            &view(ctx.set, ctx.digest, &self.bins, ctx.existing),
-        )
+        let bins = &self.bins;
+        let view = view(ctx.set, ctx.digest, bins.bins(), bins.index(), ctx.existing);
+        engine_ops::exp_eval(op.data, &view)
     }
 
     fn apply(&mut self, op: Op<'_>, ctx: &Ctx<'_>) -> Result<StepOut, u8> {

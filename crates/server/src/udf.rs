@@ -5,16 +5,20 @@ use engine::particle_type as pt;
 use engine::udf::RecordMut;
 use engine::{Particle, RecordView, ResultCode};
 
+use crate::bins::BinSet;
 use crate::clock::{cl_secs, now_ms};
 use crate::engine_ops::View;
 use crate::record::{rc, RecReq};
-use crate::store::{partition_of, void_time_for, Bin, BinName, Digest, Namespace, Record};
+use crate::store::{partition_of, void_time_for, BinName, Digest, Namespace, Record};
 use crate::wire::*;
 use crate::Shared;
 
+/// Most bins a UDF may leave on a record when it adds one (as on a real server).
+const UDF_BIN_LIMIT: usize = 512;
+
 /// The record a UDF sees and changes.
 struct UdfRec<'a> {
-    bins: Vec<Bin>,
+    bins: BinSet,
     key: Option<Particle>,
     set: String,
     digest: &'a Digest,
@@ -29,7 +33,8 @@ struct UdfRec<'a> {
 impl UdfRec<'_> {
     fn view(&self) -> View<'_> {
         View {
-            bins: &self.bins,
+            bins: self.bins.bins(),
+            index: self.bins.index(),
             key: self.key.as_ref(),
             set: &self.set,
             digest: self.digest,
@@ -43,13 +48,10 @@ impl UdfRec<'_> {
 
 impl RecordView for UdfRec<'_> {
     fn bin(&self, name: &str) -> Option<&Particle> {
-        self.bins
-            .iter()
-            .find(|b| b.name.as_str() == name)
-            .map(|b| &b.value)
+        self.bins.get(name.as_bytes())
     }
     fn bin_names(&self) -> Vec<&str> {
-        self.bins.iter().map(|b| b.name.as_str()).collect()
+        self.bins.live().map(|b| b.name.as_str()).collect()
     }
     fn exists(&self) -> bool {
         self.exists
@@ -80,14 +82,14 @@ impl RecordView for UdfRec<'_> {
 impl RecordMut for UdfRec<'_> {
     fn set_bin(&mut self, name: &str, value: Particle) -> Result<(), ResultCode> {
         let name = BinName::new(name.as_bytes()).ok_or(rc::BIN_NAME)?;
-        match self.bins.iter_mut().find(|b| b.name == name) {
-            Some(b) => b.value = value,
-            None => self.bins.push(Bin { name, value }),
+        if self.bins.len() >= UDF_BIN_LIMIT && self.bins.get(name.as_bytes()).is_none() {
+            return Err(rc::BIN_NAME);
         }
+        self.bins.set(name, value);
         Ok(())
     }
     fn remove_bin(&mut self, name: &str) -> Result<(), ResultCode> {
-        self.bins.retain(|b| b.name.as_str() != name);
+        self.bins.remove(name.as_bytes());
         Ok(())
     }
     fn create(&mut self) -> Result<(), ResultCode> {
@@ -139,7 +141,7 @@ pub fn execute(
     }
     let existing = part.get(digest);
     let mut rec = UdfRec {
-        bins: existing.map(|r| r.bins.clone()).unwrap_or_default(),
+        bins: BinSet::new(existing.map(|r| r.bins.clone()).unwrap_or_default()),
         key: existing.and_then(|r| r.key.clone()),
         set: match existing {
             Some(r) => ns.set_name(r.set_id),
@@ -183,7 +185,7 @@ pub fn execute(
                         None => ns.set_id(req.set).unwrap_or(0),
                     };
                     let record = Record {
-                        bins: std::mem::take(&mut rec.bins),
+                        bins: std::mem::take(&mut rec.bins).into_bins(),
                         key: rec.key.take().or_else(|| req.key.and_then(key_particle)),
                         set_id,
                         generation: gen,

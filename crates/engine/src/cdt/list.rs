@@ -1,9 +1,11 @@
 //! CDT list operations (op codes 0..=40).
 
+use std::collections::BTreeSet;
+
 use super::args::Args;
 use super::select::{self as s, Elems, Sel};
 use crate::result::{ELEMENT_EXISTS, OP_NOT_APPLICABLE, PARAMETER_ERROR};
-use crate::value::{List, Value};
+use crate::value::{List, Value, ValueSet};
 use crate::ResultCode;
 
 const ADD_UNIQUE: i64 = 1;
@@ -151,18 +153,40 @@ fn unique_filter(l: &List, vals: Vec<Value>, flags: i64) -> Result<Option<Vec<Va
     if flags & ADD_UNIQUE == 0 {
         return Ok(Some(vals));
     }
-    let mut keep: Vec<Value> = Vec::with_capacity(vals.len());
-    for v in vals {
-        if l.items.contains(&v) || keep.contains(&v) {
+    let present = ValueSet::new(&l.items);
+    // Values kept so far: ordered ones in a set, ones holding a wildcard tried one by one.
+    let mut seen: BTreeSet<&Value> = BTreeSet::new();
+    let mut seen_wild: Vec<&Value> = Vec::new();
+    let mut take = Vec::with_capacity(vals.len());
+    for v in &vals {
+        let wild = v.has_wildcard();
+        let dup = present.contains(v)
+            || seen_wild.contains(&v)
+            || if wild {
+                seen.iter().any(|s| *s == v) // a BTreeSet lookup needs an order
+            } else {
+                seen.contains(v)
+            };
+        if dup {
             if flags & PARTIAL != 0 && flags & NO_FAIL != 0 {
+                take.push(false);
                 continue;
             }
             fail(flags, ELEMENT_EXISTS)?;
             return Ok(None);
         }
-        keep.push(v);
+        take.push(true);
+        if wild {
+            seen_wild.push(v);
+        } else {
+            seen.insert(v);
+        }
     }
-    Ok(Some(keep))
+    let keep = vals
+        .into_iter()
+        .zip(take)
+        .filter_map(|(v, t)| t.then_some(v));
+    Ok(Some(keep.collect()))
 }
 
 fn size(l: &List) -> Option<Value> {

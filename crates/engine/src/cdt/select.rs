@@ -3,7 +3,7 @@
 //! Elements are addressed by *index position* (list order for lists, key order for maps).
 
 use crate::result::{OP_NOT_APPLICABLE, PARAMETER_ERROR};
-use crate::value::{Map, Value};
+use crate::value::{Map, Value, ValueSet};
 use crate::ResultCode;
 
 pub const RT_NONE: i64 = 0;
@@ -133,11 +133,8 @@ pub fn by_value(e: &Elems, v: &Value, keys: bool) -> Sel {
 
 pub fn by_value_list(e: &Elems, vs: &[Value], keys: bool) -> Sel {
     let src = if keys { e.keys_or_vals() } else { &e.vals };
-    Sel::many(
-        (0..e.len())
-            .filter(|&i| vs.iter().any(|v| src[i] == v))
-            .collect(),
-    )
+    let wanted = ValueSet::new(vs);
+    Sel::many((0..e.len()).filter(|&i| wanted.contains(src[i])).collect())
 }
 
 /// Values (or keys) in `[begin, end)`; `end` None = infinity.

@@ -1,7 +1,7 @@
 //! One record-UDF call in a fresh, sandboxed Lua state.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use mlua::{HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as L, VmState};
 
@@ -14,19 +14,23 @@ use crate::value::{List, Value};
 /// Instruction budget of one call (guards against endless loops).
 const MAX_INSTRUCTIONS: u64 = 200_000_000;
 const HOOK_EVERY: u32 = 10_000;
+/// Memory one call's Lua state may allocate; past it the call fails with a UDF error.
+pub const MEMORY_LIMIT: usize = 64 * 1024 * 1024;
 
 const PRELUDE: &str = include_str!("prelude.lua");
 
-/// The record as the UDF sees it: the server's working copy plus staged bin writes.
+/// The record as the UDF sees it: the server's working copy plus staged bin writes (one per
+/// bin name, in the order the names were first written).
 struct State<'r> {
     rec: &'r mut dyn RecordMut,
     staged: Vec<(String, Option<Value>)>,
+    staged_at: HashMap<String, usize>,
 }
 
 impl State<'_> {
     fn get(&self, name: &str) -> mlua::Result<Value> {
-        if let Some((_, v)) = self.staged.iter().rev().find(|(n, _)| n == name) {
-            return Ok(v.clone().unwrap_or(Value::Nil));
+        if let Some(&i) = self.staged_at.get(name) {
+            return Ok(self.staged[i].1.clone().unwrap_or(Value::Nil));
         }
         match self.rec.bin(name) {
             Some(p) => {
@@ -35,7 +39,23 @@ impl State<'_> {
             None => Ok(Value::Nil),
         }
     }
+    fn stage(&mut self, name: String, value: Option<Value>) {
+        match self.staged_at.get(&name) {
+            Some(&i) => self.staged[i].1 = value,
+            None => {
+                self.staged_at.insert(name.clone(), self.staged.len());
+                self.staged.push((name, value));
+            }
+        }
+    }
+
+    fn unstage_all(&mut self) {
+        self.staged.clear();
+        self.staged_at.clear();
+    }
+
     fn flush(&mut self) -> Result<(), u8> {
+        self.staged_at.clear();
         for (name, v) in std::mem::take(&mut self.staged) {
             match v.as_ref().and_then(to_particle) {
                 Some(p) => self.rec.set_bin(&name, p)?,
@@ -93,6 +113,8 @@ pub fn run(
         .get(&file)
         .ok_or_else(|| fail(format!("UDF module not found: {module}")))?;
     let lua = new_lua().map_err(|e| fail(message(&e)))?;
+    lua.set_memory_limit(MEMORY_LIMIT)
+        .map_err(|e| fail(message(&e)))?;
     let budget = std::sync::atomic::AtomicU64::new(0);
     lua.set_hook(
         HookTriggers::new().every_nth_instruction(HOOK_EVERY),
@@ -121,6 +143,7 @@ pub fn run(
     let state = RefCell::new(State {
         rec,
         staged: Vec::new(),
+        staged_at: HashMap::new(),
     });
     let result = lua.scope(|scope| {
         let rec_tbl = lua.create_table()?;
@@ -135,10 +158,7 @@ pub fn run(
             "__newindex",
             scope.create_function(|_, (_t, k, v): (Table, String, L)| {
                 let v = from_lua(&v, 0)?;
-                state
-                    .borrow_mut()
-                    .staged
-                    .push((k, (!v.is_nil()).then_some(v)));
+                state.borrow_mut().stage(k, (!v.is_nil()).then_some(v));
                 Ok(())
             })?,
         )?;
@@ -225,7 +245,7 @@ fn install_aerospike<'s>(
         "remove",
         scope.create_function(move |_, _: MultiValue| {
             let mut s = st.borrow_mut();
-            s.staged.clear();
+            s.unstage_all();
             Ok(code_of(s.rec.remove()))
         })?,
     )?;
