@@ -234,6 +234,8 @@ class Policy:
         total_timeout_ms, socket_timeout_ms, max_retries: transaction limits (0 = none).
         retry_writes: whether a write may be retried after a timeout (off: writes are not
             idempotent).
+        records_per_second: query pacing per node (0 = unlimited).
+        short_query: a query expected to return few records.
     """
 
     def __new__(
@@ -250,6 +252,8 @@ class Policy:
         max_retries: int | None = None,
         retry_writes: bool = False,
         respond_all_ops: bool = True,
+        records_per_second: int = 0,
+        short_query: bool = False,
     ) -> Policy: ...
 
 # ---------------------------------------------------------------- client
@@ -347,6 +351,25 @@ class Client:
         :meth:`QueryStream.resume_token`."""
     def info(self, done: Done, command: str, node: str | None) -> Pending: ...
     def info_blocking(self, command: str, node: str | None) -> dict[str, str]: ...
+    def query_background(
+        self,
+        done: Done,
+        namespace: str,
+        set_name: str,
+        index_filter: tuple[Any, ...] | None,
+        policy: Policy | None,
+        ops: Sequence[tuple[Any, ...]] | None,
+        udf: tuple[str, str, Sequence[Any]] | None,
+    ) -> Pending: ...
+    def query_background_blocking(
+        self,
+        namespace: str,
+        set_name: str,
+        index_filter: tuple[Any, ...] | None,
+        policy: Policy | None,
+        ops: Sequence[tuple[Any, ...]] | None,
+        udf: tuple[str, str, Sequence[Any]] | None,
+    ) -> BackgroundTask: ...
     def info_all(self, done: Done, command: str) -> Pending: ...
     def info_all_blocking(self, command: str) -> dict[str, dict[str, str]]: ...
     def truncate(self, done: Done, namespace: str, set_name: str, before_ns: int) -> Pending: ...
@@ -453,6 +476,19 @@ class EmbeddedServer:
         """Answer the next ``count`` record requests with ``result_code``."""
     def fault_pause_accept(self, paused: bool) -> None: ...
     def clear_faults(self) -> None: ...
+
+@final
+class BackgroundTask:
+    """A background query running on the cluster."""
+
+    @property
+    def task_id(self) -> int: ...
+    def status(self, done: Done) -> Pending: ...
+    def status_blocking(self) -> Literal["in_progress", "complete"]: ...
+    def progress(self, done: Done) -> Pending: ...
+    def progress_blocking(self) -> dict[str, Any]: ...
+    def wait(self, done: Done, timeout: float | None = None) -> Pending: ...
+    def wait_blocking(self, timeout: float | None = None) -> Literal["in_progress", "complete"]: ...
 
 @final
 class EmbeddedCluster:

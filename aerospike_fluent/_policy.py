@@ -85,14 +85,18 @@ def build(
     send_key: bool = False,
     durable_delete: bool = False,
     operate: bool = False,
+    pace: tuple[int, bool] | None = None,
 ) -> _native.Policy | None:
     """Return the native policy for these options, or ``None`` for all defaults.
+
+    ``pace``: a query's ``(records_per_second, short_query)``.
 
     ``operate``: the policy of an operate chain, where only reads (and collection operations)
     answer, so a bin read after writes to it comes back as one value.
     """
-    if is_default(ttl, generation, exists, send_key, durable_delete, filter, lim):
+    if pace is None and is_default(ttl, generation, exists, send_key, durable_delete, filter, lim):
         return operate_default() if operate else None
+    records_per_second, short_query = pace or (0, False)
     total, socket, retries, retry_writes = lim if lim is not None else (None, None, None, False)
     return _native.Policy(
         ttl=ttl,
@@ -106,6 +110,8 @@ def build(
         max_retries=retries,
         retry_writes=retry_writes,
         respond_all_ops=not operate,
+        records_per_second=records_per_second,
+        short_query=short_query,
     )
 
 

@@ -15,9 +15,10 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, overload
 
 from aerospike_fluent import _policy, _validate
-from aerospike_fluent._chain import Frozen, and_filter
+from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen, and_filter
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent._indexes import CtxStep, IndexCollection, IndexFilter
+from aerospike_fluent.background import BackgroundTask, BackgroundWrite, start
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
 from aerospike_fluent.results import Page
@@ -43,6 +44,7 @@ class Query(Frozen, Generic[M]):
         "_limit",
         "_limits",
         "_ns",
+        "_pace",
         "_partitions",
         "_set",
     )
@@ -57,6 +59,7 @@ class Query(Frozen, Generic[M]):
         "_partitions",
         "_chunk",
         "_limits",
+        "_pace",
     )
     _ex: Executor[M]
     _ns: str
@@ -68,9 +71,10 @@ class Query(Frozen, Generic[M]):
     _partitions: tuple[int, int] | bytes | None
     _chunk: int
     _limits: _policy.Limits | None
+    _pace: tuple[int, bool] | None
 
     def __init__(self, ex: Executor[M], namespace: str, set_name: str) -> None:
-        self._init(ex, namespace, set_name, None, None, None, 0, None, DEFAULT_CHUNK, None)
+        self._init(ex, namespace, set_name, None, None, None, 0, None, DEFAULT_CHUNK, None, None)
 
     def __repr__(self) -> str:
         return f"Query({self._ns!r}, {self._set!r})"
@@ -101,8 +105,21 @@ class Query(Frozen, Generic[M]):
     def select(self, *bins: str) -> Query[M]:
         """Return only these bins."""
         if not bins:
-            raise InvalidArgumentError("select() needs at least one bin")
+            raise InvalidArgumentError("select() needs at least one bin (no_bins() for none)")
         return self._evolve(_bins=_validate.bin_names(bins))
+
+    def no_bins(self) -> Query[M]:
+        """Return records without bin data: keys, generation and TTL only."""
+        return self._evolve(_bins=())
+
+    def records_per_second(self, n: int) -> Query[M]:
+        """Pace the query: each node returns at most ``n`` records per second (0: no limit)."""
+        n = _validate.integer("records per second", n, 0, 2**32 - 1)
+        return self._evolve(_pace=(n, self._pace[1] if self._pace else False))
+
+    def short(self) -> Query[M]:
+        """Hint that the query returns few records (the server answers it on one thread)."""
+        return self._evolve(_pace=(self._pace[0] if self._pace else 0, True))
 
     def limit(self, n: int) -> Query[M]:
         """Stop after ``n`` records."""
@@ -146,8 +163,8 @@ class Query(Frozen, Generic[M]):
 
     # ------------------------------------------------------------------ terminals
     def _open(self, limit: int, chunk: int, *, no_bins: bool = False) -> QueryStream:
-        policy = _policy.build(filter=self._filter, lim=self._limits)
-        if no_bins:
+        policy = _policy.build(filter=self._filter, lim=self._limits, pace=self._pace)
+        if no_bins or self._bins == ():
             bins: list[str] | None = []
         else:
             bins = None if self._bins is None else list(self._bins)
@@ -161,6 +178,29 @@ class Query(Frozen, Generic[M]):
             self._partitions,
             chunk,
         )
+
+    def background(self) -> BackgroundWrite[M]:
+        """Operations to apply to every selected record, on the servers (end with ``execute()``)."""
+        chain: BackgroundWrite[M] = _NEW(BackgroundWrite)
+        _SET_BASE(chain, (self._ex, self._filter, self._limits, self))
+        _SET_OPS(chain, ())
+        return chain
+
+    @overload
+    def background_udf(
+        self: Query[Async], module: str, function: str, *args: Any
+    ) -> Coroutine[Any, Any, BackgroundTask[Async]]: ...
+    @overload
+    def background_udf(
+        self: Query[Sync], module: str, function: str, *args: Any
+    ) -> BackgroundTask[Sync]: ...
+    def background_udf(self, module: str, function: str, *args: Any) -> Any:
+        """Run record UDF ``module.function(*args)`` on every selected record, on the servers."""
+        for what, name in (("module", module), ("function", function)):
+            if not isinstance(name, str) or not name:
+                raise InvalidArgumentError(f"udf {what} must be a non-empty str")
+        _validate.value("udf args", list(args))
+        return start(self, self._filter, self._limits, udf=(module, function, list(args)))
 
     @overload
     def stream(self: Query[Async]) -> AsyncRecordStream: ...

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar, Generic, overload
 
 from aerospike_fluent import _native, _policy, _validate
@@ -73,13 +73,22 @@ class _Scope(Frozen, Generic[M]):
     @overload
     def truncate(self: _Scope[Sync], *, before: datetime | None = None) -> None: ...
     def truncate(self, *, before: datetime | None = None) -> Any:
-        """Delete every record (last updated before ``before`` when given) on every node."""
+        """Delete every record (last updated before ``before`` when given) on every node.
+
+        ``before`` must not be in the future (the server refuses it); a naive datetime is local
+        time. Servers keep last-update times in milliseconds: records updated in the
+        millisecond of ``before`` or later stay.
+        """
         before_ns = 0
         if before is not None:
             if not isinstance(before, datetime):
                 raise InvalidTypeError("before must be a datetime")
-            before_ns = int(before.timestamp() * 1_000_000_000)
+            since_epoch = before.astimezone(UTC) - _EPOCH
+            before_ns = since_epoch // timedelta(microseconds=1) * 1000
         return self._ex.call(Call("truncate", (self._ns, self._set, before_ns), finish=discard))
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class Namespace(_Scope[M]):

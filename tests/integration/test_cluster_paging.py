@@ -1,5 +1,6 @@
-"""Paging, resume tokens and streams on a 3-node embedded cluster (replication factor 2): every
-record exactly once, across nodes and across the loss of a node mid-scan.
+"""Paging, resume tokens, streams, indexes and background queries on a 3-node embedded cluster
+(replication factor 2): every record exactly once, across nodes and across the loss of a node
+mid-scan.
 
 The single-node tests are collected here again with ``seeds`` pointing at the cluster.
 """
@@ -16,10 +17,19 @@ from aerospike_fluent import sync as af_sync
 from aerospike_fluent.server import EmbeddedCluster
 
 from ._flavor import Flavor
+from .test_background import (
+    test_a_background_udf_runs_on_each_record,
+    test_background_operations_reach_every_selected_record,
+)
 from .test_fluent_query import (
     test_pages_resume,
     test_stream_close_early,
     test_stream_collect_count_first,
+)
+from .test_indexes import (
+    test_a_context_index_queries_the_value_at_a_path,
+    test_an_expression_index,
+    test_geo_within_and_contains,
 )
 from .test_resume import (
     N,
@@ -31,8 +41,13 @@ from .test_resume import (
 
 __all__ = [
     "loaded",
+    "test_a_background_udf_runs_on_each_record",
+    "test_a_context_index_queries_the_value_at_a_path",
     "test_a_finished_stream_gives_a_token_that_resumes_to_nothing",
     "test_a_stream_broken_off_resumes_after_what_it_returned",
+    "test_an_expression_index",
+    "test_background_operations_reach_every_selected_record",
+    "test_geo_within_and_contains",
     "test_pages_of_any_size_yield_every_record_once",
     "test_pages_resume",
     "test_stream_close_early",

@@ -24,7 +24,7 @@ use crate::query::{self, QueryStream};
 use crate::runtime;
 use crate::spin::Spin;
 use crate::values::to_key;
-use crate::{calls, indexes};
+use crate::{background, calls, indexes};
 
 /// Shared state of a connected client.
 pub struct Inner {
@@ -509,6 +509,23 @@ operations! {
     ) {
         let _ = this;
         (false, calls::info_all(inner.clone(), command))
+    }
+
+    /// Apply operations, or a record UDF, to every record a query selects, in the background;
+    /// returns a `BackgroundTask` once every node accepted the job.
+    cluster fn query_background / query_background_blocking(
+        this, inner,
+        namespace: String,
+        set_name: String,
+        index_filter: Option<&Bound<'_, PyAny>>,
+        policy: Option<&Bound<'_, Policy>>,
+        ops: Option<&Bound<'_, PyAny>>,
+        udf: Option<&Bound<'_, PyAny>>,
+    ) {
+        let (statement, work) =
+            background::parse(namespace, set_name, index_filter, ops, udf)?;
+        let (i, h, p) = (inner.clone(), inner.handle.clone(), this.natives(policy));
+        (true, background::start(i, h, p, statement, work))
     }
 
     /// Remove a set's records (last-update time before `before_ns`, when not 0).

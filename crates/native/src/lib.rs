@@ -5,6 +5,7 @@
 //! twin (`blocking.rs`); `pools.rs` says which runtime and pool each call uses.
 
 mod args;
+mod background;
 mod batch;
 mod blocking;
 mod call_args;
@@ -55,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<config::ClientConfig>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<query::QueryStream>()?;
+    m.add_class::<background::BackgroundTask>()?;
     m.add_class::<embedded::EmbeddedServer>()?;
     m.add_class::<embedded_cluster::EmbeddedCluster>()?;
     m.add_function(wrap_pyfunction!(client::connect, m)?)?;

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use aerospike::expressions::Expression;
 use aerospike::policy::BasePolicy;
+use aerospike::policy::QueryDuration;
 use aerospike::{
     BatchDeletePolicy, BatchPolicy, BatchReadPolicy, BatchUdfPolicy, BatchWritePolicy, Expiration,
     GenerationPolicy, QueryPolicy, ReadPolicy, RecordExistsAction, WritePolicy,
@@ -58,6 +59,10 @@ struct Limits {
     socket: Option<u32>,
     retries: Option<usize>,
     retry_writes: bool,
+    /// Query pacing per node (0 = unlimited), foreground and background.
+    records_per_second: u32,
+    /// A query expected to return few records (the server answers it on one thread).
+    short_query: bool,
 }
 
 impl Limits {
@@ -81,6 +86,7 @@ impl Natives {
     ) -> Self {
         let mut write = write;
         limits.apply(&mut write.base_policy, d, true);
+        write.records_per_second = limits.records_per_second;
         write.base_policy.filter_expression = filter.cloned();
         let mut read = ReadPolicy::default();
         limits.apply(&mut read.base_policy, d, false);
@@ -98,6 +104,10 @@ impl Natives {
         query.base_policy.total_timeout = limits.total.unwrap_or(0);
         query.base_policy.socket_timeout = limits.socket.unwrap_or(QUERY_SOCKET_TIMEOUT_MS);
         query.base_policy.filter_expression = filter.cloned();
+        query.records_per_second = limits.records_per_second;
+        if limits.short_query {
+            query.expected_duration = QueryDuration::Short;
+        }
         let batch_read_row = BatchReadPolicy {
             filter_expression: filter.cloned(),
             ..BatchReadPolicy::default()
@@ -230,7 +240,8 @@ impl Policy {
     #[new]
     #[pyo3(signature = (*, ttl = None, generation = None, exists = 0, send_key = false,
         durable_delete = false, filter = None, total_timeout_ms = None, socket_timeout_ms = None,
-        max_retries = None, retry_writes = false, respond_all_ops = true))]
+        max_retries = None, retry_writes = false, respond_all_ops = true,
+        records_per_second = 0, short_query = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         ttl: Option<i64>,
@@ -244,6 +255,8 @@ impl Policy {
         max_retries: Option<i64>,
         retry_writes: bool,
         respond_all_ops: bool,
+        records_per_second: u32,
+        short_query: bool,
     ) -> PyResult<Self> {
         let retries = max_retries
             .map(|r| usize::try_from(r).map_err(|_| invalid_argument("max_retries must be >= 0")))
@@ -253,6 +266,8 @@ impl Policy {
             socket: millis("socket_timeout_ms", socket_timeout_ms)?,
             retries,
             retry_writes,
+            records_per_second,
+            short_query,
         };
         let filter = filter.map(to_expression).transpose()?;
         let write = WritePolicy {

@@ -268,12 +268,19 @@ fn truncate(shared: &Shared, args: &str) -> String {
     else {
         return "ERROR:20:namespace not found".into();
     };
+    // As a real server: records last updated strictly before the cut-off (milliseconds) go;
+    // a cut-off of 0 or in the future is refused.
+    let now = crate::clock::now_ms();
     let before_ms = match param(&ps, &["lut"]) {
         Some(v) => match v.parse::<u64>() {
+            Ok(nanos) if nanos / 1_000_000 == 0 => return "ERROR:4:would truncate to 0".into(),
+            Ok(nanos) if nanos / 1_000_000 > now => {
+                return "ERROR:4:would truncate in the future".into()
+            }
             Ok(nanos) => nanos / 1_000_000,
             Err(_) => return "ERROR:4:bad lut".into(),
         },
-        None => u64::MAX,
+        None => now + 1,
     };
     let set = param(&ps, &["set"]);
     let ns_name = ns.name.clone();
@@ -288,7 +295,7 @@ fn truncate(shared: &Shared, args: &str) -> String {
             },
             None => None,
         };
-        ns.remove_where(|r| set.is_none_or(|id| r.set_id == id) && r.last_update_ms <= before_ms);
+        ns.remove_where(|r| set.is_none_or(|id| r.set_id == id) && r.last_update_ms < before_ms);
     });
     "ok".into()
 }
@@ -467,11 +474,12 @@ fn udf_remove(shared: &Shared, args: &str) -> String {
 fn job_show(shared: &Shared, args: &str) -> String {
     let ps = params(args);
     let id = param(&ps, &["id", "trid"]).and_then(|v| v.parse::<u64>().ok());
-    match id {
-        Some(id) if shared.job_known(id) => {
-            format!("trid={id}:job-status=done:status=done(ok):recs-succeeded=0:recs-failed=0")
-        }
-        _ => "ERROR:2:job not found".into(),
+    match id.and_then(|id| Some((id, shared.job(id)?))) {
+        Some((id, (ok, failed))) => format!(
+            "trid={id}:job-status=done:status=done(ok):recs-succeeded={ok}:recs-failed={failed}:\
+progress-pct=100"
+        ),
+        None => "ERROR:2:job not found".into(),
     }
 }
 

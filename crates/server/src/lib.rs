@@ -133,7 +133,8 @@ pub(crate) struct Shared {
     pub buffered: AtomicUsize,
     host: String,
     port: AtomicU16,
-    jobs: Mutex<VecDeque<u64>>,
+    /// Finished background jobs: id, records succeeded and failed.
+    jobs: Mutex<VecDeque<(u64, (u64, u64))>>,
 }
 
 impl Shared {
@@ -224,19 +225,19 @@ impl Shared {
         self.member.get()
     }
 
-    /// Remembers a finished background job id.
-    pub fn job_done(&self, id: u64) {
+    /// Remembers a finished background job: its id and (succeeded, failed) record counts.
+    pub fn job_done(&self, id: u64, counts: (u64, u64)) {
         let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         if jobs.len() >= JOBS_KEPT {
             jobs.pop_front();
         }
-        jobs.push_back(id);
+        jobs.push_back((id, counts));
     }
 
-    /// Whether `id` is a finished background job.
-    pub fn job_known(&self, id: u64) -> bool {
+    /// The (succeeded, failed) counts of finished background job `id`.
+    pub fn job(&self, id: u64) -> Option<(u64, u64)> {
         let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        jobs.contains(&id)
+        jobs.iter().rev().find(|(j, _)| *j == id).map(|(_, c)| *c)
     }
 }
 

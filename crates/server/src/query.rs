@@ -16,6 +16,35 @@ use crate::{cluster, udf, Shared};
 const CHUNK: usize = 128 * 1024;
 const INDEX_NOT_FOUND: u8 = 201;
 
+/// Records-per-second pacing (field 10): once `sent` records are out, the time to wait.
+struct Pace {
+    per_second: u32,
+    started: std::time::Instant,
+}
+
+impl Pace {
+    fn new(msg: &Msg<'_>) -> Pace {
+        let per_second = msg
+            .fields
+            .get(field::RECORDS_PER_SECOND)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u32::from_be_bytes);
+        Pace {
+            per_second,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    fn wait(&self, sent: u64) -> Option<std::time::Duration> {
+        if self.per_second == 0 {
+            return None;
+        }
+        let due = std::time::Duration::from_secs_f64(sent as f64 / f64::from(self.per_second));
+        due.checked_sub(self.started.elapsed())
+            .filter(|w| !w.is_zero())
+    }
+}
+
 /// What a scan/query selects.
 struct Plan<'a> {
     ns: &'a Namespace,
@@ -43,19 +72,20 @@ pub async fn handle(
     match plan(msg, shared) {
         Err(code) => header_only(out, INFO3_LAST, code, 0),
         Ok(p) if msg.header.info2 & INFO2_WRITE != 0 => {
-            background(msg, shared, &p);
+            let counts = background(msg, shared, &p);
             if let Some(id) = msg
                 .fields
                 .get(field::QUERY_ID)
                 .and_then(|b| b.try_into().ok())
             {
-                shared.job_done(u64::from_be_bytes(id));
+                shared.job_done(u64::from_be_bytes(id), counts);
             }
             header_only(out, INFO3_LAST, rc::OK, 0);
         }
         Ok(p) => {
             let mut frame = at;
             let mut sent = 0u64;
+            let pace = Pace::new(msg);
             for &(pid, resume) in &p.partitions {
                 let scanned = cluster::gated(shared, || {
                     let here = if p.explicit {
@@ -83,12 +113,16 @@ pub async fn handle(
                         true
                     }
                 };
-                if out.len() > CHUNK {
+                let wait = pace.wait(sent);
+                if out.len() > CHUNK || wait.is_some() {
                     end_frame(out, frame, PROTO_MSG);
                     if !sink.send(out).await {
                         return false;
                     }
                     frame = begin_frame(out);
+                    if let Some(w) = wait {
+                        tokio::time::sleep(w).await;
+                    }
                 }
                 if !done {
                     break;
@@ -279,8 +313,9 @@ fn write_record(ns: &Namespace, msg: &Msg<'_>, digest: &Digest, rec: &Record, ou
     reply.finish(out, 0, rc::OK, u32::from(rec.generation), rec.void_time, 0);
 }
 
-/// Background scan/query: applies the message's write ops (or UDF) to every selected record.
-fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) {
+/// Background scan/query: applies the message's write ops (or UDF) to every selected record;
+/// returns how many records it succeeded and failed on.
+fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) -> (u64, u64) {
     let now_cl = cl_secs(now_ms());
     let mut digests = Vec::new();
     for &(pid, _) in &p.partitions {
@@ -310,14 +345,21 @@ fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) {
     let is_udf = msg.fields.get(field::UDF_PACKAGE).is_some();
     let mut scratch = Vec::new();
     let ns = p.ns.name.as_bytes();
+    let (mut succeeded, mut failed) = (0, 0);
     for d in &digests {
         scratch.clear();
-        cluster::keyed(shared, ns, d, true, |node, ns| {
+        let code = cluster::keyed(shared, ns, d, true, |node, ns| {
             if is_udf {
-                udf::execute(node, ns, d, &req, &msg.fields, &mut scratch, 0);
+                udf::execute(node, ns, d, &req, &msg.fields, &mut scratch, 0)
             } else {
-                record::execute(ns, d, &req, &mut scratch, 0);
+                record::execute(ns, d, &req, &mut scratch, 0)
             }
         });
+        if code == Some(rc::OK) {
+            succeeded += 1;
+        } else {
+            failed += 1;
+        }
     }
+    (succeeded, failed)
 }

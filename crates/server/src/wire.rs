@@ -29,6 +29,7 @@ pub const INFO3_REPLACE_ONLY: u8 = 1 << 5;
 
 /// Field types.
 pub mod field {
+    pub const RECORDS_PER_SECOND: u8 = 10;
     pub const NAMESPACE: u8 = 0;
     pub const SET: u8 = 1;
     pub const KEY: u8 = 2;
