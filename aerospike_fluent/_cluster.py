@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from aerospike_fluent import _native
+from aerospike_fluent._fork import started
 from aerospike_fluent._lifecycle import StopsOnExit
 
 NodeStatus = Literal["up", "paused", "isolated", "down", "removed"]
@@ -136,16 +137,18 @@ class EmbeddedCluster(StopsOnExit):
         users: Mapping[str, str] | None = None,
         edition: Literal["community", "enterprise"] = "community",
     ) -> None:
-        self._cluster = _native.EmbeddedCluster(
-            nodes,
-            replication_factor,
-            host,
-            port,
-            tuple(namespaces),
-            tls_cert_file=tls_cert_file,
-            tls_key_file=tls_key_file,
-            users=None if users is None else dict(users),
-            edition=edition,
+        self._cluster = started(
+            _native.EmbeddedCluster(
+                nodes,
+                replication_factor,
+                host,
+                port,
+                tuple(namespaces),
+                tls_cert_file=tls_cert_file,
+                tls_key_file=tls_key_file,
+                users=None if users is None else dict(users),
+                edition=edition,
+            )
         )
 
     def __repr__(self) -> str:

@@ -10,16 +10,24 @@ from __future__ import annotations
 import os
 import socket
 import weakref
+from typing import TypeVar
 
 from aerospike_fluent import _native
 
-_STARTED: weakref.WeakSet[_native.EmbeddedServer] = weakref.WeakSet()
+InProcess = TypeVar("InProcess", _native.EmbeddedServer, _native.EmbeddedCluster)
+_STARTED: weakref.WeakSet[_native.EmbeddedServer | _native.EmbeddedCluster] = weakref.WeakSet()
 
 
-def started(server: _native.EmbeddedServer) -> _native.EmbeddedServer:
-    """Remember an in-process server, so that a forked child closes its sockets."""
+def started(server: InProcess) -> InProcess:
+    """Remember an in-process server or cluster, so that a forked child closes its sockets."""
     _STARTED.add(server)
     return server
+
+
+def _ports(server: _native.EmbeddedServer | _native.EmbeddedCluster) -> list[int]:
+    if isinstance(server, _native.EmbeddedServer):
+        return [server.port]
+    return server.ports
 
 
 def _server_sockets(ports: set[int]) -> list[int]:
@@ -61,7 +69,7 @@ def _close_inherited_servers() -> None:
     servers = list(_STARTED)
     if not servers:
         return
-    for fd in _server_sockets({srv.port for srv in servers}):
+    for fd in _server_sockets({port for srv in servers for port in _ports(srv)}):
         os.close(fd)
     for srv in servers:
         srv._forget_after_fork()

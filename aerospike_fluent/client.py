@@ -260,7 +260,7 @@ def _start(seeds: Seeds) -> tuple[str, Embedded | None]:
         if nodes == 1:
             server = started(_native.EmbeddedServer())
             return f"{server.host}:{server.port}", server
-        cluster = _native.EmbeddedCluster(nodes, rf)
+        cluster = started(_native.EmbeddedCluster(nodes, rf))
         return ",".join(f"{cluster.host}:{cluster.port(i)}" for i in range(nodes)), cluster
     return seeds_string(seeds), None
 

@@ -13,7 +13,7 @@ import pytest
 import aerospike_fluent as af
 from aerospike_fluent import errors
 from aerospike_fluent import sync as af_sync
-from aerospike_fluent.server import EmbeddedServer
+from aerospike_fluent.server import EmbeddedCluster, EmbeddedServer
 
 pytestmark = [
     pytest.mark.timeout(60),
@@ -160,6 +160,39 @@ def test_a_forked_child_does_not_keep_the_servers_port(server: EmbeddedServer) -
             assert got is not None and got["n"] == 1
             server.stop()
             assert _refused(server.host, server.port)
+        finally:
+            os.close(release_w)
+            assert _wait(pid) == OK
+
+
+def test_a_forked_child_does_not_keep_a_clusters_ports() -> None:
+    """The same for every node of an in-process cluster: the child closes their sockets, so
+    a killed node restarts on its port and a stopped cluster's ports refuse connections."""
+    with EmbeddedCluster(nodes=3, replication_factor=2) as cluster:
+        release_r, release_w = os.pipe()
+        report_r, report_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            code = CRASHED
+            try:
+                os.close(release_w)
+                cluster.stop()  # a no-op here: must not wait for the parent's threads
+                os.write(report_w, b"1")
+                os.read(release_r, 1)  # stay alive while the parent restarts and stops
+                code = OK
+            finally:
+                os._exit(code)
+        os.close(release_r)
+        try:
+            assert os.read(report_r, 1) == b"1"
+            node = cluster.nodes[1]
+            node.kill(keep_data=True)
+            node.restart()
+            assert node.status == "up"
+            with af_sync.connect(cluster.seeds) as db:
+                db.namespace("test").set("f").key("k").put({"n": 1})
+            cluster.stop()
+            assert all(_refused(n.host, n.port) for n in cluster.nodes)
         finally:
             os.close(release_w)
             assert _wait(pid) == OK

@@ -11,7 +11,7 @@ use crate::embedded::server_config;
 use crate::errors::ClientError;
 
 /// An in-memory cluster of Aerospike-compatible nodes on their own threads.
-#[pyclass(frozen, module = "aerospike_fluent._native")]
+#[pyclass(frozen, weakref, module = "aerospike_fluent._native")]
 pub struct EmbeddedCluster {
     cluster: Cluster,
     host: String,
@@ -180,6 +180,21 @@ impl EmbeddedCluster {
         self.node(slot)?;
         py.detach(|| self.cluster.remove_node(slot))
             .map_err(io_error("remove the node"))
+    }
+
+    /// Ports of every node ever started.
+    #[getter]
+    fn ports(&self) -> Vec<u16> {
+        (0..self.cluster.len())
+            .filter_map(|s| self.cluster.addr(s))
+            .map(|a| a.port())
+            .collect()
+    }
+
+    /// In a forked child (after closing the inherited sockets): the nodes run only in the
+    /// parent; this copy never joins the parent's threads.
+    fn _forget_after_fork(&self) {
+        self.cluster.forget_after_fork();
     }
 
     /// Stop every node; idempotent.

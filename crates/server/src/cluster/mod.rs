@@ -316,6 +316,14 @@ impl Cluster {
         Ok(())
     }
 
+    /// In a child process after `fork()`: every node's threads exist only in the parent (see
+    /// [`Server::forget_after_fork`]).
+    pub fn forget_after_fork(&self) {
+        for node in self.core.all() {
+            node.server.forget_after_fork();
+        }
+    }
+
     /// Stops every node.
     pub fn stop(&self) {
         for node in self.core.all() {
