@@ -46,6 +46,7 @@ CASES = [
         expect=("Arrow table",),
     ),
     Example("trio_app.py", needs=("trio",), expect=("events written and counted",)),
+    Example("cluster_failover.py", expect=("lost acknowledged writes: 0", "on 3 nodes")),
     Example("fastapi_service.py", needs=("fastapi", "httpx"), expect=("paged through",)),
     Example(
         "tls_auth.py",
