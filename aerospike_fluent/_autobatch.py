@@ -1,32 +1,46 @@
-"""Opt-in auto-batching (``connect(..., auto_batch=True)``): concurrent reads as batch requests.
+"""Opt-in auto-batching (``connect(..., auto_batch=True)``): concurrent calls as batch requests.
 
-The first plain ``get`` of an asyncio loop iteration goes out on its own, as without
-auto-batching, and schedules a flush for the end of the iteration; the plain gets started after
-it in the same iteration, or while an earlier batch of them is unanswered, wait for that flush,
-which sends them as batch reads of at most ``max_keys`` keys. Each caller still gets its own
-record, ``None`` or error, and cancelling one caller leaves the others alone. A lone or
-sequential get is never delayed. Gets with bins, options or filters, and every get under trio,
-go out on their own.
+The first single-record call of a loop iteration goes out on its own, as without
+auto-batching, and schedules a flush for the end of the iteration; the calls started after it
+in the same iteration, or while an earlier batch of them is unanswered, wait for that flush,
+which sends them as batch requests of at most ``max_keys`` rows: gets and ``exists`` as batch
+reads, puts, deletes, touches and operate chains as batch writes (reads and writes never share
+a request). Each caller still gets its own result or its own error, and cancelling one caller
+leaves the others alone. A lone or sequential call is never delayed. Calls with options
+(a policy, bins to read, a filter, limits) go out on their own.
+
+Under asyncio, an iteration is one pass of the loop; under trio, one batch of runnable tasks
+(the flush runs on the run's system task, ``_trio``). docs/performance.md lists what differs
+for a batched call.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import weakref
 from collections.abc import Callable, Coroutine, Generator
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aerospike_fluent import _aio, _bridge
-from aerospike_fluent._native import BatchRow
+from aerospike_fluent import _autobatch_rows as rows
+from aerospike_fluent._autobatch_rows import FOUND, NOTHING, RECORD, Waiter
+from aerospike_fluent._policy import operate_default
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
-from aerospike_fluent.results import NO_RESPONSE, NOT_FOUND
 
-# Most keys per batch request when ``auto_batch=True``: small requests keep several in flight
+if TYPE_CHECKING:
+    from aerospike_fluent._native import Pending
+
+# Most rows per batch request when ``auto_batch=True``: small requests keep several in flight
 # (benchmarks/NOTES.md).
 DEFAULT_MAX_KEYS = 16
 MAX_KEYS_LIMIT = 5000
+
+VERBS = ("get", "exists", "put", "delete", "touch", "operate")
+"""The executor verbs auto-batching takes over."""
+
+Verb = Callable[..., Coroutine[Any, Any, Any]]
+Start = Callable[[Any, Callable[..., "Pending"], tuple[Any, ...]], object]
 
 
 def max_keys(option: object) -> int | None:
@@ -47,105 +61,193 @@ def max_keys(option: object) -> int | None:
 
 
 class _Tick:
-    """Reads waiting for the end of one loop's current iteration."""
+    """Calls waiting for the end of one loop's (or trio run's) current iteration."""
 
-    __slots__ = ("armed", "futs", "in_flight", "keys", "loop")
+    __slots__ = ("armed", "in_flight", "loop", "reads", "start", "writes")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = weakref.ref(loop)
+    def __init__(self, loop: weakref.ref[Any] | None, start: Start) -> None:
+        self.loop = loop  # asyncio: the loop, weakly; trio: None
+        self.start = start  # start(fut, method, args) on this loop
         self.armed = False
-        self.in_flight = 0  # batch requests sent and not answered yet (lone gets: not counted)
-        self.keys: list[Any] = []
-        self.futs: list[asyncio.Future[Any]] = []
+        self.in_flight = 0  # batch requests sent and not answered yet (lone calls: not counted)
+        self.reads: list[Waiter] = []
+        self.writes: list[Waiter] = []
+
+    def answered(self) -> None:
+        self.in_flight -= 1
 
 
-class Reads:
-    """The ``get`` verb of an async executor with auto-batching on."""
+class Batcher:
+    """The single-record verbs of an async executor with auto-batching on."""
 
-    __slots__ = ("_direct", "_last", "_max", "_native", "_ticks")
+    __slots__ = ("_direct", "_last", "_max", "_native", "_ticks", "_trio_ticks")
 
-    def __init__(self, native: Any, max_keys: int) -> None:
+    def __init__(self, native: Any, max_keys: int, direct: dict[str, Verb]) -> None:
         self._native = native
         self._max = max_keys
-        self._direct: Callable[..., Coroutine[Any, Any, Any]] = partial(_bridge.call, native.get)
+        self._direct = direct  # each verb, sent on its own
         self._ticks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Tick] = (
             weakref.WeakKeyDictionary()
         )
         self._last: _Tick | None = None
+        self._trio_ticks: Any = None  # a trio RunVar, made on first use under trio
 
-    def get(self, key: Any, bins: Any, header_only: bool, policy: Any) -> Coroutine[Any, Any, Any]:
-        """``native.get`` as an awaitable: joins this iteration's batch unless it goes first."""
+    def verbs(self) -> dict[str, Callable[..., Any]]:
+        """Return the executor verbs, by name."""
+        return {name: getattr(self, name) for name in VERBS}
+
+    # ------------------------------------------------------------------ verbs
+    def get(self, key: Any, bins: Any, header_only: bool, policy: Any) -> Any:
+        """``native.get`` as an awaitable: plain gets join this iteration's batch."""
         if bins is not None or header_only or policy is not None:
-            return self._direct(key, bins, header_only, policy)
+            return self._direct["get"](key, bins, header_only, policy)
+        return self._join("get", (key, None, False, None), rows.read(key), RECORD, False)
+
+    def exists(self, key: Any, policy: Any) -> Any:
+        """``native.exists``: as a header-only batch read."""
+        if policy is not None:
+            return self._direct["exists"](key, policy)
+        return self._join("exists", (key, None), rows.exists(key), FOUND, False)
+
+    def put(self, key: Any, bins: Any, policy: Any) -> Any:
+        """``native.put``: as a batch write of the bins."""
+        if policy is not None:
+            return self._direct["put"](key, bins, policy)
+        return self._join("put", (key, bins, None), rows.put(key, bins), NOTHING, True)
+
+    def delete(self, key: Any, policy: Any) -> Any:
+        """``native.delete``: as a batch delete."""
+        if policy is not None:
+            return self._direct["delete"](key, policy)
+        return self._join("delete", (key, None), rows.delete(key), FOUND, True)
+
+    def touch(self, key: Any, policy: Any) -> Any:
+        """``native.touch``: as a batch write of a touch."""
+        if policy is not None:
+            return self._direct["touch"](key, policy)
+        return self._join("touch", (key, None), rows.touch(key), NOTHING, True)
+
+    def operate(self, key: Any, ops: list[Any], policy: Any) -> Any:
+        """``native.operate``: as a batch operate row (only with the default operate policy)."""
+        if policy is not operate_default():
+            return self._direct["operate"](key, ops, policy)
+        return self._join("operate", (key, ops, policy), rows.operate(key, ops), RECORD, True)
+
+    # ------------------------------------------------------------------ joining
+    def _join(
+        self, verb: str, args: tuple[Any, ...], row: tuple[Any, ...], answer: int, writes: bool
+    ) -> Any:
+        """Send the call now (first of its iteration) or make it wait for the flush."""
         running = _aio.running()
-        if running is None:  # no asyncio loop: trio, or no loop at all (the call raises)
-            return self._direct(key, None, False, None)
+        if running is None:  # trio, or no loop at all (the direct call raises why)
+            return self._outside_asyncio(verb, args, row, answer, writes)
         loop = running[0]
         tick = self._last
-        if tick is None or tick.loop() is not loop:
+        if tick is None or tick.loop is None or tick.loop() is not loop:
             tick = self._tick(loop)
         if not tick.armed:
             tick.armed = True
             loop.call_soon(self._flush, tick)
             if not tick.in_flight:
-                return self._direct(key, None, False, None)
+                return self._direct[verb](*args)
         fut = loop.create_future()
-        tick.keys.append(key)
-        tick.futs.append(fut)
+        waiter = Waiter(row, fut, answer, getattr(self._native, verb), args)
+        (tick.writes if writes else tick.reads).append(waiter)
         return _Joined(fut)
 
     def _tick(self, loop: asyncio.AbstractEventLoop) -> _Tick:
         tick = self._ticks.get(loop)
         if tick is None:
-            tick = self._ticks[loop] = _Tick(loop)
+            tick = self._ticks[loop] = _Tick(weakref.ref(loop), partial(_start_on, loop))
         self._last = tick
         return tick
 
+    async def _outside_asyncio(
+        self, verb: str, args: tuple[Any, ...], row: tuple[Any, ...], answer: int, writes: bool
+    ) -> Any:
+        """Under trio, join the run's current batch of tasks (when the task first runs)."""
+        direct = self._direct[verb]
+        _bridge._require_trio()  # outside asyncio and trio: raises why nothing can run
+        from aerospike_fluent import _trio
+
+        if self._trio_ticks is None:
+            self._trio_ticks = _trio.RunVar("aerospike_fluent auto_batch")
+        try:
+            tick = self._trio_ticks.get()
+        except LookupError:
+            tick = _Tick(None, _start_on_trio)
+            self._trio_ticks.set(tick)
+        if not tick.armed:
+            tick.armed = True
+            _trio.soon(partial(self._flush, tick))
+            if not tick.in_flight:
+                return await direct(*args)
+        fut = _trio.slot()
+        waiter = Waiter(row, fut, answer, getattr(self._native, verb), args)
+        (tick.writes if writes else tick.reads).append(waiter)
+        return await _trio.settled(fut)
+
+    # ------------------------------------------------------------------ sending
     def _flush(self, tick: _Tick) -> None:
         tick.armed = False
-        keys, futs = tick.keys, tick.futs
-        if not keys:
-            return
-        tick.keys, tick.futs = [], []
-        loop = tick.loop()
-        if loop is None:
-            return
-        if any(f.done() for f in futs):  # callers cancelled before the flush ask for nothing
-            kept = [(k, f) for k, f in zip(keys, futs, strict=True) if not f.done()]
-            keys, futs = [k for k, _ in kept], [f for _, f in kept]
-        step = self._max
-        for i in range(0, len(keys), step):
-            self._send(loop, tick, keys[i : i + step], futs[i : i + step])
+        if tick.reads:
+            waiting, tick.reads = tick.reads, []
+            self._send_all(tick, waiting)
+        if tick.writes:
+            waiting, tick.writes = tick.writes, []
+            self._send_all(tick, waiting)
 
-    def _send(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        tick: _Tick,
-        keys: list[Any],
-        futs: list[asyncio.Future[Any]],
-    ) -> None:
-        """One batch read for ``keys`` (a single key: a plain get settling its caller's future)."""
-        native = self._native
-        try:
-            completer = _aio.completer(loop)
-            if len(keys) == 1:
-                _aio.start(loop, completer, futs[0], native.get, (keys[0], None, False, None))
-                return
-            rows = [("read", k, None, False, None) for k in keys]
-            batch = loop.create_future()
-            _aio.start(loop, completer, batch, native.batch, (rows, None))
-        except Exception as exc:  # every waiting caller gets it
-            _fail(futs, exc)
+    def _send_all(self, tick: _Tick, waiting: list[Waiter]) -> None:
+        # callers cancelled before the flush ask for nothing
+        waiting = [w for w in waiting if not w.fut.done()]
+        step = self._max
+        for i in range(0, len(waiting), step):
+            self._send(tick, waiting[i : i + step])
+
+    def _send(self, tick: _Tick, waiting: list[Waiter]) -> None:
+        """One batch request for ``waiting`` (one caller: its own call, as without batching)."""
+        if len(waiting) > 1 and self._batch(tick, waiting):
             return
+        for w in waiting:
+            try:
+                tick.start(w.fut, w.method, w.args)
+            except Exception as exc:
+                rows.fail([w], exc)
+
+    def _batch(self, tick: _Tick, waiting: list[Waiter]) -> bool:
+        """Start one batch request; False if it refused a row (bad ops): each caller goes alone."""
+        try:
+            tick.start(rows.Request(waiting, tick.answered), self._native.batch, _rows_of(waiting))
+        except Exception:
+            return False
         tick.in_flight += 1
-        batch.add_done_callback(partial(_deliver, tick, futs))
+        return True
+
+
+def _rows_of(waiting: list[Waiter]) -> tuple[Any, ...]:
+    return ([w.row for w in waiting], None)
+
+
+def _start_on(
+    loop: asyncio.AbstractEventLoop,
+    fut: Any,
+    method: Callable[..., Pending],
+    args: tuple[Any, ...],
+) -> object:
+    return _aio.start(loop, _aio.completer(loop), fut, method, args)
+
+
+def _start_on_trio(fut: Any, method: Callable[..., Pending], args: tuple[Any, ...]) -> object:
+    from aerospike_fluent import _trio
+
+    return method((_trio.completer(_aio.LOOP_RUNTIME), fut), *args)
 
 
 class _Joined(Coroutine[Any, Any, Any]):
-    """A get that joined this iteration's batch, as a coroutine (``create_task`` takes it).
+    """A call that joined this iteration's batch, as a coroutine (``create_task`` takes it).
 
     Thrown into or closed before its first step (a task cancelled before it ran), it cancels
-    its future, so the flush does not ask for that key.
+    its future, so the flush does not ask for that row.
     """
 
     __slots__ = ("_fut", "_steps")
@@ -173,48 +275,3 @@ class _Joined(Coroutine[Any, Any, Any]):
             self._fut.cancel()
         else:
             self._steps.close()
-
-
-def _fail(futs: list[asyncio.Future[Any]], exc: BaseException) -> None:
-    for fut in futs:
-        if not fut.done():
-            # each caller raises its own copy (one exception object would gather every
-            # caller's traceback)
-            fut.set_exception(copy.copy(exc))
-
-
-def _deliver(tick: _Tick, futs: list[asyncio.Future[Any]], batch: asyncio.Future[Any]) -> None:
-    """Hand each caller its own row of the finished batch."""
-    tick.in_flight -= 1
-    exc = batch.exception()
-    if exc is not None:
-        _fail(futs, exc)
-        return
-    rows: list[BatchRow] = batch.result()
-    unanswered: BaseException | None = None
-    for fut, row in zip(futs, rows, strict=True):
-        if fut.done():
-            continue
-        code = row.result_code
-        if code == 0:
-            fut.set_result(row.record)
-        elif code == NOT_FOUND:
-            fut.set_result(None)
-        elif code == NO_RESPONSE:
-            # the request stopped after failing an earlier row: as a lone get would, the caller
-            # gets that failure (a copy each)
-            if unanswered is None:
-                unanswered = _request_error(rows)
-            fut.set_exception(copy.copy(unanswered))
-        else:
-            assert row.error is not None  # every failed row carries its error
-            fut.set_exception(row.error)
-
-
-def _request_error(rows: list[BatchRow]) -> BaseException:
-    """Return what a partly answered request failed with: its first answered failure."""
-    failed = [r for r in rows if r.result_code not in (0, NOT_FOUND) and r.error is not None]
-    answered = [r for r in failed if r.result_code != NO_RESPONSE]
-    error = (answered or failed)[0].error
-    assert error is not None
-    return error

@@ -138,7 +138,8 @@ class AsyncExecutor(Executor[Async]):
     def __init__(self, native: _native.Client, auto_batch: int | None = None) -> None:
         super().__init__(native)
         if auto_batch is not None:
-            self.verbs["get"] = _autobatch.Reads(native, auto_batch).get
+            direct = {verb: self.verbs[verb] for verb in _autobatch.VERBS}
+            self.verbs.update(_autobatch.Batcher(native, auto_batch, direct).verbs())
 
     @staticmethod
     def _bind(native: Any, method: str) -> Callable[..., Any]:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import outcome
 import trio
 
+from aerospike_fluent import _aio
 from aerospike_fluent._native import Completer, Pending
 
 _log = logging.getLogger("aerospike_fluent")
@@ -96,6 +97,8 @@ async def _read(fd: int, callback: Callable[[], object]) -> None:
 
 
 _COMPLETER: trio.lowlevel.RunVar[Completer] = trio.lowlevel.RunVar("aerospike_fluent")
+_LOOP: trio.lowlevel.RunVar[TrioLoop] = trio.lowlevel.RunVar("aerospike_fluent loop")
+RunVar = trio.lowlevel.RunVar
 
 
 class _Runnable:
@@ -128,7 +131,14 @@ def completer(loop_runtime: bool) -> Completer:
     trio.lowlevel.spawn_system_task(loop.run, c, name="aerospike_fluent completer")
     loop.add_reader(c.fileno(), c.drain)
     _COMPLETER.set(c)
+    _LOOP.set(loop)
     return c
+
+
+def soon(callback: Callable[[], object]) -> None:
+    """Run ``callback`` on the run's system task, after the tasks runnable now have run."""
+    completer(_aio.LOOP_RUNTIME)
+    _LOOP.get().call_soon(callback)
 
 
 class _Future:
@@ -200,10 +210,29 @@ class Kept:
 _ABANDONED: outcome.Outcome[Any] = outcome.Value(None)
 
 
+def slot() -> _Future:
+    """Return a future of the current task, settled later (:func:`settled` awaits it)."""
+    return _Future(trio.lowlevel.current_task())
+
+
+def _dropped() -> bool:
+    return True
+
+
+def settled(fut: _Future) -> Coroutine[Any, Any, Any]:
+    """Wait for ``fut`` (made by :func:`slot` in this task); cancelled, it drops its outcome."""
+    return _wait(fut, _dropped)
+
+
 async def call(c: Completer, method: Callable[..., Pending], *args: Any) -> Any:
     """Await ``method((c, future), *args)`` in the current trio task."""
     fut = _Future(trio.lowlevel.current_task())
     pending = method((c, fut), *args)
+    return await _wait(fut, pending.cancel)
+
+
+async def _wait(fut: _Future, cancel: Callable[[], bool]) -> Any:
+    """Wait for ``fut``; on cancellation ``cancel()`` says whether an outcome may still come."""
     if fut.outcome is not None:  # finished inside the call
         await trio.lowlevel.cancel_shielded_checkpoint()
         return fut.outcome.unwrap()
@@ -211,7 +240,7 @@ async def call(c: Completer, method: Callable[..., Pending], *args: Any) -> Any:
 
     def abort(_: Any) -> trio.lowlevel.Abort:
         # Succeeded: no outcome will come. Failed: it is on its way and reschedules the task.
-        if pending.cancel():
+        if cancel():
             fut.outcome = _ABANDONED
             return trio.lowlevel.Abort.SUCCEEDED
         return trio.lowlevel.Abort.FAILED

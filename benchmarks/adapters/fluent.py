@@ -1,6 +1,6 @@
 """This SDK: sync (``aerospike_fluent.sync``), async through the fluent builder (also with the
-opt-in ``auto_batch``, for gets), and async through the shortest path we offer (the native client
-+ ``aerospike_fluent._bridge.call``)."""
+opt-in ``auto_batch``, for single-record calls), and async through the shortest path we offer
+(the native client + ``aerospike_fluent._bridge.call``)."""
 
 from __future__ import annotations
 
@@ -116,10 +116,10 @@ class FluentAsync(AsyncClient):
 
 
 class FluentAutoBatch(FluentAsync):
-    """The builder with ``auto_batch=True``: concurrent gets go out as batch reads (opt-in)."""
+    """The builder with ``auto_batch=True``: concurrent calls go out as batch requests (opt-in)."""
 
     name = "this SDK async auto-batch (opt-in)"
-    only = frozenset({"get"})
+    only = SINGLE_RECORD
     options: ClassVar[dict[str, Any]] = {"auto_batch": True}
 
 

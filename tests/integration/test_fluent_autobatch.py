@@ -1,8 +1,8 @@
 """Opt-in auto-batching: concurrent plain gets of one loop iteration become batch reads.
 
-Async only, and asyncio only but for one trio test: auto-batching gathers the gets started in
-one asyncio loop iteration (trio reads go out alone, tested below); a sync client has no loop
-and refuses the option (tested below), so these tests are not flavored (see ``_flavor.py``).
+Async only, on asyncio (the other verbs, and trio and uvloop, are in
+``test_fluent_autobatch_verbs.py``); a sync client has no loop and refuses the option (tested
+below), so these tests are not flavored (see ``_flavor.py``).
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
-import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,7 +29,7 @@ counting = pytest.mark.skipif(
 
 @pytest.fixture
 def anyio_backend() -> str:
-    """asyncio: auto-batching is an asyncio feature (trio reads go out alone, tested below)."""
+    """asyncio (trio: ``test_fluent_autobatch_verbs.py``)."""
     return "asyncio"
 
 
@@ -95,42 +93,6 @@ async def test_sequential_and_projected_gets_go_out_alone(
         got = await asyncio.gather(*(s.key(1).get("j") for _ in range(5)))
         assert [r.bins for r in got if r is not None] == [{"j": 2}] * 5
         assert _counts(srv, before) == {"read": 10, "batch": 0}
-
-
-@counting
-@pytest.mark.parametrize("anyio_backend", ["trio"])
-async def test_trio_gets_go_out_alone(srv: EmbeddedServer, set_name: str) -> None:
-    async with af.connect(srv.seeds, auto_batch=True) as db:
-        s = db.namespace("test").set(set_name)
-        await s.key(1).put({"i": 1})
-        before = srv.stats()
-        got: list[Any] = []
-
-        async def read() -> None:
-            got.append(await s.key(1).get())
-
-        async with anyio.create_task_group() as tg:
-            for _ in range(6):
-                tg.start_soon(read)
-        assert [r["i"] for r in got] == [1] * 6
-        assert _counts(srv, before) == {"read": 6, "batch": 0}
-
-
-async def test_a_cancelled_caller_leaves_the_others_their_records(
-    srv: EmbeddedServer, set_name: str
-) -> None:
-    async with af.connect(srv.seeds, auto_batch=True) as db:
-        s = db.namespace("test").set(set_name)
-        await s.put_many({i: {"i": i} for i in range(6)})
-        srv.fault_delay(200, count=3)
-        tasks = [asyncio.ensure_future(s.key(i).get()) for i in range(6)]
-        await asyncio.sleep(0.05)  # every read is out, its reply held back
-        tasks[2].cancel()
-        tasks[4].cancel()
-        done = await asyncio.gather(*tasks, return_exceptions=True)
-    assert isinstance(done[2], asyncio.CancelledError)
-    assert isinstance(done[4], asyncio.CancelledError)
-    assert [r["i"] for i, r in enumerate(done) if i not in (2, 4)] == [0, 1, 3, 5]  # type: ignore[index]
 
 
 @counting

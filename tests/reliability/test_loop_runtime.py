@@ -1,10 +1,15 @@
-"""asyncio loops drive their own runtime: routing, timers, cancellation, close, loop lifetime."""
+"""asyncio loops drive their own runtime: routing, timers, cancellation, close, loop lifetime.
+
+Every test runs on asyncio's own loop and on uvloop, which lacks the loop internals the
+package reads (``_probes``): there a lone call never polls, and everything else is the same.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import weakref
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
@@ -18,6 +23,18 @@ from ._util import seeds_of, settle, seven_calls, times_out_before_a_slow_reply,
 
 pytestmark = pytest.mark.timeout(60)
 
+Runner = Callable[[Coroutine[Any, Any, Any]], Any]
+
+
+@pytest.fixture(params=["asyncio", "uvloop"])
+def run(request: pytest.FixtureRequest) -> Runner:
+    """``asyncio.run`` on a new loop of the kind under test."""
+    if request.param == "asyncio":
+        return asyncio.run
+    uvloop = pytest.importorskip("uvloop")
+    runner: Runner = uvloop.run
+    return runner
+
 
 def _completer() -> Completer:
     c = _aio.completers[asyncio.get_running_loop()]
@@ -29,7 +46,9 @@ async def _until_on_loop(s: af.RecordSet[af.Async]) -> None:
     await until_on_loop(s, _completer)
 
 
-def test_a_loop_with_few_calls_builds_no_runtime_nor_pool(server: EmbeddedServer) -> None:
+def test_a_loop_with_few_calls_builds_no_runtime_nor_pool(
+    server: EmbeddedServer, run: Runner
+) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
             s = db.namespace("test").set("lr")
@@ -41,10 +60,10 @@ def test_a_loop_with_few_calls_builds_no_runtime_nor_pool(server: EmbeddedServer
             assert _completer().runtime_fileno() is None
             assert server.stats()["connections_total"] == opened
 
-    asyncio.run(main())
+    run(main())
 
 
-def test_single_record_calls_run_on_the_loop_runtime(server: EmbeddedServer) -> None:
+def test_single_record_calls_run_on_the_loop_runtime(server: EmbeddedServer, run: Runner) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
             c = _completer()
@@ -55,10 +74,12 @@ def test_single_record_calls_run_on_the_loop_runtime(server: EmbeddedServer) -> 
             await seven_calls(db.namespace("test").set("lr").key("a"))
             assert c.loop_ops_started - before == 7
 
-    asyncio.run(main())
+    run(main())
 
 
-def test_calls_on_the_loop_runtime_start_without_a_flush(server: EmbeddedServer) -> None:
+def test_calls_on_the_loop_runtime_start_without_a_flush(
+    server: EmbeddedServer, run: Runner
+) -> None:
     """A call on the loop's runtime sends inside the native call: no loop iteration is spent
     on a scheduled ``Completer.flush`` (only calls handed to the worker runtime need one)."""
 
@@ -85,11 +106,11 @@ def test_calls_on_the_loop_runtime_start_without_a_flush(server: EmbeddedServer)
             assert c.loop_ops_started - before == 20
             assert "flush" not in scheduled
 
-    asyncio.run(main())
+    run(main())
 
 
 def test_operations_beyond_capacity_go_to_the_worker_and_all_complete(
-    server: EmbeddedServer,
+    server: EmbeddedServer, run: Runner
 ) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
@@ -109,19 +130,21 @@ def test_operations_beyond_capacity_go_to_the_worker_and_all_complete(
             recs = await asyncio.gather(*(s.key(i).get() for i in range(200)))
             assert [r["i"] if r else None for r in recs] == list(range(200))
 
-    asyncio.run(main())
+    run(main())
 
 
-def test_a_timeout_fires_while_no_reply_arrives(server: EmbeddedServer) -> None:
+def test_a_timeout_fires_while_no_reply_arrives(server: EmbeddedServer, run: Runner) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
             await _until_on_loop(db.namespace("test").set("lr"))
             await times_out_before_a_slow_reply(server, db.namespace("test").set("lr").key("slow"))
 
-    asyncio.run(main())
+    run(main())
 
 
-def test_a_cancelled_call_on_the_loop_leaves_no_stale_reply(server: EmbeddedServer) -> None:
+def test_a_cancelled_call_on_the_loop_leaves_no_stale_reply(
+    server: EmbeddedServer, run: Runner
+) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server)) as db:
             s = db.namespace("test").set("lr")
@@ -138,10 +161,10 @@ def test_a_cancelled_call_on_the_loop_leaves_no_stale_reply(server: EmbeddedServ
                 assert got is not None and got["who"] == "b"
                 assert c.loop_ops_started - before == 2
 
-    asyncio.run(main())
+    run(main())
 
 
-def test_close_fails_calls_in_flight_on_the_loop(server: EmbeddedServer) -> None:
+def test_close_fails_calls_in_flight_on_the_loop(server: EmbeddedServer, run: Runner) -> None:
     async def main() -> None:
         db = await af.connect(seeds_of(server))
         k = db.namespace("test").set("lr").key("x")
@@ -157,15 +180,15 @@ def test_close_fails_calls_in_flight_on_the_loop(server: EmbeddedServer) -> None
             await asyncio.wait_for(task, 3)
         server.clear_faults()
 
-    asyncio.run(main())
+    run(main())
     assert settle(lambda: server.stats()["connections_open"] == 0)
 
 
-def test_a_client_outlives_its_event_loop(server: EmbeddedServer) -> None:
+def test_a_client_outlives_its_event_loop(server: EmbeddedServer, run: Runner) -> None:
     async def connect() -> af.AsyncClient:
         return await af.connect(seeds_of(server))
 
-    db = asyncio.run(connect())
+    db: af.AsyncClient = run(connect())
     k = db.namespace("test").set("lr").key("across")
 
     async def put_and_count() -> int:
@@ -173,7 +196,7 @@ def test_a_client_outlives_its_event_loop(server: EmbeddedServer) -> None:
         await _until_on_loop(db.namespace("test").set("lr"))
         return server.stats()["connections_open"]
 
-    with_loop_pool = asyncio.run(put_and_count())
+    with_loop_pool = run(put_and_count())
     gc.collect()
     # the finished loop's runtime is gone, and its connections with it
     assert settle(lambda: server.stats()["connections_open"] < with_loop_pool)
@@ -181,13 +204,13 @@ def test_a_client_outlives_its_event_loop(server: EmbeddedServer) -> None:
     async def get() -> af.Record | None:
         return await k.get()
 
-    rec = asyncio.run(get())
+    rec = run(get())
     assert rec is not None and rec["n"] == 1
     db.close()
     assert settle(lambda: server.stats()["connections_open"] == 0)
 
 
-def test_a_capped_pool_keeps_every_call_on_the_worker(server: EmbeddedServer) -> None:
+def test_a_capped_pool_keeps_every_call_on_the_worker(server: EmbeddedServer, run: Runner) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server), max_conns_per_node=63) as db:
             s = db.namespace("test").set("lr")
@@ -195,10 +218,10 @@ def test_a_capped_pool_keeps_every_call_on_the_worker(server: EmbeddedServer) ->
                 await s.key(i % 4).put({"n": i})
             assert _completer().loop_ops_started == 0
 
-    asyncio.run(main())
+    run(main())
 
 
-def test_a_loop_closed_with_a_call_in_flight_is_freed(server: EmbeddedServer) -> None:
+def test_a_loop_closed_with_a_call_in_flight_is_freed(server: EmbeddedServer, run: Runner) -> None:
     db_box: list[af.AsyncClient] = []
     loop_ref: list[weakref.ref[asyncio.AbstractEventLoop]] = []
 
@@ -216,8 +239,8 @@ def test_a_loop_closed_with_a_call_in_flight_is_freed(server: EmbeddedServer) ->
     async def next_loop() -> bool:
         return await db_box[0].namespace("test").set("lr").key("y").exists()
 
-    asyncio.run(abandon_a_call())
-    asyncio.run(next_loop())
+    run(abandon_a_call())
+    run(next_loop())
     server.clear_faults()
     gc.collect()
     assert loop_ref[0]() is None
@@ -225,7 +248,7 @@ def test_a_loop_closed_with_a_call_in_flight_is_freed(server: EmbeddedServer) ->
 
 
 def test_a_lone_call_on_an_idle_loop_is_answered_before_it_returns(
-    server: EmbeddedServer, monkeypatch: pytest.MonkeyPatch
+    server: EmbeddedServer, run: Runner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With a budget long enough for any reply, sequential calls settle inside the native call
     (while it sends, or then while it polls), answer as usual, and still let the loop run."""
@@ -261,10 +284,12 @@ def test_a_lone_call_on_an_idle_loop_is_answered_before_it_returns(
             assert answered - before > 50  # nearly all 101; some start while the timer is due
             assert timer_runs >= 2  # awaits answered at once still let the loop run
 
-    asyncio.run(main())
+    run(main())
 
 
-def test_no_call_polls_with_a_zero_budget_or_a_busy_loop(server: EmbeddedServer) -> None:
+def test_no_call_polls_with_a_zero_budget_or_a_busy_loop(
+    server: EmbeddedServer, run: Runner
+) -> None:
     async def main() -> None:
         async with af.connect(seeds_of(server), spin_wait_us=0) as db:
             s = db.namespace("test").set("lr")
@@ -282,4 +307,4 @@ def test_no_call_polls_with_a_zero_budget_or_a_busy_loop(server: EmbeddedServer)
             await asyncio.gather(*(s.key(f"z{i}").get() for i in range(16)))
             assert _completer().loop_ops_polled == before
 
-    asyncio.run(main())
+    run(main())
