@@ -399,6 +399,27 @@ class Client:
     ) -> None: ...
     def drop_index(self, done: Done, namespace: str, set_name: str, index_name: str) -> Pending: ...
     def drop_index_blocking(self, namespace: str, set_name: str, index_name: str) -> None: ...
+    def aggregate(
+        self,
+        done: Done,
+        namespace: str,
+        set_name: str,
+        index_filter: Any,
+        module: str,
+        function: str,
+        args: Sequence[Any],
+        policy: Policy | None,
+    ) -> Pending: ...
+    def aggregate_blocking(
+        self,
+        namespace: str,
+        set_name: str,
+        index_filter: Any,
+        module: str,
+        function: str,
+        args: Sequence[Any],
+        policy: Policy | None,
+    ) -> list[Any]: ...
     def udf_register(self, done: Done, code: bytes, server_path: str) -> Pending: ...
     def udf_register_blocking(self, code: bytes, server_path: str) -> None: ...
     def udf_remove(self, done: Done, server_path: str) -> Pending: ...

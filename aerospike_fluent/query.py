@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, overload
 
 from aerospike_fluent import _policy, _validate
+from aerospike_fluent._aggregate import aggregate_call
 from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen, and_filter
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent._indexes import CtxStep, IndexCollection, IndexFilter
@@ -256,6 +257,32 @@ class Query(Frozen, Generic[M]):
                 "drop limit() or use page(min(size, limit))"
             )
         return self._ex.run(self._page(size))
+
+    @overload
+    def aggregate(
+        self: Query[Async], module: str, function: str, *args: Any
+    ) -> Coroutine[Any, Any, list[Any]]: ...
+    @overload
+    def aggregate(self: Query[Sync], module: str, function: str, *args: Any) -> list[Any]: ...
+    def aggregate(self, module: str, function: str, *args: Any) -> Any:
+        """Run stream UDF ``module.function(stream, *args)`` over the matching records.
+
+        Returns the stream's final values (one for a function ending in ``reduce``).
+        """
+        unsupported = [
+            name
+            for name, used in (
+                ("select()/no_bins()", self._bins is not None),
+                ("limit()", self._limit),
+                ("partitions()/resume()", self._partitions is not None),
+            )
+            if used
+        ]
+        policy = _policy.build(filter=self._filter, lim=self._limits, pace=self._pace)
+        call = aggregate_call(
+            self._ns, self._set, self._index, policy, module, function, args, unsupported
+        )
+        return self._ex.call(call)
 
     # ------------------------------------------------------------------ programs
     def _gather(self, limit: int, chunk: int) -> Program[list[Record]]:

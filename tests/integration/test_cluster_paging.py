@@ -17,6 +17,11 @@ from aerospike_fluent import sync as af_sync
 from aerospike_fluent.server import EmbeddedCluster
 
 from ._flavor import Flavor
+from .test_aggregate import (
+    test_an_index_filter_selects_the_records_streamed,
+    test_count_and_sum_reduce_over_every_node,
+    test_group_by_with_a_where_filter,
+)
 from .test_background import (
     test_a_background_udf_runs_on_each_record,
     test_background_operations_reach_every_selected_record,
@@ -46,8 +51,11 @@ __all__ = [
     "test_a_finished_stream_gives_a_token_that_resumes_to_nothing",
     "test_a_stream_broken_off_resumes_after_what_it_returned",
     "test_an_expression_index",
+    "test_an_index_filter_selects_the_records_streamed",
     "test_background_operations_reach_every_selected_record",
+    "test_count_and_sum_reduce_over_every_node",
     "test_geo_within_and_contains",
+    "test_group_by_with_a_where_filter",
     "test_pages_of_any_size_yield_every_record_once",
     "test_pages_resume",
     "test_stream_close_early",

@@ -24,7 +24,7 @@ use crate::query::{self, QueryStream};
 use crate::runtime;
 use crate::spin::Spin;
 use crate::values::to_key;
-use crate::{background, calls, indexes};
+use crate::{aggregate, background, calls, indexes};
 
 /// Shared state of a connected client.
 pub struct Inner {
@@ -567,6 +567,22 @@ operations! {
     ) {
         let _ = this;
         (true, indexes::drop_index(inner.clone(), namespace, set_name, index_name))
+    }
+
+    /// Run a stream UDF over a query's records: the reduced results.
+    cluster fn aggregate / aggregate_blocking(
+        this, inner,
+        namespace: String,
+        set_name: String,
+        index_filter: Option<&Bound<'_, PyAny>>,
+        module: String,
+        function: String,
+        args: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+    ) {
+        let spec =
+            aggregate::Spec::parse(namespace, set_name, index_filter, module, function, args)?;
+        (false, aggregate::run(inner.clone(), this.natives(policy), spec))
     }
 
     /// Register a UDF module.

@@ -4,6 +4,7 @@
 //! `client.rs` and exposed twice: started with a `done` target (`completion/`) and as a blocking
 //! twin (`blocking.rs`); `pools.rs` says which runtime and pool each call uses.
 
+mod aggregate;
 mod args;
 mod background;
 mod batch;

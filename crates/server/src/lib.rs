@@ -5,6 +5,7 @@
 //! [`ServerConfig`], [`Server::start`], [`Server::addr`], [`Server::stop`], [`Server::restart`],
 //! [`Server::faults`], [`Server::stats`], and [`Cluster`].
 
+mod aggregate;
 mod auth;
 mod batch;
 mod bins;

@@ -10,7 +10,7 @@ use crate::record::{self, rc, RecReq};
 use crate::sindex::{canonical, indexed_value, Collection, Filter, SIndex, Wanted};
 use crate::store::{Digest, Namespace, Record, N_PARTITIONS};
 use crate::wire::*;
-use crate::{cluster, udf, Shared};
+use crate::{aggregate, cluster, udf, Shared};
 
 /// Flush streamed frames once they exceed this many bytes.
 const CHUNK: usize = 128 * 1024;
@@ -46,18 +46,18 @@ impl Pace {
 }
 
 /// What a scan/query selects.
-struct Plan<'a> {
-    ns: &'a Namespace,
+pub(crate) struct Plan<'a> {
+    pub(crate) ns: &'a Namespace,
     /// Set id to match (None = whole namespace; Some(None) = a set never written).
-    set: Option<Option<u16>>,
-    index: Option<(SIndex, Filter)>,
-    filter_exp: Option<&'a [u8]>,
-    max_records: u64,
+    pub(crate) set: Option<Option<u16>>,
+    pub(crate) index: Option<(SIndex, Filter)>,
+    pub(crate) filter_exp: Option<&'a [u8]>,
+    pub(crate) max_records: u64,
     /// (partition, resume after digest).
-    partitions: Vec<(usize, Option<Digest>)>,
-    send_done: bool,
+    pub(crate) partitions: Vec<(usize, Option<Digest>)>,
+    pub(crate) send_done: bool,
     /// The request named its partitions (else: every partition this node masters).
-    explicit: bool,
+    pub(crate) explicit: bool,
 }
 
 /// Runs the scan/query in `msg`, streaming results to `sink`. False when the peer is gone.
@@ -82,18 +82,18 @@ pub async fn handle(
             }
             header_only(out, INFO3_LAST, rc::OK, 0);
         }
+        Ok(p) if aggregate::wanted(msg) => {
+            aggregate::respond(msg, shared, &p, out);
+            header_only(out, INFO3_LAST, rc::OK, 0);
+        }
         Ok(p) => {
             let mut frame = at;
             let mut sent = 0u64;
             let pace = Pace::new(msg);
             for &(pid, resume) in &p.partitions {
                 let scanned = cluster::gated(shared, || {
-                    let here = if p.explicit {
-                        cluster::holds_here(shared, pid)
-                    } else {
-                        cluster::master_here(shared, pid)
-                    };
-                    here.then(|| scan_partition(&p, msg, pid, resume, &mut sent, out))
+                    serves(shared, &p, pid)
+                        .then(|| scan_partition(&p, msg, pid, resume, &mut sent, out))
                 });
                 // As a real server: a partition is reported done only when this node cannot
                 // serve it (result 11), so the client asks the partition's owner.
@@ -214,8 +214,17 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
     })
 }
 
+/// Whether this node answers for partition `pid` in the plan.
+pub(crate) fn serves(shared: &Shared, p: &Plan<'_>, pid: usize) -> bool {
+    if p.explicit {
+        cluster::holds_here(shared, pid)
+    } else {
+        cluster::master_here(shared, pid)
+    }
+}
+
 /// Whether `rec` is selected by the plan.
-fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> bool {
+pub(crate) fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> bool {
     if rec.expired(now_cl) {
         return false;
     }

@@ -1,4 +1,5 @@
-//! Record UDFs: a registry of Lua modules and `apply` of one module function to one record.
+//! UDFs: a registry of Lua modules, `apply` of one module function to one record, and stream
+//! UDFs (`aggregate` on the server, `reduce_partials` on the client).
 //!
 //! # Contract with the server (`RecordMut`)
 //!
@@ -23,10 +24,12 @@
 
 mod convert;
 mod run;
+mod stream;
 
 use std::collections::BTreeMap;
 use std::sync::RwLock;
 
+use crate::value::Value;
 use crate::{Particle, RecordView, ResultCode};
 
 /// Write access to the record a UDF runs against (implemented by the server).
@@ -129,24 +132,55 @@ impl Registry {
         args_msgpack: &[u8],
         rec: &mut dyn RecordMut,
     ) -> Result<UdfOutcome, UdfFailure> {
-        let args = match crate::pack::decode(args_msgpack) {
-            _ if args_msgpack.is_empty() => Vec::new(),
-            Ok(crate::value::Value::List(l)) => l.items,
-            _ => {
-                return Err(UdfFailure {
-                    code: crate::result::PARAMETER_ERROR,
-                    message: "bad UDF arguments".into(),
-                })
-            }
-        };
-        let sources: BTreeMap<String, Vec<u8>> = {
-            let m = self.modules.read().map_err(|_| UdfFailure {
-                code: 1,
-                message: "registry poisoned".into(),
-            })?;
-            m.iter().map(|(k, v)| (k.clone(), v.code.clone())).collect()
-        };
+        let args = decode_args(args_msgpack)?;
+        let sources = self.sources()?;
         run::run(&sources, module, function, args, rec)
+    }
+
+    /// Server half of stream UDF `module.function` over `records`: its steps up to and
+    /// including the first reduce. Each output value goes to the client in bin `SUCCESS`.
+    pub fn aggregate<R: RecordView>(
+        &self,
+        module: &str,
+        function: &str,
+        args_msgpack: &[u8],
+        records: impl Iterator<Item = R>,
+    ) -> Result<Vec<Value>, UdfFailure> {
+        let args = decode_args(args_msgpack)?;
+        stream::run_server(&self.sources()?, module, function, &args, records)
+    }
+
+    fn sources(&self) -> Result<BTreeMap<String, Vec<u8>>, UdfFailure> {
+        let m = self.modules.read().map_err(|_| UdfFailure {
+            code: 1,
+            message: "registry poisoned".into(),
+        })?;
+        Ok(m.iter().map(|(k, v)| (k.clone(), v.code.clone())).collect())
+    }
+}
+
+/// Client half of stream UDF `module.function` (Lua `source`): its steps from the first
+/// reduce on, over the partial results of every node.
+pub fn reduce_partials(
+    module: &str,
+    source: &[u8],
+    function: &str,
+    args: &[Value],
+    partials: Vec<Value>,
+) -> Result<Vec<Value>, UdfFailure> {
+    let name = module.trim_end_matches(".lua");
+    let modules = BTreeMap::from([(format!("{name}.lua"), source.to_vec())]);
+    stream::run_client(&modules, name, function, args, partials)
+}
+
+fn decode_args(args_msgpack: &[u8]) -> Result<Vec<Value>, UdfFailure> {
+    match crate::pack::decode(args_msgpack) {
+        _ if args_msgpack.is_empty() => Ok(Vec::new()),
+        Ok(Value::List(l)) => Ok(l.items),
+        _ => Err(UdfFailure {
+            code: crate::result::PARAMETER_ERROR,
+            message: "bad UDF arguments".into(),
+        }),
     }
 }
 

@@ -66,7 +66,7 @@ impl State<'_> {
     }
 }
 
-fn fail(message: String) -> UdfFailure {
+pub(super) fn fail(message: String) -> UdfFailure {
     UdfFailure {
         code: UDF_BAD_RESPONSE,
         message,
@@ -104,42 +104,7 @@ pub fn run(
     args: Vec<Value>,
     rec: &mut dyn RecordMut,
 ) -> Result<UdfOutcome, UdfFailure> {
-    let file = if module.ends_with(".lua") {
-        module.to_string()
-    } else {
-        format!("{module}.lua")
-    };
-    let code = modules
-        .get(&file)
-        .ok_or_else(|| fail(format!("UDF module not found: {module}")))?;
-    let lua = new_lua().map_err(|e| fail(message(&e)))?;
-    lua.set_memory_limit(MEMORY_LIMIT)
-        .map_err(|e| fail(message(&e)))?;
-    let budget = std::sync::atomic::AtomicU64::new(0);
-    lua.set_hook(
-        HookTriggers::new().every_nth_instruction(HOOK_EVERY),
-        move |_, _| {
-            let used =
-                budget.fetch_add(u64::from(HOOK_EVERY), std::sync::atomic::Ordering::Relaxed);
-            if used > MAX_INSTRUCTIONS {
-                Err(mlua::Error::runtime("UDF execution timed out"))
-            } else {
-                Ok(VmState::Continue)
-            }
-        },
-    )
-    .map_err(|e| fail(message(&e)))?;
-    install_require(&lua, modules).map_err(|e| fail(message(&e)))?;
-    let exports: L = lua
-        .load(&code[..])
-        .set_name(format!("@{file}"))
-        .eval()
-        .map_err(|e| fail(message(&e)))?;
-    let func: mlua::Function = match &exports {
-        L::Table(t) if t.contains_key(function).unwrap_or(false) => t.get(function),
-        _ => lua.globals().get(function),
-    }
-    .map_err(|_| fail(format!("function not found: {module}.{function}")))?;
+    let (lua, func) = prepare(modules, module, function)?;
     let state = RefCell::new(State {
         rec,
         staged: Vec::new(),
@@ -176,6 +141,51 @@ pub fn run(
     Ok(UdfOutcome {
         value: to_particle(&value),
     })
+}
+
+/// A limited Lua state with `modules[module]` loaded, and its `function`.
+pub fn prepare(
+    modules: &BTreeMap<String, Vec<u8>>,
+    module: &str,
+    function: &str,
+) -> Result<(Lua, mlua::Function), UdfFailure> {
+    let file = if module.ends_with(".lua") {
+        module.to_string()
+    } else {
+        format!("{module}.lua")
+    };
+    let code = modules
+        .get(&file)
+        .ok_or_else(|| fail(format!("UDF module not found: {module}")))?;
+    let lua = new_lua().map_err(|e| fail(message(&e)))?;
+    lua.set_memory_limit(MEMORY_LIMIT)
+        .map_err(|e| fail(message(&e)))?;
+    let budget = std::sync::atomic::AtomicU64::new(0);
+    lua.set_hook(
+        HookTriggers::new().every_nth_instruction(HOOK_EVERY),
+        move |_, _| {
+            let used =
+                budget.fetch_add(u64::from(HOOK_EVERY), std::sync::atomic::Ordering::Relaxed);
+            if used > MAX_INSTRUCTIONS {
+                Err(mlua::Error::runtime("UDF execution timed out"))
+            } else {
+                Ok(VmState::Continue)
+            }
+        },
+    )
+    .map_err(|e| fail(message(&e)))?;
+    install_require(&lua, modules).map_err(|e| fail(message(&e)))?;
+    let exports: L = lua
+        .load(&code[..])
+        .set_name(format!("@{file}"))
+        .eval()
+        .map_err(|e| fail(message(&e)))?;
+    let func: mlua::Function = match &exports {
+        L::Table(t) if t.contains_key(function).unwrap_or(false) => t.get(function),
+        _ => lua.globals().get(function),
+    }
+    .map_err(|_| fail(format!("function not found: {module}.{function}")))?;
+    Ok((lua, func))
 }
 
 /// `require(name)` for the other registered modules.

@@ -1,6 +1,8 @@
 //! Helpers: build values and op payloads exactly as the client encodes them.
 #![allow(dead_code)]
 
+pub mod rec;
+
 use bytes::Bytes;
 use engine::pack::{decode, encode, encode_into, from_particle};
 use engine::value::{List, Map, Value};

@@ -1,0 +1,145 @@
+//! Stream UDFs (aggregations): the server half over records, the client half over partials.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use mlua::{Lua, MultiValue, Table, Value as L};
+
+use super::convert::{from_lua, to_lua};
+use super::run::{fail, message, prepare};
+use super::UdfFailure;
+use crate::pack::from_particle;
+use crate::value::{List, Value};
+use crate::RecordView;
+
+const STREAM: &str = include_str!("stream.lua");
+
+/// Runs the stream function's steps up to and including its first reduce over `records`.
+pub fn run_server<R: RecordView>(
+    modules: &BTreeMap<String, Vec<u8>>,
+    module: &str,
+    function: &str,
+    args: &[Value],
+    records: impl Iterator<Item = R>,
+) -> Result<Vec<Value>, UdfFailure> {
+    let records = RefCell::new(records);
+    run_half(
+        modules,
+        module,
+        function,
+        args,
+        false,
+        |lua| match records.borrow_mut().next() {
+            Some(rec) => record_to_lua(lua, &rec),
+            None => Ok(L::Nil),
+        },
+    )
+}
+
+/// Runs the stream function's steps from its first reduce on over the nodes' `partials`.
+pub fn run_client(
+    modules: &BTreeMap<String, Vec<u8>>,
+    module: &str,
+    function: &str,
+    args: &[Value],
+    partials: Vec<Value>,
+) -> Result<Vec<Value>, UdfFailure> {
+    let partials = RefCell::new(partials.into_iter());
+    run_half(
+        modules,
+        module,
+        function,
+        args,
+        true,
+        |lua| match partials.borrow_mut().next() {
+            Some(v) => to_lua(lua, &v),
+            None => Ok(L::Nil),
+        },
+    )
+}
+
+fn run_half(
+    modules: &BTreeMap<String, Vec<u8>>,
+    module: &str,
+    function: &str,
+    args: &[Value],
+    client: bool,
+    next: impl Fn(&Lua) -> mlua::Result<L>,
+) -> Result<Vec<Value>, UdfFailure> {
+    let (lua, func) = prepare(modules, module, function)?;
+    let outputs = RefCell::new(Vec::new());
+    let result = lua.scope(|scope| {
+        lua.load(STREAM).set_name("@stream.lua").exec()?;
+        let run: mlua::Function = lua.globals().get("__aero_run_stream")?;
+        let source = scope.create_function(|lua, _: MultiValue| next(lua))?;
+        let emit = scope.create_function(|_, v: L| {
+            outputs.borrow_mut().push(from_lua(&v, 0)?);
+            Ok(())
+        })?;
+        let mut call = vec![
+            L::Function(func),
+            L::Boolean(client),
+            L::Function(source),
+            L::Function(emit),
+        ];
+        for a in args {
+            call.push(to_lua(&lua, a)?);
+        }
+        run.call::<()>(MultiValue::from_iter(call))
+    });
+    result.map_err(|e| fail(message(&e)))?;
+    Ok(outputs.into_inner())
+}
+
+/// A record as a stream sees it: a table of bins, its metadata for the `record` functions.
+fn record_to_lua(lua: &Lua, rec: &impl RecordView) -> mlua::Result<L> {
+    let bins = lua.create_table()?;
+    let mut names = Vec::new();
+    for name in rec.bin_names() {
+        if let Some(p) = rec.bin(name) {
+            let v = from_particle(p)
+                .map_err(|c| mlua::Error::runtime(format!("bad bin {name}: {c}")))?;
+            bins.raw_set(name, to_lua(lua, &v)?)?;
+            names.push(Value::Str(name.to_string()));
+        }
+    }
+    let meta: Table = lua.create_table()?;
+    meta.set("gen", rec.generation())?;
+    let (vt, now) = (rec.void_time_ns(), now_ns());
+    meta.set(
+        "ttl",
+        if vt == 0 {
+            -1
+        } else {
+            (vt.saturating_sub(now) / 1_000_000_000) as i64
+        },
+    )?;
+    meta.set("void_time", (vt / 1_000_000_000) as i64)?;
+    meta.set(
+        "last_update_time",
+        (rec.last_update_ns() / 1_000_000) as i64,
+    )?;
+    meta.set("setname", rec.set_name())?;
+    if let Some(Ok(k)) = rec.user_key().map(from_particle) {
+        meta.set("key", to_lua(lua, &k)?)?;
+    }
+    meta.set("digest", lua.create_string(rec.digest())?)?;
+    meta.set(
+        "bin_names",
+        to_lua(
+            lua,
+            &Value::List(List {
+                flags: 0,
+                items: names,
+            }),
+        )?,
+    )?;
+    let wrap: mlua::Function = lua.globals().get("__aero_record")?;
+    wrap.call((bins, meta))
+}
+
+fn now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}

@@ -1,0 +1,98 @@
+//! Stream UDFs: the server half (up to and including the first reduce) over records, the
+//! client half (from that reduce on) over the nodes' partial results.
+
+mod common;
+use common::rec::Rec;
+use common::*;
+use engine::udf::{reduce_partials, Registry};
+use engine::value::Value;
+
+const CODE: &[u8] = br#"
+local function add(a, b) return a + b end
+function sum_then_scale(s)
+  return s:map(function(r) return r.n end):reduce(add):map(function(x) return x * 10 end)
+end
+function odd(s)
+  return s:filter(function(r) return r.n % 2 == 1 end):map(function(r) return r.n end)
+end
+function total(s, init)
+  return s:aggregate(init, function(acc, r) return acc + r.n end)
+end
+function gens(s)
+  return s:map(function(r) return record.gen(r) end):reduce(add)
+end
+"#;
+
+fn registry() -> Registry {
+    let r = Registry::new();
+    r.register("m.lua", CODE).unwrap();
+    r
+}
+
+fn records(ns: &[i64]) -> Vec<Rec> {
+    ns.iter()
+        .map(|&n| Rec {
+            bins: vec![("n".to_string(), int_p(n))],
+            exists: true,
+            ..Rec::default()
+        })
+        .collect()
+}
+
+fn server(function: &str, args: &[u8], ns: &[i64]) -> Vec<Value> {
+    registry()
+        .aggregate("m", function, args, records(ns).into_iter())
+        .unwrap()
+}
+
+fn client(function: &str, args: &[Value], partials: Vec<Value>) -> Vec<Value> {
+    reduce_partials("m", CODE, function, args, partials).unwrap()
+}
+
+#[test]
+fn the_server_stops_after_the_first_reduce_and_the_client_goes_on_from_it() {
+    assert_eq!(server("sum_then_scale", &[], &[1, 2, 3]), vec![i(6)]);
+    assert_eq!(
+        client("sum_then_scale", &[], vec![i(6), i(4)]),
+        vec![i(100)]
+    );
+}
+
+#[test]
+fn without_a_reduce_the_server_streams_every_value_and_the_client_passes_them_on() {
+    assert_eq!(server("odd", &[], &[1, 2, 3, 5]), vec![i(1), i(3), i(5)]);
+    assert_eq!(client("odd", &[], vec![i(1), i(3)]), vec![i(1), i(3)]);
+}
+
+#[test]
+fn aggregate_starts_from_its_initial_value_even_over_no_records() {
+    let args = engine::pack::encode(&l(vec![i(100)]));
+    assert_eq!(server("total", &args, &[1, 2]), vec![i(103)]);
+    assert_eq!(server("total", &args, &[]), vec![i(100)]);
+}
+
+#[test]
+fn reduce_over_nothing_gives_nothing() {
+    assert_eq!(server("sum_then_scale", &[], &[]), Vec::<Value>::new());
+    assert_eq!(client("sum_then_scale", &[], vec![]), Vec::<Value>::new());
+}
+
+#[test]
+fn records_in_a_stream_have_their_metadata() {
+    assert_eq!(server("gens", &[], &[1, 1]), vec![i(8)]);
+}
+
+#[test]
+fn a_lua_error_is_a_udf_failure_with_its_message() {
+    let r = Registry::new();
+    r.register(
+        "bad.lua",
+        b"function f(s) return s:map(function(r) error('kaboom') end) end",
+    )
+    .unwrap();
+    let err = r
+        .aggregate("bad", "f", &[], records(&[1]).into_iter())
+        .unwrap_err();
+    assert_eq!(err.code, engine::result::UDF_BAD_RESPONSE);
+    assert!(err.message.contains("kaboom"), "{}", err.message);
+}

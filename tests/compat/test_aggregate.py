@@ -1,0 +1,76 @@
+"""Stream-UDF aggregations of the official client (``query.apply``) against the server: each
+node's partial results, reduced by the client's own Lua."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aerospike
+import pytest
+from aerospike import exception as ex
+from aerospike import predicates as p
+
+pytestmark = pytest.mark.compat
+
+NAME = "engine_compat_agg"
+MODULE = (Path(__file__).parents[1] / "lua" / "aggregations.lua").read_text()
+N = 30
+
+
+@pytest.fixture(scope="module")
+def agg_client(
+    server_address: tuple[str, int], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
+    """An official client whose Lua path holds the module (the client runs the final reduce)."""
+    lua = Path(tmp_path_factory.mktemp("agg_lua"))
+    (lua / f"{NAME}.lua").write_text(MODULE)
+    host, port = server_address
+    c = aerospike.client({"hosts": [(host, port)], "lua": {"user_path": str(lua)}}).connect()
+    try:
+        c.udf_put(str(lua / f"{NAME}.lua"))
+        for _ in range(50):
+            if any(m["name"] == f"{NAME}.lua" for m in c.udf_list()):
+                break
+            time.sleep(0.1)
+        yield c
+    finally:
+        c.close()
+
+
+@pytest.fixture
+def loaded(agg_client: Any, set_name: str) -> str:
+    for i in range(N):
+        agg_client.put(("test", set_name, i), {"n": i, "group": "ab"[i % 2]})
+    return set_name
+
+
+def _apply(client: Any, set_name: str, function: str, *args: Any, where: Any = None) -> Any:
+    q = client.query("test", set_name)
+    if where is not None:
+        q.where(where)
+    q.apply(NAME, function, list(args))
+    return q.results()
+
+
+def test_count_sum_and_group_by(agg_client: Any, loaded: str) -> None:
+    assert _apply(agg_client, loaded, "count") == [N]
+    assert _apply(agg_client, loaded, "sum_bin", "n") == [sum(range(N))]
+    assert _apply(agg_client, loaded, "by_group") == [{"a": N // 2, "b": N // 2}]
+
+
+def test_an_index_filter_selects_the_records(agg_client: Any, loaded: str) -> None:
+    index = f"{loaded}_n"
+    agg_client.index_single_value_create("test", loaded, "n", aerospike.INDEX_NUMERIC, index)
+    try:
+        got = _apply(agg_client, loaded, "sum_bin", "n", where=p.between("n", 3, 7))
+        assert got == [3 + 4 + 5 + 6 + 7]
+    finally:
+        agg_client.index_remove("test", index)
+
+
+def test_a_lua_error_fails_the_query(agg_client: Any, loaded: str) -> None:
+    with pytest.raises(ex.AerospikeError, match="kaboom"):
+        _apply(agg_client, loaded, "boom")

@@ -1,0 +1,30 @@
+-- Stream UDFs of the aggregation tests (tests/integration and tests/compat).
+local function one(rec) return 1 end
+local function add(a, b) return a + b end
+
+function count(s)
+  return s:map(one):reduce(add)
+end
+
+function sum_bin(s, bin)
+  return s:map(function(rec) return rec[bin] end):reduce(add)
+end
+
+function evens(s)
+  return s:filter(function(rec) return rec.n % 2 == 0 end):map(function(rec) return rec.n end)
+end
+
+function by_group(s)
+  local function tally(groups, rec)
+    groups[rec.group] = (groups[rec.group] or 0) + 1
+    return groups
+  end
+  local function merge(a, b)
+    return map.merge(a, b, function(x, y) return x + y end)
+  end
+  return s:aggregate(map(), tally):reduce(merge)
+end
+
+function boom(s)
+  return s:map(function(rec) error("kaboom") end)
+end
