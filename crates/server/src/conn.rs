@@ -326,10 +326,10 @@ async fn serve_msg<S: Io>(
             compress,
             scratch: &mut scratch,
         };
-        return if streamed {
-            dispatch::stream(&msg, shared, &mut bufs.out, &mut sink).await
-        } else {
+        return if offload::wanted(&msg) {
             offload::serve(shared, body, &mut sink).await
+        } else {
+            dispatch::stream(&msg, shared, &mut bufs.out, &mut sink).await
         };
     }
     dispatch::single(&msg, shared, &mut bufs.out);

@@ -94,11 +94,16 @@ pub async fn stream(
     out: &mut Vec<u8>,
     sink: &mut FrameSink<'_>,
 ) -> bool {
+    count_stream(msg, shared);
+    query::handle(msg, shared, out, sink).await
+}
+
+/// Counts a scan or a query.
+pub fn count_stream(msg: &Msg<'_>, shared: &Shared) {
     let kind = if msg.fields.get(field::INDEX_RANGE).is_some() {
         Kind::Query
     } else {
         Kind::Scan
     };
     shared.stats.count(kind);
-    query::handle(msg, shared, out, sink).await
 }

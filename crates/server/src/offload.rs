@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, Semaphore};
 use crate::conn::FrameSink;
 use crate::stats::Kind;
 use crate::wire::*;
-use crate::{batch, dispatch, Shared};
+use crate::{batch, dispatch, query, Shared};
 
 /// Writes with more ops than this are offloaded.
 const MANY_OPS: usize = 256;
@@ -20,8 +20,12 @@ static RUNNING: Semaphore = Semaphore::const_new(4);
 /// Reply frames in flight between the worker and the connection.
 const FRAMES_IN_FLIGHT: usize = 2;
 
-/// Whether `msg` should run off the runtime thread.
+/// Whether `msg` should run off the runtime thread: batches, UDFs, writes of many ops,
+/// background jobs and aggregations (plain scans and queries stream from the runtime thread).
 pub fn wanted(msg: &Msg<'_>) -> bool {
+    if dispatch::is_stream(msg) {
+        return query::is_long(msg);
+    }
     msg.fields.get(field::BATCH_INDEX).is_some()
         || msg.fields.get(field::UDF_PACKAGE).is_some()
         || msg.ops.len() > MANY_OPS
@@ -39,7 +43,10 @@ pub async fn serve(shared: &Arc<Shared>, body: &[u8], sink: &mut FrameSink<'_>) 
     let job = tokio::task::spawn_blocking(move || {
         let Ok(msg) = Msg::parse(&body) else { return };
         let mut out = Vec::new();
-        if msg.fields.get(field::BATCH_INDEX).is_some() {
+        if dispatch::is_stream(&msg) {
+            dispatch::count_stream(&msg, &shared);
+            query::handle_long(&msg, &shared, &mut out);
+        } else if msg.fields.get(field::BATCH_INDEX).is_some() {
             shared.stats.count(Kind::Batch);
             batch::handle_chunked(&msg, &shared, &mut out, &mut |frames| {
                 tx.blocking_send(std::mem::take(frames)).is_ok()

@@ -16,6 +16,39 @@ use crate::{aggregate, cluster, udf, Shared};
 const CHUNK: usize = 128 * 1024;
 const INDEX_NOT_FOUND: u8 = 201;
 
+/// Whether `msg` is a background job or an aggregation: work that runs to completion before
+/// its reply, off the runtime thread.
+pub fn is_long(msg: &Msg<'_>) -> bool {
+    msg.header.info2 & INFO2_WRITE != 0 || aggregate::wanted(msg)
+}
+
+/// Runs a background job or an aggregation on the calling (blocking) thread; appends its
+/// complete reply frame to `out`.
+pub fn handle_long(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
+    let at = begin_frame(out);
+    match plan(msg, shared) {
+        Err(code) => header_only(out, INFO3_LAST, code, 0),
+        Ok(p) => run_long(msg, shared, &p, out),
+    }
+    end_frame(out, at, PROTO_MSG);
+}
+
+fn run_long(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>, out: &mut Vec<u8>) {
+    if msg.header.info2 & INFO2_WRITE != 0 {
+        let counts = background(msg, shared, p);
+        if let Some(id) = msg
+            .fields
+            .get(field::QUERY_ID)
+            .and_then(|b| b.try_into().ok())
+        {
+            shared.job_done(u64::from_be_bytes(id), counts);
+        }
+    } else {
+        aggregate::respond(msg, shared, p, out);
+    }
+    header_only(out, INFO3_LAST, rc::OK, 0);
+}
+
 /// Records-per-second pacing (field 10): once `sent` records are out, the time to wait.
 struct Pace {
     per_second: u32,
@@ -71,21 +104,7 @@ pub async fn handle(
     let at = begin_frame(out);
     match plan(msg, shared) {
         Err(code) => header_only(out, INFO3_LAST, code, 0),
-        Ok(p) if msg.header.info2 & INFO2_WRITE != 0 => {
-            let counts = background(msg, shared, &p);
-            if let Some(id) = msg
-                .fields
-                .get(field::QUERY_ID)
-                .and_then(|b| b.try_into().ok())
-            {
-                shared.job_done(u64::from_be_bytes(id), counts);
-            }
-            header_only(out, INFO3_LAST, rc::OK, 0);
-        }
-        Ok(p) if aggregate::wanted(msg) => {
-            aggregate::respond(msg, shared, &p, out);
-            header_only(out, INFO3_LAST, rc::OK, 0);
-        }
+        Ok(p) if is_long(msg) => run_long(msg, shared, &p, out),
         Ok(p) => {
             let mut frame = at;
             let mut sent = 0u64;
