@@ -5,20 +5,25 @@ A slow consumer holds back the producer (the native buffer is bounded) instead o
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from aerospike_fluent._bridge import Detached
+from aerospike_fluent._bridge import Detached, Start
+from aerospike_fluent._lifecycle import ClosesOnExit
+from aerospike_fluent.progress import report
 
 if TYPE_CHECKING:
     from aerospike_fluent._native import QueryStream, Record
+    from aerospike_fluent.progress import ProgressCallback
 
 
 class _Base:
-    __slots__ = ("_buf", "_consumed", "_done", "_left", "_pos", "_stream")
+    __slots__ = ("_buf", "_consumed", "_done", "_left", "_pos", "_progress", "_stream")
 
-    def __init__(self, stream: QueryStream, limit: int) -> None:
+    def __init__(
+        self, stream: QueryStream, limit: int, progress: ProgressCallback | None = None
+    ) -> None:
         self._stream = stream
+        self._progress = progress
         self._buf: list[Record] = []
         self._pos = 0
         self._consumed = 0
@@ -41,6 +46,8 @@ class _Base:
         if chunk is None:
             self.close()
         else:
+            if self._progress is not None:
+                report(self._progress, self._stream, self._consumed, False)
             self._buf = chunk
             self._pos = 0
 
@@ -57,20 +64,51 @@ class _Base:
         if not self._done:
             self._done = True
             self._stream.close()
+            if self._progress is not None:
+                report(self._progress, self._stream, self._consumed, True)
 
 
-class AsyncRecordStream(_Base):
+class Pull:
+    """The next native fetch of a chunk.
+
+    A cancelled waiter leaves it in flight; the next call to :meth:`next` picks its result up.
+    """
+
+    __slots__ = ("_inflight", "_start")
+
+    def __init__(self, start: Start) -> None:
+        self._start = start
+        self._inflight: Detached | None = None
+
+    async def next(self) -> Any:
+        """Start the fetch unless one is in flight; wait for its result."""
+        if self._inflight is None:
+            self._inflight = Detached(self._start)
+        result = await self._inflight.result()
+        self._inflight = None
+        return result
+
+    def cancel(self) -> None:
+        """Abort the fetch in flight, if any."""
+        if self._inflight is not None:
+            self._inflight.cancel()
+            self._inflight = None
+
+
+class AsyncRecordStream(_Base, ClosesOnExit):
     """``async for record in stream`` (also an async context manager that closes it).
 
     Cancelling the task that waits for the next record loses nothing: iterating again continues
     with the records that were on their way.
     """
 
-    __slots__ = ("_inflight",)
+    __slots__ = ("_pull",)
 
-    def __init__(self, stream: QueryStream, limit: int) -> None:
-        super().__init__(stream, limit)
-        self._inflight: Detached | None = None
+    def __init__(
+        self, stream: QueryStream, limit: int, progress: ProgressCallback | None = None
+    ) -> None:
+        super().__init__(stream, limit, progress)
+        self._pull = Pull(stream.next_chunk)
 
     def __aiter__(self) -> AsyncRecordStream:
         return self
@@ -82,40 +120,15 @@ class AsyncRecordStream(_Base):
                 return record
             if self._exhausted:
                 raise StopAsyncIteration
-            self._refill(await self._next_chunk())
-
-    async def _next_chunk(self) -> list[Record] | None:
-        # A cancelled iteration leaves the fetch in flight; the next one picks its chunk up.
-        if self._inflight is None:
-            self._inflight = Detached(self._stream.next_chunk)
-        chunk: list[Record] | None = await self._inflight.result()
-        self._inflight = None
-        return chunk
+            self._refill(await self._pull.next())
 
     def close(self) -> None:
         """Stop the query and release its buffer; idempotent."""
-        if self._inflight is not None:
-            self._inflight.cancel()
-            self._inflight = None
+        self._pull.cancel()
         super().close()
 
-    async def aclose(self) -> None:
-        """Close the stream."""
-        self.close()
 
-    async def __aenter__(self) -> AsyncRecordStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class RecordStream(_Base):
+class RecordStream(_Base, ClosesOnExit):
     """``for record in stream`` (also a context manager that closes it)."""
 
     __slots__ = ()
@@ -131,17 +144,6 @@ class RecordStream(_Base):
             if self._exhausted:
                 raise StopIteration
             self._refill(self._stream.next_chunk_blocking())
-
-    def __enter__(self) -> RecordStream:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 __all__ = ["AsyncRecordStream", "RecordStream"]

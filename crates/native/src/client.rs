@@ -492,6 +492,18 @@ operations! {
         (writes, (inner.clone(), this.natives(policy), rows))
     }
 
+    /// Read rows of a batch as an `ArrowTable`: a row per record found, in key order.
+    cluster fn batch_arrow / batch_arrow_blocking(
+        this, inner,
+        rows: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+        spec: &Bound<'_, crate::arrow::ArrowSpec>,
+    ) {
+        let rows = crate::batch::to_rows(rows, &inner.defaults)?;
+        let spec = spec.get().spec.clone();
+        (false, crate::arrow::batch_read(inner.clone(), this.natives(policy), rows, spec))
+    }
+
     /// An info command, sent to one node (by name) or a random one.
     cluster fn info / info_blocking(
         this, inner,

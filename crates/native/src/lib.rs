@@ -6,6 +6,7 @@
 
 mod aggregate;
 mod args;
+mod arrow;
 mod background;
 mod batch;
 mod blocking;
@@ -49,6 +50,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     runtime::register(m)?;
     blocking::init(m)?;
     exit::register(m)?;
+    arrow::register(m)?;
     m.add_class::<record::Record>()?;
     m.add_class::<record::BatchRow>()?;
     m.add_class::<completion::Pending>()?;

@@ -352,13 +352,18 @@ impl IntoPy for ChunkOut {
 }
 
 async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
+    next_records(shared).await.map(ChunkOut)
+}
+
+/// The next chunk's records (`None` at the end); the chunk handed out before is consumed.
+async fn next_records(shared: Arc<Shared>) -> OpResult<Option<Vec<AsRecord>>> {
     let item = shared.rx.lock().await.recv().await;
     let mut prog = shared.progress.lock();
     prog.commit();
     match item {
         None => {
             prog.finished = true;
-            Ok(ChunkOut(None))
+            Ok(None)
         }
         Some(Err(f)) => Err(f),
         Some(Ok(recs)) => {
@@ -366,8 +371,23 @@ async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
                 let k = r.key.as_ref()?;
                 Some((u16::try_from(k.partition_id()).ok()?, k.digest()))
             }));
-            Ok(ChunkOut(Some(recs)))
+            Ok(Some(recs))
         }
+    }
+}
+
+impl QueryStream {
+    /// The next chunk's records, for another output format (as `next_chunk`, unconverted).
+    pub(crate) fn next_records(
+        &self,
+    ) -> impl std::future::Future<Output = OpResult<Option<Vec<AsRecord>>>> + Send + 'static {
+        self.inner
+            .until_closed(false, next_records(self.shared.clone()))
+    }
+
+    /// The worker runtime the stream's chunks are fetched on.
+    pub(crate) fn handle(&self) -> &Handle {
+        &self.handle
     }
 }
 
@@ -410,6 +430,19 @@ impl QueryStream {
             b.extend_from_slice(d);
         }
         Ok(PyBytes::new(py, &b))
+    }
+
+    /// `(records, partitions, partitions_total)`: records handed out, the partitions they came
+    /// from (every partition once the stream ended), and the partitions read.
+    fn progress(&self) -> (u64, usize, usize) {
+        let p = self.shared.progress.lock();
+        let records = p.committed + p.pending.len() as u64;
+        if p.finished {
+            return (records, p.count, p.count);
+        }
+        let mut reached: std::collections::BTreeSet<u16> = p.last.keys().copied().collect();
+        reached.extend(p.pending.iter().flatten().map(|(pid, _)| *pid));
+        (records, reached.len(), p.count)
     }
 
     /// Stop the query and drop buffered records.
