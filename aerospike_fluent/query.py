@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Unpack, overload
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 Collection = IndexCollection
 PARTITIONS = 4096
-DEFAULT_CHUNK = 256
+DEFAULT_CHUNK = 1024
 
 
 class Query(Frozen, Generic[M]):
@@ -237,8 +237,8 @@ class Query(Frozen, Generic[M]):
     def __aiter__(self: Query[Async]) -> AsyncRecordStream:
         return self.stream()
 
-    def __iter__(self: Query[Sync]) -> RecordStream:
-        return self.stream()
+    def __iter__(self: Query[Sync]) -> Iterator[Record]:
+        return iter(self.stream())
 
     # ------------------------------------------------------------------ Arrow
     @overload

@@ -12,6 +12,7 @@ mod batch;
 mod blocking;
 mod call_args;
 mod calls;
+mod chunk;
 mod client;
 mod completion;
 mod config;
@@ -39,6 +40,11 @@ mod tls;
 mod values;
 
 use pyo3::prelude::*;
+
+/// Records are parsed on the worker runtime and freed on the thread that converts them; glibc's
+/// malloc pays for those cross-thread frees (`crates/native/PERF.md`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

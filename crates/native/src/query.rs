@@ -14,7 +14,7 @@ use aerospike::{Bins, PartitionFilter, Record as AsRecord};
 
 use futures::{FutureExt, StreamExt};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::PyBytes;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -24,7 +24,6 @@ use crate::client::Inner;
 use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::errors::invalid_argument;
 use crate::policy::Natives;
-use crate::record::Record;
 use crate::redelivery::Redelivery;
 
 const PARTITIONS: usize = 4096;
@@ -343,11 +342,7 @@ impl IntoPy for ChunkOut {
         let Some(recs) = self.0 else {
             return Ok(py.None());
         };
-        let out = PyList::empty(py);
-        for r in &recs {
-            out.append(Py::new(py, Record::from_native(py, r, None, None)?)?)?;
-        }
-        Ok(out.into_any().unbind())
+        Ok(crate::chunk::records(py, &recs)?.into_any().unbind())
     }
 }
 

@@ -75,6 +75,7 @@ impl Converter {
         };
         let mut columns = Vec::with_capacity(layout.sources.len());
         let mut matched = vec![0usize; rows.len()];
+        let mut bin_slot = 0;
         for (i, (source, natural)) in layout.sources.iter().zip(&layout.naturals).enumerate() {
             let target = schema.field(i);
             let array = match source {
@@ -85,8 +86,10 @@ impl Converter {
                     format!("the {} column (user keys)", target.name())
                 })?,
                 Source::Bin(name) => {
+                    let slot = bin_slot;
+                    bin_slot += 1;
                     let values = rows.iter().zip(matched.iter_mut()).map(|(r, m)| {
-                        let v = r.rec.bins.get(name.as_str());
+                        let v = bin(r.rec, name, slot);
                         *m += usize::from(v.is_some());
                         v
                     });
@@ -288,6 +291,15 @@ fn has_bin(layout: &Layout, name: &str) -> bool {
         .sources
         .iter()
         .any(|s| matches!(s, Source::Bin(n) if n == name))
+}
+
+/// A record's bin `name`; records usually hold their bins in column order, so position `slot`
+/// is tried before a hash lookup.
+fn bin<'a>(rec: &'a AsRecord, name: &str, slot: usize) -> Option<&'a Value> {
+    match rec.bins.get_index(slot) {
+        Some((n, v)) if n == name => Some(v),
+        _ => rec.bins.get(name),
+    }
 }
 
 fn user_key<'a>(row: &Row<'a>) -> Option<&'a Value> {
