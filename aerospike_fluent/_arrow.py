@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-DEFAULT_ROWS = 16_384
+DEFAULT_ROWS = 4096
 """Rows per record batch (the chunk a query fetches): memory stays bounded by a few of them."""
 
 MetaColumn = bool | str

@@ -248,7 +248,7 @@ class Query(Frozen, Generic[M]):
     def arrow_batches(self, **options: Unpack[ArrowOptions]) -> AsyncArrowBatches | ArrowBatches:
         """Start the query; iterate it as Arrow record batches (``async for`` / ``for``).
 
-        Each item is an :class:`ArrowTable` of at most ``rows`` rows (default 16384), built
+        Each item is an :class:`ArrowTable` of at most ``rows`` rows (default 4096), built
         natively; memory stays bounded by a few batches. Options: ``schema``, ``rows``,
         ``key``, ``digest``, ``generation``, ``ttl`` (see :meth:`to_arrow`).
         """

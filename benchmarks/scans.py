@@ -13,7 +13,7 @@ kind from the same rounds:
 - ``query``: a secondary-index range selecting 10 % of the set;
 - ``arrow``: the set into a ``pyarrow.Table`` (C: ``foreach`` into a list, then
   ``pa.Table.from_pylist``; ours: ``pa.table(q.to_arrow())``);
-- ``batches``: ours as Arrow batches of 16384 rows, each handed to pyarrow and dropped.
+- ``batches``: ours as Arrow batches of 4096 rows (the default), each handed to pyarrow and dropped.
 
 Nothing is asserted; the numbers go in commit bodies and ``benchmarks/NOTES.md``.
 """
