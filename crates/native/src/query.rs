@@ -181,8 +181,12 @@ impl Progress {
     /// The caller asked for another chunk: it has consumed every record handed out so far.
     fn commit(&mut self) {
         self.committed += self.pending.len() as u64;
-        for (pid, digest) in self.pending.drain(..).flatten() {
-            self.last.insert(pid, digest);
+        // A partition's records come in runs: only each run's last digest needs the map.
+        let mut records = self.pending.drain(..).flatten().peekable();
+        while let Some((pid, digest)) = records.next() {
+            if records.peek().is_none_or(|(next, _)| *next != pid) {
+                self.last.insert(pid, digest);
+            }
         }
     }
 
