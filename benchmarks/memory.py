@@ -41,30 +41,25 @@ def restart_peak() -> float:
     return _status_mb("VmRSS")
 
 
-async def stream_ours(seed: str, set_name: str) -> tuple[int, float, float]:
+async def stream_ours(seed: str, set_name: str, arrow: bool = False) -> tuple[int, float, float]:
     af: Any = importlib.import_module("aerospike_fluent")
     db: Any = await af.connect(seed)
     try:
         before, n = restart_peak(), 0
         query = db.namespace(NAMESPACE).set(set_name).query().timeout(600)
-        async for _ in query.stream():
-            n += 1
+        if arrow:
+            async for batch in query.arrow_batches():
+                n += batch.num_rows
+        else:
+            async for _ in query.stream():
+                n += 1
         return n, before, peak_mb()
     finally:
         db.close()
 
 
 async def stream_ours_arrow(seed: str, set_name: str) -> tuple[int, float, float]:
-    af: Any = importlib.import_module("aerospike_fluent")
-    db: Any = await af.connect(seed)
-    try:
-        before, n = restart_peak(), 0
-        query = db.namespace(NAMESPACE).set(set_name).query().timeout(600)
-        async for batch in query.arrow_batches():
-            n += batch.num_rows
-        return n, before, peak_mb()
-    finally:
-        db.close()
+    return await stream_ours(seed, set_name, arrow=True)
 
 
 async def stream_sdk(seed: str, set_name: str) -> tuple[int, float, float]:

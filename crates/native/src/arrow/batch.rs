@@ -5,10 +5,9 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 
 use super::convert::{Converter, Row};
-use super::spec::Spec;
+use super::spec::{ArrowSpec, Spec};
 use super::table::ArrowTable;
 use super::ArrowSchemaError;
-use crate::batch::Row as BatchRowSpec;
 use crate::calls::{self, BatchOut};
 use crate::client::Inner;
 use crate::completion::{IntoPy, OpResult};
@@ -25,15 +24,20 @@ pub struct BatchTable {
     spec: Spec,
 }
 
-/// Run the batch (read rows) and hand back its records for conversion.
-pub async fn read(
-    i: Arc<Inner>,
+/// Check the read rows and the columns; the call runs the batch and hands its records back for
+/// conversion.
+pub fn read(
+    i: &Arc<Inner>,
     p: Arc<Natives>,
-    rows: Vec<BatchRowSpec>,
-    spec: Spec,
-) -> OpResult<BatchTable> {
-    let out = calls::batch(i, p, rows).await?;
-    Ok(BatchTable { out, spec })
+    rows: &Bound<'_, PyAny>,
+    spec: &Bound<'_, ArrowSpec>,
+) -> PyResult<impl std::future::Future<Output = OpResult<BatchTable>> + Send + 'static> {
+    let rows = crate::batch::to_rows(rows, &i.defaults)?;
+    let (i, spec) = (i.clone(), spec.get().spec.clone());
+    Ok(async move {
+        let out = calls::batch(i, p, rows).await?;
+        Ok(BatchTable { out, spec })
+    })
 }
 
 impl BatchTable {

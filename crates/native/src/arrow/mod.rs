@@ -23,6 +23,9 @@ pub use crate::errors::ArrowSchemaError;
 pub use batch::read as batch_read;
 pub use spec::ArrowSpec;
 
+/// How the `batch_arrow` operation takes its `ArrowSpec`.
+pub type ArrowSpecRef<'py> = &'py Bound<'py, ArrowSpec>;
+
 /// Register the Arrow classes on the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<spec::ArrowSpec>()?;
