@@ -12,17 +12,19 @@ Example:
 
 from __future__ import annotations
 
-from aerospike_fluent import errors, exp, sync
+from aerospike_fluent import errors, exp, progress, sync
 from aerospike_fluent import exp as F
+from aerospike_fluent._arrow import ArrowBatches, AsyncArrowBatches
 from aerospike_fluent._bits import BitOverflow, BitResize, BitWrite
 from aerospike_fluent._exec import Async, Sync
 from aerospike_fluent._hll import HllWrite
-from aerospike_fluent._native import GeoJSON, Record
+from aerospike_fluent._native import ArrowTable, GeoJSON, Record
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, MapOrder, MapWrite, Return
 from aerospike_fluent.client import AsyncClient, Client, Connecting, SyncClient, connect
 from aerospike_fluent.errors import AerospikeError
 from aerospike_fluent.keys import KeyRef, KeysRef
+from aerospike_fluent.progress import Progress
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult, Page
 from aerospike_fluent.scopes import Namespace, RecordSet
@@ -37,7 +39,10 @@ __all__ = [
     "KEEP_TTL",
     "NEVER_EXPIRE",
     "AerospikeError",
+    "ArrowBatches",
+    "ArrowTable",
     "Async",
+    "AsyncArrowBatches",
     "AsyncClient",
     "AsyncRecordStream",
     "Batch",
@@ -59,6 +64,7 @@ __all__ = [
     "MapWrite",
     "Namespace",
     "Page",
+    "Progress",
     "Query",
     "Record",
     "RecordSet",
@@ -69,5 +75,6 @@ __all__ = [
     "connect",
     "errors",
     "exp",
+    "progress",
     "sync",
 ]

@@ -1,4 +1,4 @@
-"""Context-manager behaviour shared by the embedded server and cluster: ``stop()`` on exit."""
+"""Context-manager behaviour: ``stop()`` (embedded servers) or ``close()`` (streams) on exit."""
 
 from __future__ import annotations
 
@@ -6,13 +6,12 @@ from types import TracebackType
 from typing import Self
 
 
-class StopsOnExit:
-    """Sync and async context manager calling ``self.stop()`` on exit."""
+class _OnExit:
+    """Sync and async context manager calling ``self._on_exit()`` on exit."""
 
     __slots__ = ()
 
-    def stop(self) -> None:
-        """Stop; idempotent."""
+    def _on_exit(self) -> None:
         raise NotImplementedError
 
     def __enter__(self) -> Self:
@@ -24,7 +23,7 @@ class StopsOnExit:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.stop()
+        self._on_exit()
 
     async def __aenter__(self) -> Self:
         return self
@@ -35,4 +34,34 @@ class StopsOnExit:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._on_exit()
+
+
+class StopsOnExit(_OnExit):
+    """Sync and async context manager calling ``self.stop()`` on exit."""
+
+    __slots__ = ()
+
+    def stop(self) -> None:
+        """Stop; idempotent."""
+        raise NotImplementedError
+
+    def _on_exit(self) -> None:
         self.stop()
+
+
+class ClosesOnExit(_OnExit):
+    """Sync and async context manager calling ``self.close()`` on exit; ``aclose()``."""
+
+    __slots__ = ()
+
+    def close(self) -> None:
+        """Close; idempotent."""
+        raise NotImplementedError
+
+    def _on_exit(self) -> None:
+        self.close()
+
+    async def aclose(self) -> None:
+        """Close (for ``contextlib.aclosing`` and async generators' protocol)."""
+        self.close()

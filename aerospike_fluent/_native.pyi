@@ -50,6 +50,7 @@ class InvalidArgumentError(ClientError, ValueError): ...
 class ClientClosedError(ClientError): ...
 class ConnectionError(ClientError): ...
 class DeserializeError(ClientError): ...
+class ArrowSchemaError(ClientError): ...
 class TimeoutError(AerospikeError, builtins.TimeoutError): ...
 class ServerError(AerospikeError): ...
 class RecordNotFoundError(ServerError): ...
@@ -334,6 +335,17 @@ class Client:
     def batch_blocking(
         self, rows: Sequence[tuple[Any, ...]], policy: Policy | None
     ) -> list[BatchRow]: ...
+    def batch_arrow(
+        self,
+        done: Done,
+        rows: Sequence[tuple[Any, ...]],
+        policy: Policy | None,
+        spec: ArrowSpec,
+    ) -> Pending:
+        """Read rows of a batch as an :class:`ArrowTable`: a row per record found."""
+    def batch_arrow_blocking(
+        self, rows: Sequence[tuple[Any, ...]], policy: Policy | None, spec: ArrowSpec
+    ) -> ArrowTable: ...
     def query(
         self,
         namespace: str,
@@ -447,7 +459,71 @@ class QueryStream:
     def resume_token(self, consumed: int | None = None) -> bytes:
         """Opaque token: pass it as ``partitions`` to continue after the first ``consumed``
         records delivered (None: all of them)."""
+    def progress(self) -> tuple[int, int, int]:
+        """``(records, partitions, partitions_total)`` handed out so far."""
     def close(self) -> None: ...
+
+# ---------------------------------------------------------------- Arrow
+@final
+class ArrowSpec:
+    """The columns of an Arrow read."""
+
+    def __new__(
+        cls,
+        schema: object = None,
+        bins: Sequence[str] | None = None,
+        key: str | None = None,
+        digest: str | None = None,
+        generation: str | None = None,
+        ttl: str | None = None,
+    ) -> ArrowSpec: ...
+    @property
+    def schema_bins(self) -> list[str] | None: ...
+
+@final
+class ArrowTable:
+    """Arrow data read from the database: one schema, zero or more record batches.
+
+    Exported through the Arrow PyCapsule interface: ``pyarrow.table(t)``,
+    ``polars.DataFrame(t)`` and ``duckdb`` take it without a copy.
+    """
+
+    @property
+    def num_rows(self) -> int: ...
+    @property
+    def num_columns(self) -> int: ...
+    @property
+    def num_batches(self) -> int: ...
+    @property
+    def column_names(self) -> list[str]: ...
+    @property
+    def schema_text(self) -> str: ...
+    def __len__(self) -> int: ...
+    def __arrow_c_schema__(self) -> object: ...
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
+    def __arrow_c_array__(
+        self, requested_schema: object | None = None
+    ) -> tuple[object, object]: ...
+    def to_pyarrow(self) -> Any:
+        """A ``pyarrow.Table`` (needs pyarrow)."""
+    def to_pandas(self) -> Any:
+        """A ``pandas.DataFrame`` (needs pandas and pyarrow)."""
+    def to_polars(self) -> Any:
+        """A ``polars.DataFrame`` (needs polars)."""
+    @staticmethod
+    def concat(tables: Sequence[ArrowTable]) -> ArrowTable: ...
+
+@final
+class ArrowReader:
+    """A query stream's chunks as Arrow record batches."""
+
+    def __new__(cls, stream: QueryStream, spec: ArrowSpec, limit: int = 0) -> ArrowReader: ...
+    def next_batch(self, done: Done) -> Pending:
+        """``done`` receives the next chunk as a one-batch table, or ``None`` at the end."""
+    def next_batch_blocking(self) -> ArrowTable | None: ...
+    def empty(self) -> ArrowTable: ...
+    @property
+    def stream(self) -> QueryStream: ...
 
 # ---------------------------------------------------------------- embedded server
 @final

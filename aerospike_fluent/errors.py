@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from aerospike_fluent._native import (
     AerospikeError,
+    ArrowSchemaError,
     AuthenticationError,
     BinNotFoundError,
     BinTypeError,
@@ -63,6 +64,7 @@ class AelSyntaxError(InvalidArgumentError):
 __all__ = [
     "AelSyntaxError",
     "AerospikeError",
+    "ArrowSchemaError",
     "AuthenticationError",
     "BinNotFoundError",
     "BinTypeError",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, overload
 from aerospike_fluent import _native, _policy, _validate
 from aerospike_fluent._chain import _SET_BASE, _SET_OPS, LIMITS, TARGET, OpChain
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
+from aerospike_fluent._keys_arrow import KeysArrow
 from aerospike_fluent._native import Record
 from aerospike_fluent._plan import reads
 from aerospike_fluent._policy import TTL
@@ -386,7 +387,7 @@ def _batch_program(
     return BatchResult(result, missing_ok)
 
 
-class KeysRef(OpChain[M], Generic[M]):
+class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
     """Many records: the same operations on every key, compiled to one batch request.
 
     Results are :class:`BatchResult` rows in key order, each with its own record or error; their

@@ -10,11 +10,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Unpack, overload
 
-from aerospike_fluent import _policy, _validate
+from aerospike_fluent import _arrow, _policy, _validate
+from aerospike_fluent import progress as _progress
 from aerospike_fluent._aggregate import aggregate_call
 from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen, and_filter
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
@@ -26,11 +27,13 @@ from aerospike_fluent.results import Page
 from aerospike_fluent.streams import AsyncRecordStream, RecordStream
 
 if TYPE_CHECKING:
-    from aerospike_fluent._native import QueryStream, Record
+    from aerospike_fluent._arrow import ArrowBatches, ArrowOptions, AsyncArrowBatches
+    from aerospike_fluent._native import ArrowTable, QueryStream, Record
+    from aerospike_fluent.progress import OnProgress
 
 Collection = IndexCollection
 PARTITIONS = 4096
-DEFAULT_CHUNK = 256
+DEFAULT_CHUNK = 1024
 
 
 class Query(Frozen, Generic[M]):
@@ -47,6 +50,7 @@ class Query(Frozen, Generic[M]):
         "_ns",
         "_pace",
         "_partitions",
+        "_progress",
         "_set",
     )
     _fields: ClassVar[tuple[str, ...]] = (
@@ -61,6 +65,7 @@ class Query(Frozen, Generic[M]):
         "_chunk",
         "_limits",
         "_pace",
+        "_progress",
     )
     _ex: Executor[M]
     _ns: str
@@ -73,9 +78,12 @@ class Query(Frozen, Generic[M]):
     _chunk: int
     _limits: _policy.Limits | None
     _pace: tuple[int, bool] | None
+    _progress: OnProgress | None
 
     def __init__(self, ex: Executor[M], namespace: str, set_name: str) -> None:
-        self._init(ex, namespace, set_name, None, None, None, 0, None, DEFAULT_CHUNK, None, None)
+        self._init(
+            ex, namespace, set_name, None, None, None, 0, None, DEFAULT_CHUNK, None, None, None
+        )
 
     def __repr__(self) -> str:
         return f"Query({self._ns!r}, {self._set!r})"
@@ -152,6 +160,14 @@ class Query(Frozen, Generic[M]):
         """Limits: ``total`` / ``socket`` in seconds, ``retries`` attempts."""
         return self._evolve(_limits=_policy.limits(total, socket, retries))
 
+    def on_progress(self, callback: OnProgress | None) -> Query[M]:
+        """Report progress: ``callback(Progress)`` after each chunk and when the read ends.
+
+        ``"tqdm"`` shows a progress bar (a widget in notebooks); ``None`` turns it off.
+        See :mod:`aerospike_fluent.progress`.
+        """
+        return self._evolve(_progress=_progress.check(callback))
+
     @property
     def index_filter(self) -> tuple[Any, ...] | None:
         """The compiled secondary-index filter (native plan format)."""
@@ -163,16 +179,19 @@ class Query(Frozen, Generic[M]):
         return self._filter
 
     # ------------------------------------------------------------------ terminals
-    def _open(self, limit: int, chunk: int, *, no_bins: bool = False) -> QueryStream:
+    def _open(
+        self, limit: int, chunk: int, *, no_bins: bool = False, bins: tuple[str, ...] | None = None
+    ) -> QueryStream:
         policy = _policy.build(filter=self._filter, lim=self._limits, pace=self._pace)
-        if no_bins or self._bins == ():
-            bins: list[str] | None = []
+        selected = self._bins if bins is None else bins
+        if no_bins or selected == ():
+            names: list[str] | None = []
         else:
-            bins = None if self._bins is None else list(self._bins)
+            names = None if selected is None else list(selected)
         return self._ex.native.query(
             self._ns,
             self._set,
-            bins,
+            names,
             self._index,
             policy,
             limit,
@@ -210,16 +229,80 @@ class Query(Frozen, Generic[M]):
     def stream(self) -> AsyncRecordStream | RecordStream:
         """Start the query; iterate the records as they arrive (``async for`` / ``for``)."""
         stream = self._open(self._limit, self._chunk)
+        progress = _progress.callback(self._progress)
         if self._ex.is_async:
-            return AsyncRecordStream(stream, self._limit)
-        return RecordStream(stream, self._limit)
+            return AsyncRecordStream(stream, self._limit, progress)
+        return RecordStream(stream, self._limit, progress)
 
     def __aiter__(self: Query[Async]) -> AsyncRecordStream:
         return self.stream()
 
-    def __iter__(self: Query[Sync]) -> RecordStream:
-        return self.stream()
+    def __iter__(self: Query[Sync]) -> Iterator[Record]:
+        return iter(self.stream())
 
+    # ------------------------------------------------------------------ Arrow
+    @overload
+    def arrow_batches(self: Query[Async], **options: Unpack[ArrowOptions]) -> AsyncArrowBatches: ...
+    @overload
+    def arrow_batches(self: Query[Sync], **options: Unpack[ArrowOptions]) -> ArrowBatches: ...
+    def arrow_batches(self, **options: Unpack[ArrowOptions]) -> AsyncArrowBatches | ArrowBatches:
+        """Start the query; iterate it as Arrow record batches (``async for`` / ``for``).
+
+        Each item is an :class:`ArrowTable` of at most ``rows`` rows (default 4096), built
+        natively; memory stays bounded by a few batches. Options: ``schema``, ``rows``,
+        ``key``, ``digest``, ``generation``, ``ttl`` (see :meth:`to_arrow`).
+        """
+        reader = _arrow.reader(self._arrow_stream, self._bins, self._limit, options)
+        progress = _progress.callback(self._progress)
+        if self._ex.is_async:
+            return _arrow.AsyncArrowBatches(reader, progress)
+        return _arrow.ArrowBatches(reader, progress)
+
+    @overload
+    def to_arrow(
+        self: Query[Async], **options: Unpack[ArrowOptions]
+    ) -> Coroutine[Any, Any, ArrowTable]: ...
+    @overload
+    def to_arrow(self: Query[Sync], **options: Unpack[ArrowOptions]) -> ArrowTable: ...
+    def to_arrow(self, **options: Unpack[ArrowOptions]) -> Any:
+        """Every matching record in one :class:`ArrowTable` (``pyarrow.table(t)``, polars...).
+
+        Options: ``schema``, an Arrow schema (else the columns and types come from the first
+        chunk: bins in order of appearance, missing bins null); ``rows``, rows per record
+        batch; ``key``, ``digest``, ``generation``, ``ttl``: ``True`` (or a column name) to
+        add that metadata column. A value that does not fit its column raises
+        :class:`~aerospike_fluent.errors.ArrowSchemaError` naming the bin.
+        """
+        return self._ex.run(self._arrow_table(options))
+
+    @overload
+    def to_pandas(
+        self: Query[Async], **options: Unpack[ArrowOptions]
+    ) -> Coroutine[Any, Any, Any]: ...
+    @overload
+    def to_pandas(self: Query[Sync], **options: Unpack[ArrowOptions]) -> Any: ...
+    def to_pandas(self, **options: Unpack[ArrowOptions]) -> Any:
+        """:meth:`to_arrow` as a ``pandas.DataFrame`` (needs pandas and pyarrow)."""
+        return self._ex.run(_arrow.then(self._arrow_table(options), _arrow.to_pandas))
+
+    @overload
+    def to_polars(
+        self: Query[Async], **options: Unpack[ArrowOptions]
+    ) -> Coroutine[Any, Any, Any]: ...
+    @overload
+    def to_polars(self: Query[Sync], **options: Unpack[ArrowOptions]) -> Any: ...
+    def to_polars(self, **options: Unpack[ArrowOptions]) -> Any:
+        """:meth:`to_arrow` as a ``polars.DataFrame`` (needs polars)."""
+        return self._ex.run(_arrow.then(self._arrow_table(options), _arrow.to_polars))
+
+    def _arrow_stream(self, chunk: int, bins: tuple[str, ...] | None) -> QueryStream:
+        return self._open(self._limit, chunk, bins=bins)
+
+    def _arrow_table(self, options: ArrowOptions) -> Program[ArrowTable]:
+        reader = _arrow.reader(self._arrow_stream, self._bins, self._limit, options)
+        return _arrow.table_program(reader, _progress.callback(self._progress))
+
+    # ------------------------------------------------------------------ records
     @overload
     def collect(self: Query[Async]) -> Coroutine[Any, Any, list[Record]]: ...
     @overload
@@ -287,6 +370,7 @@ class Query(Frozen, Generic[M]):
     # ------------------------------------------------------------------ programs
     def _gather(self, limit: int, chunk: int) -> Program[list[Record]]:
         stream = self._open(limit, min(chunk, limit) if limit else chunk)
+        progress = _progress.callback(self._progress)
         out: list[Record] = []
         try:
             while True:
@@ -297,8 +381,10 @@ class Query(Frozen, Generic[M]):
                 if limit and len(out) >= limit:
                     del out[limit:]
                     break
+                _progress.report(progress, stream, len(out), False)
         finally:
             stream.close()
+            _progress.report(progress, stream, len(out), True)
         return out
 
     def _count(self) -> Program[int]:

@@ -5,44 +5,57 @@ A slow consumer holds back the producer (the native buffer is bounded) instead o
 
 from __future__ import annotations
 
-from types import TracebackType
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from operator import length_hint
+from typing import TYPE_CHECKING, Any
 
-from aerospike_fluent._bridge import Detached
+from aerospike_fluent._bridge import Detached, Start
+from aerospike_fluent._lifecycle import ClosesOnExit
+from aerospike_fluent.progress import report
 
 if TYPE_CHECKING:
     from aerospike_fluent._native import QueryStream, Record
+    from aerospike_fluent.progress import ProgressCallback
 
 
 class _Base:
-    __slots__ = ("_buf", "_consumed", "_done", "_left", "_pos", "_stream")
+    __slots__ = ("_done", "_it", "_left", "_len", "_progress", "_start", "_stream")
 
-    def __init__(self, stream: QueryStream, limit: int) -> None:
+    def __init__(
+        self, stream: QueryStream, limit: int, progress: ProgressCallback | None = None
+    ) -> None:
         self._stream = stream
-        self._buf: list[Record] = []
-        self._pos = 0
-        self._consumed = 0
+        self._progress = progress
+        self._it: Iterator[Record] = iter(())
+        self._start = 0  # records handed out before the current chunk
+        self._len = 0  # records in the current chunk
         self._done = False
-        self._left = limit if limit > 0 else -1
+        self._left = limit if limit > 0 else -1  # records still to hand out (-1: no limit)
 
-    def _take(self) -> Record | None:
-        if self._pos < len(self._buf) and self._left != 0:
-            record = self._buf[self._pos]
-            self._pos += 1
-            self._consumed += 1
-            if self._left > 0:
-                self._left -= 1
-                if self._left == 0:
-                    self.close()
-            return record
-        return None
+    @property
+    def _consumed(self) -> int:
+        return self._start + self._len - length_hint(self._it)
 
-    def _refill(self, chunk: list[Record] | None) -> None:
-        if chunk is None:
+    def _refill(self, chunk: list[Record] | None) -> bool:
+        """Install the next chunk (cut to the limit); False (and closed) at the end."""
+        if chunk is None or self._exhausted:
             self.close()
-        else:
-            self._buf = chunk
-            self._pos = 0
+            return False
+        if self._left >= 0:
+            if len(chunk) > self._left:
+                chunk = chunk[: self._left]
+            self._left -= len(chunk)
+        if self._progress is not None:
+            report(self._progress, self._stream, self._start + self._len, False)
+        self._start += self._len
+        self._len = len(chunk)
+        self._it = iter(chunk)
+        return True
+
+    def _last_taken(self) -> None:
+        """Close once the limit's last record is taken (the caller may never ask again)."""
+        if self._left == 0 and not length_hint(self._it):
+            self.close()
 
     @property
     def _exhausted(self) -> bool:
@@ -57,91 +70,97 @@ class _Base:
         if not self._done:
             self._done = True
             self._stream.close()
+            self._start, self._len, self._it = self._consumed, 0, iter(())
+            if self._progress is not None:
+                report(self._progress, self._stream, self._start, True)
 
 
-class AsyncRecordStream(_Base):
+class Pull:
+    """The next native fetch of a chunk.
+
+    A cancelled waiter leaves it in flight; the next call to :meth:`next` picks its result up.
+    """
+
+    __slots__ = ("_inflight", "_start")
+
+    def __init__(self, start: Start) -> None:
+        self._start = start
+        self._inflight: Detached | None = None
+
+    async def next(self) -> Any:
+        """Start the fetch unless one is in flight; wait for its result."""
+        if self._inflight is None:
+            self._inflight = Detached(self._start)
+        result = await self._inflight.result()
+        self._inflight = None
+        return result
+
+    def cancel(self) -> None:
+        """Abort the fetch in flight, if any."""
+        if self._inflight is not None:
+            self._inflight.cancel()
+            self._inflight = None
+
+
+class AsyncRecordStream(_Base, ClosesOnExit):
     """``async for record in stream`` (also an async context manager that closes it).
 
     Cancelling the task that waits for the next record loses nothing: iterating again continues
     with the records that were on their way.
     """
 
-    __slots__ = ("_inflight",)
+    __slots__ = ("_pull",)
 
-    def __init__(self, stream: QueryStream, limit: int) -> None:
-        super().__init__(stream, limit)
-        self._inflight: Detached | None = None
+    def __init__(
+        self, stream: QueryStream, limit: int, progress: ProgressCallback | None = None
+    ) -> None:
+        super().__init__(stream, limit, progress)
+        self._pull = Pull(stream.next_chunk)
 
     def __aiter__(self) -> AsyncRecordStream:
         return self
 
     async def __anext__(self) -> Record:
         while True:
-            record = self._take()
+            record = next(self._it, None)
             if record is not None:
+                if self._left == 0:
+                    self._last_taken()
                 return record
-            if self._exhausted:
+            if not self._refill(None if self._exhausted else await self._pull.next()):
                 raise StopAsyncIteration
-            self._refill(await self._next_chunk())
-
-    async def _next_chunk(self) -> list[Record] | None:
-        # A cancelled iteration leaves the fetch in flight; the next one picks its chunk up.
-        if self._inflight is None:
-            self._inflight = Detached(self._stream.next_chunk)
-        chunk: list[Record] | None = await self._inflight.result()
-        self._inflight = None
-        return chunk
 
     def close(self) -> None:
         """Stop the query and release its buffer; idempotent."""
-        if self._inflight is not None:
-            self._inflight.cancel()
-            self._inflight = None
+        self._pull.cancel()
         super().close()
 
-    async def aclose(self) -> None:
-        """Close the stream."""
-        self.close()
 
-    async def __aenter__(self) -> AsyncRecordStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class RecordStream(_Base):
+class RecordStream(_Base, ClosesOnExit):
     """``for record in stream`` (also a context manager that closes it)."""
 
     __slots__ = ()
 
-    def __iter__(self) -> RecordStream:
-        return self
+    def __iter__(self) -> Iterator[Record]:
+        # A generator: ``yield from`` hands out a chunk's records without a Python call each.
+        return self._records()
+
+    def _records(self) -> Iterator[Record]:
+        while True:
+            yield from self._it
+            if self._exhausted or not self._refill(self._stream.next_chunk_blocking()):
+                self.close()
+                return
 
     def __next__(self) -> Record:
         while True:
-            record = self._take()
+            record = next(self._it, None)
             if record is not None:
+                if self._left == 0:
+                    self._last_taken()
                 return record
-            if self._exhausted:
+            if not self._refill(None if self._exhausted else self._stream.next_chunk_blocking()):
                 raise StopIteration
-            self._refill(self._stream.next_chunk_blocking())
-
-    def __enter__(self) -> RecordStream:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 __all__ = ["AsyncRecordStream", "RecordStream"]

@@ -1,4 +1,5 @@
-"""Memory check: stream a large scan through ``async for`` and report RSS growth.
+"""Memory check: stream a large scan through ``async for`` (records, or Arrow batches with
+``--client ours-arrow``) and report RSS growth.
 
 Runs in its own process (``python -m benchmarks.memory --host h:p --set S``) so the other
 clients' allocations do not count; prints one JSON line. The peak is this process's own
@@ -40,17 +41,25 @@ def restart_peak() -> float:
     return _status_mb("VmRSS")
 
 
-async def stream_ours(seed: str, set_name: str) -> tuple[int, float, float]:
+async def stream_ours(seed: str, set_name: str, arrow: bool = False) -> tuple[int, float, float]:
     af: Any = importlib.import_module("aerospike_fluent")
     db: Any = await af.connect(seed)
     try:
         before, n = restart_peak(), 0
         query = db.namespace(NAMESPACE).set(set_name).query().timeout(600)
-        async for _ in query.stream():
-            n += 1
+        if arrow:
+            async for batch in query.arrow_batches():
+                n += batch.num_rows
+        else:
+            async for _ in query.stream():
+                n += 1
         return n, before, peak_mb()
     finally:
         db.close()
+
+
+async def stream_ours_arrow(seed: str, set_name: str) -> tuple[int, float, float]:
+    return await stream_ours(seed, set_name, arrow=True)
 
 
 async def stream_sdk(seed: str, set_name: str) -> tuple[int, float, float]:
@@ -72,9 +81,9 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--host", required=True)
     p.add_argument("--set", required=True)
-    p.add_argument("--client", choices=["ours", "sdk"], default="ours")
+    p.add_argument("--client", choices=["ours", "ours-arrow", "sdk"], default="ours")
     a = p.parse_args()
-    fn = stream_ours if a.client == "ours" else stream_sdk
+    fn = {"ours": stream_ours, "ours-arrow": stream_ours_arrow, "sdk": stream_sdk}[a.client]
     start = time.perf_counter()
     try:
         n, before, peak = asyncio.run(fn(a.host, a.set))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any, TypeVar
@@ -45,10 +45,11 @@ class Blocking:
 
     __slots__ = ("_stream",)
 
-    def __init__(self, stream: af.RecordStream) -> None:
+    def __init__(self, stream: af.RecordStream | Iterator[af.Record]) -> None:
         self._stream = stream
 
     async def __aenter__(self) -> Blocking:
+        assert isinstance(self._stream, af.RecordStream)
         self._stream.__enter__()
         return self
 
@@ -58,6 +59,7 @@ class Blocking:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        assert isinstance(self._stream, af.RecordStream)
         self._stream.__exit__(exc_type, exc, tb)
 
     def __aiter__(self) -> Blocking:
@@ -65,6 +67,7 @@ class Blocking:
 
     def resume_token(self) -> bytes:
         """The stream's resume token."""
+        assert isinstance(self._stream, af.RecordStream)
         return self._stream.resume_token()
 
     async def __anext__(self) -> af.Record:

@@ -175,6 +175,18 @@ impl BatchOut {
     }
 }
 
+impl BatchOut {
+    /// Each row's operation, key tuple, outcome and shape (for another output format).
+    pub(crate) fn parts(
+        &self,
+    ) -> impl Iterator<Item = (&BatchOperation, &Py<PyAny>, Outcome, Option<&Shape>)> {
+        self.0
+            .iter()
+            .zip(&self.1)
+            .map(|(op, (key, outcome, shape))| (op, key, *outcome, shape.as_deref()))
+    }
+}
+
 impl IntoPy for BatchOut {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let mut rows = Vec::new();

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
+use crate::arrow::ArrowSpecRef;
 use crate::blocking::{self, Driver};
 use crate::call_args::{bins_selector, to_bins, udf_args};
 use crate::completion::{self, Failure, IntoPy, OpResult, Pending, Ready};
@@ -490,6 +491,14 @@ operations! {
         let rows = crate::batch::to_rows(rows, &inner.defaults)?;
         let writes = rows.iter().any(crate::batch::Row::writes);
         (writes, (inner.clone(), this.natives(policy), rows))
+    }
+
+    /// Read rows of a batch as an `ArrowTable`: a row per record found, in key order.
+    cluster fn batch_arrow / batch_arrow_blocking(
+        this, inner, rows: &Bound<'_, PyAny>, policy: Option<&Bound<'_, Policy>>,
+        spec: ArrowSpecRef<'_>,
+    ) {
+        (false, crate::arrow::batch_read(inner, this.natives(policy), rows, spec)?)
     }
 
     /// An info command, sent to one node (by name) or a random one.

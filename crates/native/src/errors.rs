@@ -22,6 +22,12 @@ create_exception!(
     ClientError,
     "A reply the client cannot turn into Python values (e.g. lists/maps nested too deeply)."
 );
+create_exception!(
+    aerospike_fluent.errors,
+    ArrowSchemaError,
+    ClientError,
+    "Records that do not fit an Arrow schema (given, or inferred from the first chunk)."
+);
 create_exception!(aerospike_fluent.errors, ServerError, AerospikeError);
 create_exception!(aerospike_fluent.errors, RecordNotFoundError, ServerError);
 create_exception!(aerospike_fluent.errors, RecordExistsError, ServerError);
@@ -319,6 +325,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ClientClosedError,
         ConnectionError,
         DeserializeError,
+        ArrowSchemaError,
         ServerError,
         RecordNotFoundError,
         RecordExistsError,

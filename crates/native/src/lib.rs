@@ -6,11 +6,13 @@
 
 mod aggregate;
 mod args;
+mod arrow;
 mod background;
 mod batch;
 mod blocking;
 mod call_args;
 mod calls;
+mod chunk;
 mod client;
 mod completion;
 mod config;
@@ -39,6 +41,11 @@ mod values;
 
 use pyo3::prelude::*;
 
+/// Records are parsed on the worker runtime and freed on the thread that converts them; glibc's
+/// malloc pays for those cross-thread frees (`crates/native/PERF.md`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -49,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     runtime::register(m)?;
     blocking::init(m)?;
     exit::register(m)?;
+    arrow::register(m)?;
     m.add_class::<record::Record>()?;
     m.add_class::<record::BatchRow>()?;
     m.add_class::<completion::Pending>()?;

@@ -14,7 +14,7 @@ use aerospike::{Bins, PartitionFilter, Record as AsRecord};
 
 use futures::{FutureExt, StreamExt};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::PyBytes;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -24,7 +24,6 @@ use crate::client::Inner;
 use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::errors::invalid_argument;
 use crate::policy::Natives;
-use crate::record::Record;
 use crate::redelivery::Redelivery;
 
 const PARTITIONS: usize = 4096;
@@ -182,8 +181,12 @@ impl Progress {
     /// The caller asked for another chunk: it has consumed every record handed out so far.
     fn commit(&mut self) {
         self.committed += self.pending.len() as u64;
-        for (pid, digest) in self.pending.drain(..).flatten() {
-            self.last.insert(pid, digest);
+        // A partition's records come in runs: only each run's last digest needs the map.
+        let mut records = self.pending.drain(..).flatten().peekable();
+        while let Some((pid, digest)) = records.next() {
+            if records.peek().is_none_or(|(next, _)| *next != pid) {
+                self.last.insert(pid, digest);
+            }
         }
     }
 
@@ -343,22 +346,23 @@ impl IntoPy for ChunkOut {
         let Some(recs) = self.0 else {
             return Ok(py.None());
         };
-        let out = PyList::empty(py);
-        for r in &recs {
-            out.append(Py::new(py, Record::from_native(py, r, None, None)?)?)?;
-        }
-        Ok(out.into_any().unbind())
+        Ok(crate::chunk::records(py, &recs)?.into_any().unbind())
     }
 }
 
 async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
+    next_records(shared).await.map(ChunkOut)
+}
+
+/// The next chunk's records (`None` at the end); the chunk handed out before is consumed.
+async fn next_records(shared: Arc<Shared>) -> OpResult<Option<Vec<AsRecord>>> {
     let item = shared.rx.lock().await.recv().await;
     let mut prog = shared.progress.lock();
     prog.commit();
     match item {
         None => {
             prog.finished = true;
-            Ok(ChunkOut(None))
+            Ok(None)
         }
         Some(Err(f)) => Err(f),
         Some(Ok(recs)) => {
@@ -366,8 +370,23 @@ async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
                 let k = r.key.as_ref()?;
                 Some((u16::try_from(k.partition_id()).ok()?, k.digest()))
             }));
-            Ok(ChunkOut(Some(recs)))
+            Ok(Some(recs))
         }
+    }
+}
+
+impl QueryStream {
+    /// The next chunk's records, for another output format (as `next_chunk`, unconverted).
+    pub(crate) fn next_records(
+        &self,
+    ) -> impl std::future::Future<Output = OpResult<Option<Vec<AsRecord>>>> + Send + 'static {
+        self.inner
+            .until_closed(false, next_records(self.shared.clone()))
+    }
+
+    /// The worker runtime the stream's chunks are fetched on.
+    pub(crate) fn handle(&self) -> &Handle {
+        &self.handle
     }
 }
 
@@ -410,6 +429,19 @@ impl QueryStream {
             b.extend_from_slice(d);
         }
         Ok(PyBytes::new(py, &b))
+    }
+
+    /// `(records, partitions, partitions_total)`: records handed out, the partitions they came
+    /// from (every partition once the stream ended), and the partitions read.
+    fn progress(&self) -> (u64, usize, usize) {
+        let p = self.shared.progress.lock();
+        let records = p.committed + p.pending.len() as u64;
+        if p.finished {
+            return (records, p.count, p.count);
+        }
+        let mut reached: std::collections::BTreeSet<u16> = p.last.keys().copied().collect();
+        reached.extend(p.pending.iter().flatten().map(|(pid, _)| *pid));
+        (records, reached.len(), p.count)
     }
 
     /// Stop the query and drop buffered records.
