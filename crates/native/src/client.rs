@@ -12,10 +12,8 @@ use tokio::runtime::Handle;
 use tokio::sync::watch;
 
 use crate::arrow::ArrowSpecRef;
-use crate::blocking::{self, Driver};
 use crate::call_args::{bins_selector, to_bins, udf_args};
-use crate::completion::{self, Failure, IntoPy, OpResult, Pending, Ready};
-use crate::config::{prepare_connect, ClientConfig};
+use crate::completion::{Failure, IntoPy, OpResult, Pending, Ready};
 use crate::errors::closed;
 use crate::loop_runtime::LoopRuntime;
 use crate::ops::to_ops;
@@ -185,7 +183,7 @@ impl Client {
 }
 
 /// Connect (the one async fn behind `connect` and `connect_blocking`).
-async fn do_connect(
+pub(crate) async fn do_connect(
     policy: ClientPolicy,
     hosts: Vec<Host>,
     defaults: Defaults,
@@ -220,26 +218,6 @@ impl IntoPy for Client {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(Py::new(py, self)?.into_any())
     }
-}
-
-/// Connect (async); `done` receives the `Client`.
-#[pyfunction]
-pub fn connect(done: Py<PyAny>, config: &Bound<'_, ClientConfig>) -> PyResult<Pending> {
-    let (policy, hosts, defaults, handle) = prepare_connect(config.get())?;
-    let h = handle.clone();
-    Ok(completion::start(
-        &handle,
-        done,
-        do_connect(policy, hosts, defaults, h),
-    ))
-}
-
-/// Connect, blocking.
-#[pyfunction]
-pub fn connect_blocking(py: Python<'_>, config: &Bound<'_, ClientConfig>) -> PyResult<Py<PyAny>> {
-    let (policy, hosts, defaults, handle) = prepare_connect(config.get())?;
-    let fut = do_connect(policy, hosts, defaults, handle.clone());
-    blocking::block(py, Driver::Worker(&handle), fut)
 }
 
 /// Declare operations once: each becomes `name(done, args...)`, started as the route says and

@@ -16,6 +16,7 @@ mod chunk;
 mod client;
 mod completion;
 mod config;
+mod connect;
 mod deep_stack;
 mod depth;
 mod embedded;
@@ -68,7 +69,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<background::BackgroundTask>()?;
     m.add_class::<embedded::EmbeddedServer>()?;
     m.add_class::<embedded_cluster::EmbeddedCluster>()?;
-    m.add_function(wrap_pyfunction!(client::connect, m)?)?;
-    m.add_function(wrap_pyfunction!(client::connect_blocking, m)?)?;
+    m.add_function(wrap_pyfunction!(connect::connect, m)?)?;
+    m.add_function(wrap_pyfunction!(connect::connect_blocking, m)?)?;
     Ok(())
 }
