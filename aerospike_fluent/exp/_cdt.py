@@ -17,7 +17,7 @@ def _result_type(rt: Return, selected: str | None) -> str | None:
         return "int"
     if rt == Return.EXISTS:
         return "bool"
-    if rt == Return.KEY_VALUE:
+    if rt in (Return.KEY_VALUE, Return.UNORDERED_MAP, Return.ORDERED_MAP):
         return "map"
     if rt in (Return.INDEX, Return.REVERSE_INDEX, Return.RANK, Return.REVERSE_RANK):
         return "int" if selected is not None else "list"

@@ -86,6 +86,11 @@ pub fn exp_value(exp: &[u8], view: &View<'_>) -> Result<Option<engine::value::Va
     engine::exp::eval_value(exp, view)
 }
 
+/// Checks a filter expression as a server does on receipt (before reading any record).
+pub fn check_filter(exp: &[u8]) -> Result<(), ResultCode> {
+    engine::exp::check_filter(exp)
+}
+
 /// A CDT/bit/HLL op: the bin change and the value to return.
 pub fn cdt(
     op_type: u8,

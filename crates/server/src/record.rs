@@ -94,7 +94,10 @@ pub fn execute(
     let now = now_ms();
     let mut reply = ReplyMsg::begin(out);
     let pid = partition_of(digest);
-    let outcome = if req.is_write() {
+    let bad_filter = req.filter.and_then(|f| engine_ops::check_filter(f).err());
+    let outcome = if let Some(code) = bad_filter {
+        Outcome::err(code)
+    } else if req.is_write() {
         let mut part = ns.write(pid);
         write(ns, &mut part, digest, req, now, &mut reply, out)
     } else {

@@ -99,10 +99,11 @@ pub fn eval(c: &mut Ctx, e: &Mp) -> R {
         }),
         20..=39 | 50 | 51 => super::math::eval(op, &all(c, args)?),
         64 => {
-            let m = int_arg(args.first())?;
+            // The digest's last four bytes, little-endian, modulo the request's int32.
+            let m = i64::from(int_arg(args.first())? as i32);
             let d = c.rec.digest();
-            let v = i64::from(u32::from_le_bytes([d[0], d[1], d[2], d[3]]));
-            Ok((m > 0).then(|| Value::Int(v % m)))
+            let v = i64::from(u32::from_le_bytes([d[16], d[17], d[18], d[19]]));
+            Ok((m != 0).then(|| Value::Int(v % m)))
         }
         65 | 73 | 74 => Ok(Some(Value::Int(c.rec.size_bytes() as i64))),
         66 => Ok(Some(Value::Int(c.rec.last_update_ns() as i64))),
