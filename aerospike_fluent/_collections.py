@@ -58,6 +58,26 @@ class Scope(Generic[C]):
             return self._op(open_fn, first, *rest)
         return self._op(counted_fn, first, (check or range_count)(count), *rest)
 
+    def _relative(
+        self,
+        fn: Any,
+        anchor: Any,
+        what: str,
+        start: int,
+        count: int | None,
+        rt: int,
+        *,
+        rt_first: bool = False,
+    ) -> C:
+        """Append relative range op ``fn`` (``anchor``, ``start``), or its ``_count`` form.
+
+        The return type goes last, or first with ``rt_first`` (the list removes' order).
+        """
+        args: tuple[Any, ...] = (cdt.cdt_value(anchor), cdt.index(what, start))
+        if count is not None:
+            fn, args = f"{fn}_count", (*args, range_count(count))
+        return self._op(fn, *((rt, *args) if rt_first else (*args, rt)))
+
 
 class ElementRef(Scope[C]):
     """An element inside a collection bin: continue with ``.list`` or ``.map``."""

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from aerospike_fluent import cdt
-from aerospike_fluent._collections import C, ElementRef, Scope, items, signed_count
+from aerospike_fluent._collections import (
+    C,
+    ElementRef,
+    Scope,
+    items,
+    signed_count,
+)
 from aerospike_fluent._plan import ListOp, list_op
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, Return
 from aerospike_fluent.errors import InvalidArgumentError
@@ -134,6 +140,30 @@ class ListRef(Scope[C]):
         """Remove every element equal to ``value``."""
         return self._op("remove_by_value", cdt.cdt_value(value), self._rt(return_type, inverted))
 
+    def remove_by_values(
+        self, values: list[Any], return_type: Return = Return.NONE, *, inverted: bool = False
+    ) -> C:
+        """Remove every element equal to one of ``values``."""
+        return self._op("remove_by_value_list", items(values), self._rt(return_type, inverted))
+
+    def remove_by_value_relative_rank_range(
+        self,
+        value: Any,
+        rank: int,
+        count: int | None = None,
+        return_type: Return = Return.NONE,
+        *,
+        inverted: bool = False,
+    ) -> C:
+        """Remove elements by rank relative to ``value``.
+
+        ``count`` elements (to the end if None) from ``rank``, counted from where ``value``
+        would sit in value order.
+        """
+        rt = self._rt(return_type, inverted)
+        fn = "remove_by_value_relative_rank_range"
+        return self._relative(fn, value, "rank", rank, count, rt, rt_first=True)
+
     def remove_by_value_range(
         self, begin: Any, end: Any, return_type: Return = Return.NONE, *, inverted: bool = False
     ) -> C:
@@ -217,6 +247,29 @@ class ListRef(Scope[C]):
     ) -> C:
         """Elements equal to ``value``."""
         return self._op("get_by_value", cdt.cdt_value(value), self._rt(return_type, inverted))
+
+    def get_by_values(
+        self, values: list[Any], return_type: Return = Return.VALUE, *, inverted: bool = False
+    ) -> C:
+        """Elements equal to one of ``values`` (ranks in the order of ``values``)."""
+        return self._op("get_by_value_list", items(values), self._rt(return_type, inverted))
+
+    def get_by_value_relative_rank_range(
+        self,
+        value: Any,
+        rank: int,
+        count: int | None = None,
+        return_type: Return = Return.VALUE,
+        *,
+        inverted: bool = False,
+    ) -> C:
+        """Return elements by rank relative to ``value``.
+
+        ``count`` elements (to the end if None) from ``rank`` (may be negative), counted from
+        where ``value`` would sit in value order.
+        """
+        rt = self._rt(return_type, inverted)
+        return self._relative("get_by_value_relative_rank_range", value, "rank", rank, count, rt)
 
     def get_by_value_range(
         self, begin: Any, end: Any, return_type: Return = Return.VALUE, *, inverted: bool = False

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from aerospike_fluent import cdt
-from aerospike_fluent._collections import C, ElementRef, Scope, items, number, signed_count
+from aerospike_fluent._collections import (
+    C,
+    ElementRef,
+    Scope,
+    items,
+    number,
+    signed_count,
+)
 from aerospike_fluent._plan import MapOp, map_op
 from aerospike_fluent.cdt import MapOrder, MapWrite, Return
 from aerospike_fluent.errors import InvalidTypeError
@@ -215,6 +222,78 @@ class MapRef(Scope[C]):
     ) -> C:
         """Return the entry at ``index`` in key order."""
         return self._op("get_by_index", cdt.index("index", index), self._rt(return_type, inverted))
+
+    def get_by_values(
+        self, values: list[Any], return_type: Return = Return.KEY, *, inverted: bool = False
+    ) -> C:
+        """Entries whose value is one of ``values`` (default: their keys)."""
+        return self._op("get_by_value_list", items(values), self._rt(return_type, inverted))
+
+    def remove_by_values(
+        self, values: list[Any], return_type: Return = Return.NONE, *, inverted: bool = False
+    ) -> C:
+        """Remove the entries whose value is one of ``values``."""
+        return self._op("remove_by_value_list", items(values), self._rt(return_type, inverted))
+
+    def get_by_value_relative_rank_range(
+        self,
+        value: Any,
+        rank: int,
+        count: int | None = None,
+        return_type: Return = Return.KEY,
+        *,
+        inverted: bool = False,
+    ) -> C:
+        """Return entries by value rank relative to ``value``.
+
+        ``count`` entries (all if None) from ``rank``, counted from where ``value`` would sit in
+        value order.
+        """
+        rt = self._rt(return_type, inverted)
+        return self._relative("get_by_value_relative_rank_range", value, "rank", rank, count, rt)
+
+    def remove_by_value_relative_rank_range(
+        self,
+        value: Any,
+        rank: int,
+        count: int | None = None,
+        return_type: Return = Return.NONE,
+        *,
+        inverted: bool = False,
+    ) -> C:
+        """Remove what :meth:`get_by_value_relative_rank_range` selects."""
+        rt = self._rt(return_type, inverted)
+        return self._relative("remove_by_value_relative_rank_range", value, "rank", rank, count, rt)
+
+    def get_by_key_relative_index_range(
+        self,
+        key: Any,
+        index: int,
+        count: int | None = None,
+        return_type: Return = Return.KEY_VALUE,
+        *,
+        inverted: bool = False,
+    ) -> C:
+        """Return entries by key index relative to ``key``.
+
+        ``count`` entries (all if None) from ``index``, counted from where ``key`` would sit in
+        key order.
+        """
+        rt = self._rt(return_type, inverted)
+        return self._relative("get_by_key_relative_index_range", key, "index", index, count, rt)
+
+    def remove_by_key_relative_index_range(
+        self,
+        key: Any,
+        index: int,
+        count: int | None = None,
+        return_type: Return = Return.NONE,
+        *,
+        inverted: bool = False,
+    ) -> C:
+        """Remove what :meth:`get_by_key_relative_index_range` selects."""
+        rt = self._rt(return_type, inverted)
+        return self._relative("remove_by_key_relative_index_range", key, "index", index, count, rt)
 
     def get_by_value_range(
         self, begin: Any, end: Any, return_type: Return = Return.KEY, *, inverted: bool = False

@@ -14,7 +14,11 @@ INVERTED = 0x10000
 
 
 class Return(IntEnum):
-    """What a selecting list/map operation returns (``KEY`` / ``KEY_VALUE``: maps only)."""
+    """What a selecting list/map operation returns.
+
+    ``KEY``, ``KEY_VALUE`` (a list of ``(key, value)`` pairs in the server's order),
+    ``UNORDERED_MAP`` and ``ORDERED_MAP`` (a dict) are for maps only.
+    """
 
     NONE = 0
     INDEX = 1
@@ -26,6 +30,8 @@ class Return(IntEnum):
     VALUE = 7
     KEY_VALUE = 8
     EXISTS = 13
+    UNORDERED_MAP = 16
+    ORDERED_MAP = 17
 
 
 class ListOrder(IntEnum):
@@ -71,10 +77,13 @@ class ListSort(IntFlag):
     DROP_DUPLICATES = 2
 
 
+_MAP_ONLY = frozenset({Return.KEY, Return.KEY_VALUE, Return.UNORDERED_MAP, Return.ORDERED_MAP})
+
+
 def return_type(rt: Return, inverted: bool, *, is_map: bool) -> int:
     """Return the wire int for a return type (``| 0x10000`` when inverted)."""
     rt = Return(rt)
-    if not is_map and rt in (Return.KEY, Return.KEY_VALUE):
+    if not is_map and rt in _MAP_ONLY:
         raise InvalidArgumentError(f"{rt.name} is a map return type")
     return int(rt) | (INVERTED if inverted else 0)
 

@@ -15,16 +15,30 @@ from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp._ael import parse, to_ael
 from aerospike_fluent.exp._bits import BitsExp
 from aerospike_fluent.exp._cdt import ElementExp, ListExp, MapExp
+from aerospike_fluent.exp._control import Let, cond, exclusive, let, unknown, var
 from aerospike_fluent.exp._core import Exp, Operand, ValueType, bin_, fn, to_exp, val
 from aerospike_fluent.exp._core import key as _key
 from aerospike_fluent.exp._core import value_type as _check_type
 from aerospike_fluent.exp._hll import HllExp
+from aerospike_fluent.exp._intbits import (
+    arshift,
+    int_and,
+    int_count,
+    int_lscan,
+    int_not,
+    int_or,
+    int_rscan,
+    int_xor,
+    lshift,
+    rshift,
+)
 
 __all__ = [
     "BitsExp",
     "ElementExp",
     "Exp",
     "HllExp",
+    "Let",
     "ListExp",
     "MapExp",
     "Operand",
@@ -32,31 +46,47 @@ __all__ = [
     "abs_",
     "all_of",
     "any_of",
+    "arshift",
     "bin",
     "bin_exists",
     "bin_type",
     "blob_bin",
     "bool_bin",
     "ceil",
+    "cond",
+    "device_size",
     "digest_modulo",
+    "exclusive",
     "float_bin",
     "floor",
     "geo_bin",
     "geo_compare",
     "hll_bin",
+    "in_list",
+    "int_and",
     "int_bin",
+    "int_count",
+    "int_lscan",
+    "int_not",
+    "int_or",
+    "int_rscan",
+    "int_xor",
     "is_tombstone",
     "key",
     "key_exists",
     "last_update",
+    "let",
     "list_bin",
+    "lshift",
     "map_bin",
     "max_",
+    "memory_size",
     "min_",
     "not_",
     "parse",
     "record_size",
     "regex",
+    "rshift",
     "set_name",
     "since_update",
     "str_bin",
@@ -64,7 +94,9 @@ __all__ = [
     "to_float",
     "to_int",
     "ttl",
+    "unknown",
     "val",
+    "var",
     "void_time",
 ]
 
@@ -152,6 +184,16 @@ def record_size() -> Exp:
     return fn("record_size", (), "int")
 
 
+def device_size() -> Exp:
+    """Return the record's size in bytes (the server's deprecated name of `record_size`)."""
+    return record_size()
+
+
+def memory_size() -> Exp:
+    """Return the record's size in bytes (the server's deprecated name of `record_size`)."""
+    return record_size()
+
+
 def ttl() -> Exp:
     """Seconds until the record expires."""
     return fn("ttl", (), "int")
@@ -207,6 +249,31 @@ def regex(bin_exp: Exp, pattern: str, flags: int = 0) -> Exp:
 def geo_compare(left: Operand, right: Operand) -> Exp:
     """Return True when the two GeoJSON values intersect / contain each other."""
     return fn("geo_compare", (to_exp(left), to_exp(right)), "bool", "geo")
+
+
+def in_list(value: Operand, values: Operand) -> Exp:
+    """Return True when ``value`` is an element of the list ``values``."""
+    lst = _typed(to_exp(values), "list")
+    if lst.value_type != "list":
+        raise InvalidArgumentError(f"in_list() needs a list, got a {lst.value_type}")
+    v = to_exp(value)
+    items = lst._args[0][1] if lst._name == "list_val" else None
+    if items and v.value_type is None:
+        v = _typed(v, to_exp(items[0]).value_type)
+    return fn("in_list", (v, lst), "bool")
+
+
+def _typed(e: Exp, t: str | None) -> Exp:
+    """``e`` with type ``t`` when it is an untyped bin or path read."""
+    from aerospike_fluent.exp._core import _BIN, _LAZY
+
+    if t is None or e.value_type is not None:
+        return e
+    if e._kind == _BIN:
+        return bin_(e._args[0], t)
+    if e._kind == _LAZY:
+        return Exp(_LAZY, e._name, e._args, t)
+    return e
 
 
 def min_(*values: Operand) -> Exp:

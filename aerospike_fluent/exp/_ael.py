@@ -1,79 +1,66 @@
 """AEL (Aerospike Expression Language) text compiled client-side into :class:`Exp` trees.
 
-Supported (a documented subset; anything else raises :class:`AelSyntaxError` with a position):
+Supported (anything else raises :class:`AelSyntaxError` with a position):
 
-* bins: ``$.age`` (type inferred), ``$.age.get(type: INT)`` (INT, FLOAT, STRING, BOOL, BLOB,
-  LIST, MAP, GEO), ``$.age.exists()``, ``$.age.type()``, quoted names ``$.'odd name'``;
+* bins: ``$.age`` (type inferred), ``$.age.get(type: INT)``, ``$.age.exists()``,
+  ``$.age.type()``, quoted names ``$.'odd name'``; casts ``.asInt()`` / ``.asFloat()``;
+* paths into lists and maps (see ``_ael_path``): ``$.m.key``, ``$.m.'a key'``, ``$.l.[0]``
+  (or ``$.l[0]``), ``[#rank]``, ``[=value]``, ranges ``[1:3]``, ``[#0:2]``, ``[=1:5]``, value
+  lists ``[=1,2]``, relative ranks ``[#0:~5]``, map forms in braces (``{0}``, ``{#-1}``,
+  ``{=v}``, ``{a-c}``, ``{a,b}``), ``!`` for inverted; then ``.get(type: T, return: R)``,
+  ``.count()``, ``.exists()``; sizes ``$.l.[].count()`` / ``$.m.{}.count()``;
 * metadata: ``$.ttl()``, ``$.voidTime()``, ``$.lastUpdate()``, ``$.sinceUpdate()``,
-  ``$.setName()``, ``$.recordSize()``, ``$.keyExists()``, ``$.isTombstone()``,
-  ``$.digestModulo(n)``; the same without ``$.`` and in snake_case (``ttl()``, ``last_update()``);
-* ``$.key()`` (optionally ``.get(type: T)``); sizes ``$.l.[].count()`` / ``$.m.{}.count()``;
-  casts ``.asInt()`` / ``.asFloat()`` after a bin or a parenthesised value;
-* literals: integers, floats, ``'single'`` / ``"double"`` quoted strings, ``true`` / ``false``;
-* operators, loosest first: ``or``; ``and``; ``not``; ``== != < <= > >=``; ``+ -``; ``* / %``;
-  ``**`` (right-associative); unary ``-``; parentheses; functions ``abs(x)``, ``floor(x)``,
-  ``ceil(x)``, ``min(a, b, ...)``, ``max(a, b, ...)``, ``regex(value, 'pattern'[, flags])``.
+  ``$.setName()``, ``$.recordSize()``, ``$.deviceSize()``, ``$.memorySize()``,
+  ``$.keyExists()``, ``$.isTombstone()``, ``$.digestModulo(n)``, ``$.key()``; also without
+  ``$.`` and in snake_case;
+* literals: integers (also ``0x..``, ``0b..``), floats, quoted strings, ``true`` / ``false``,
+  list ``[1, 'a']`` and map ``{1: 'a'}`` constants;
+* parameters: ``?0``, ``?1`` (positional) and ``?name`` (named), given to :func:`parse`; their
+  values become literals, never text, so they need no quoting;
+* operators, loosest first: ``or``; ``and``; ``not``; ``== != < <= > >= in``; ``& | ^``;
+  ``<< >> >>>``; ``+ -``; ``* / %``; ``**`` (right-associative); unary ``- + ~``;
+* ``let(x = ..., y = ...) then (...)`` with ``${x}``; ``when(c => v, ..., default => v)``;
+  functions ``abs``, ``floor``, ``ceil``, ``min``, ``max``, ``regex(value, 'pattern'[, flags])``,
+  ``exclusive(a, b, ...)``, ``not(...)``, ``int_count``, ``int_lscan``, ``int_rscan``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from aerospike_fluent import _validate
 from aerospike_fluent._plan import CoreNode
 from aerospike_fluent.errors import AelSyntaxError, InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.exp import _ael_path as path
 from aerospike_fluent.exp import _core
+from aerospike_fluent.exp._ael_lex import (
+    KEYWORDS,
+    RETURNS,
+    TYPES,
+    Token,
+    int_text,
+    is_float_text,
+    tokenize,
+    unquote,
+)
+from aerospike_fluent.exp._ael_path import Part
+from aerospike_fluent.exp._ael_render import to_ael
 from aerospike_fluent.exp._core import Exp, bin_, fn, val
 
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)
-  | (?P<str>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
-  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>\*\*|==|!=|<=|>=|&&|\|\||[<>+\-*/%(),:.$!\[\]{}])
-""",
-    re.VERBOSE,
-)
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}
-_TYPES = {
-    "INT": "int",
-    "FLOAT": "float",
-    "STRING": "str",
-    "BOOL": "bool",
-    "BLOB": "blob",
-    "LIST": "list",
-    "MAP": "map",
-    "GEO": "geo",
-}
-_AEL_TYPE = {v: k for k, v in _TYPES.items()}
+__all__ = ["parse", "to_ael"]
+
 _META: dict[str, CoreNode] = {
     "ttl": "ttl",
     "voidtime": "void_time",
-    "void_time": "void_time",
     "lastupdate": "last_update",
-    "last_update": "last_update",
     "sinceupdate": "since_update",
-    "since_update": "since_update",
     "setname": "set_name",
-    "set_name": "set_name",
     "recordsize": "record_size",
-    "record_size": "record_size",
+    "devicesize": "record_size",
+    "memorysize": "record_size",
     "keyexists": "key_exists",
-    "key_exists": "key_exists",
     "istombstone": "is_tombstone",
-    "is_tombstone": "is_tombstone",
-}
-_META_RENDER = {
-    "ttl": "ttl",
-    "void_time": "voidTime",
-    "last_update": "lastUpdate",
-    "since_update": "sinceUpdate",
-    "set_name": "setName",
-    "record_size": "recordSize",
-    "key_exists": "keyExists",
-    "is_tombstone": "isTombstone",
 }
 _CMP: dict[str, Callable[[Exp, Exp], Exp]] = {
     "==": Exp.__eq__,
@@ -83,43 +70,30 @@ _CMP: dict[str, Callable[[Exp, Exp], Exp]] = {
     ">": Exp.__gt__,
     ">=": Exp.__ge__,
 }
-_CMP_NAME = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _ARITH = {"+": Exp.__add__, "-": Exp.__sub__, "*": Exp.__mul__, "/": Exp.__truediv__}
-_ARITH_NAME = {"num_add": "+", "num_sub": "-", "num_mul": "*", "num_div": "/", "num_mod": "%"}
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_KEYWORDS = frozenset({"and", "or", "not", "true", "false"})
-
-Token = tuple[str, str, int]  # kind, text, position
-
-
-def _tokenize(text: str) -> list[Token]:
-    tokens: list[Token] = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            raise AelSyntaxError(f"unexpected character {text[pos]!r}", text, pos)
-        kind = m.lastgroup or ""
-        if kind != "ws":
-            tokens.append((kind, m.group(), pos))
-        pos = m.end()
-    tokens.append(("end", "", len(text)))
-    return tokens
-
+_BITWISE = {"&": "int_and", "|": "int_or", "^": "int_xor"}
+_SHIFT = {"<<": "lshift", ">>": "arshift", ">>>": "rshift"}
 
 MAX_NESTING = 64
 """Deepest nesting of parentheses, calls and prefix operators the parser accepts."""
 
 
+def _exp() -> Any:
+    from aerospike_fluent import exp
+
+    return exp
+
+
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, args: Sequence[Any], params: Mapping[str, Any]) -> None:
         self.text = text
-        self.tokens = _tokenize(text)
+        self.tokens = tokenize(text)
         self.i = 0
         self.depth = 0
+        self.positional = args
+        self.params = params
 
     def nest(self) -> None:
-        """Enter one level of nesting (``unnest`` leaves it); too deep is a syntax error."""
         self.depth += 1
         if self.depth > MAX_NESTING:
             raise self.error(f"expression nested too deeply (at most {MAX_NESTING} levels)")
@@ -131,6 +105,9 @@ class _Parser:
     @property
     def tok(self) -> Token:
         return self.tokens[self.i]
+
+    def peek(self, n: int = 1) -> Token:
+        return self.tokens[min(self.i + n, len(self.tokens) - 1)]
 
     def error(self, message: str, tok: Token | None = None) -> AelSyntaxError:
         t = tok or self.tok
@@ -163,7 +140,7 @@ class _Parser:
                 raise
             raise self.error(str(exc), tok) from None
 
-    # -- grammar
+    # -- grammar, loosest first
     def parse(self) -> Exp:
         if self.tok[0] == "end":
             raise self.error("empty expression")
@@ -175,25 +152,23 @@ class _Parser:
     def or_(self) -> Exp:
         self.nest()
         e = self.and_()
-        while self.tok[1] in ("||",) or self.at("or"):
+        while self.tok[1] == "||" or self.at("or"):
             tok = self.tok
             self.i += 1
-            right = self.and_()
-            e = self.guard(tok, Exp.__or__, e, right)
+            e = self.guard(tok, Exp.__or__, e, self.and_())
         self.unnest()
         return e
 
     def and_(self) -> Exp:
         e = self.not_()
-        while self.tok[1] in ("&&",) or self.at("and"):
+        while self.tok[1] == "&&" or self.at("and"):
             tok = self.tok
             self.i += 1
-            right = self.not_()
-            e = self.guard(tok, Exp.__and__, e, right)
+            e = self.guard(tok, Exp.__and__, e, self.not_())
         return e
 
     def not_(self) -> Exp:
-        if self.at("not") or self.at("!"):
+        if self.at("not") or (self.at("!") and self.tok[0] == "op"):
             tok = self.tok
             self.i += 1
             self.nest()
@@ -203,33 +178,51 @@ class _Parser:
         return self.cmp()
 
     def cmp(self) -> Exp:
-        e = self.add()
+        e = self.bitwise()
+        tok = self.tok
+        if self.accept("in"):
+            right = self.bitwise()
+            return self.guard(tok, _exp().in_list, e, right)
         op = self.accept(*_CMP)
         if op is None:
             return e
-        tok = self.tokens[self.i - 1]
-        right = self.add()
-        if self.tok[1] in _CMP:
+        right = self.bitwise()
+        if self.tok[1] in _CMP or self.at("in"):
             raise self.error("chained comparisons need 'and'")
         return self.guard(tok, _CMP[op], e, right)
+
+    def bitwise(self) -> Exp:
+        e = self.shift()
+        while self.tok[0] == "op" and self.tok[1] in _BITWISE:
+            tok = self.tok
+            name = _BITWISE[tok[1]]
+            self.i += 1
+            right = self.shift()
+            e = self.guard(tok, _flat, name, e, right)
+        return e
+
+    def shift(self) -> Exp:
+        e = self.add()
+        while self.tok[0] == "op" and self.tok[1] in _SHIFT:
+            tok = self.tok
+            self.i += 1
+            right = self.add()
+            e = self.guard(tok, getattr(_exp(), _SHIFT[tok[1]]), e, right)
+        return e
 
     def add(self) -> Exp:
         e = self.mul()
         while (op := self.accept("+", "-")) is not None:
             tok = self.tokens[self.i - 1]
-            right = self.mul()
-            e = self.guard(tok, _ARITH[op], e, right)
+            e = self.guard(tok, _ARITH[op], e, self.mul())
         return e
 
     def mul(self) -> Exp:
         e = self.power()
         while (op := self.accept("*", "/", "%")) is not None:
             tok = self.tokens[self.i - 1]
-            right = self.power()
-            if op == "%":
-                e = self.guard(tok, Exp.__mod__, e, right)
-            else:
-                e = self.guard(tok, _ARITH[op], e, right)
+            build = Exp.__mod__ if op == "%" else _ARITH[op]
+            e = self.guard(tok, build, e, self.power())
         return e
 
     def power(self) -> Exp:
@@ -243,18 +236,20 @@ class _Parser:
         return self.guard(tok, Exp.__pow__, e, right)
 
     def unary(self) -> Exp:
-        if self.at("-"):
+        if self.tok[0] == "op" and self.tok[1] in ("-", "+", "~"):
             tok = self.tok
             self.i += 1
             self.nest()
             inner = self.unary()
             self.unnest()
-            return self.guard(tok, Exp.__neg__, inner)
+            if tok[1] == "+":
+                return inner
+            return self.guard(tok, Exp.__neg__ if tok[1] == "-" else _exp().int_not, inner)
         return self.casts(self.primary())
 
     def casts(self, e: Exp) -> Exp:
         """``.asInt()`` / ``.asFloat()`` after a value (AEL writes them after paths)."""
-        while self.tok[1] == "." and self.tokens[self.i + 1][1].lower() in _CASTS:
+        while self.tok[1] == "." and self.peek()[1].lower() in _CASTS:
             self.i += 1
             tok = self.tok
             self.i += 1
@@ -266,28 +261,87 @@ class _Parser:
         kind, text, _ = tok = self.tok
         if kind == "num":
             self.i += 1
-            is_float = any(c in text for c in ".eE")
-            return self.guard(tok, lambda: val(float(text) if is_float else int(text)))
+            value = float(text) if is_float_text(text) else int_text(text)
+            return self.guard(tok, val, value)
         if kind == "str":
             self.i += 1
-            return val(_unquote(text))
+            return val(unquote(text))
+        if kind == "param":
+            self.i += 1
+            return self.guard(tok, self.param, text[1:])
+        if kind == "var":
+            self.i += 1
+            return self.guard(tok, _exp().var, text[2:-1])
+        if self.at("["):
+            return self.guard(tok, val, self.constant())
+        if self.at("{"):
+            return self.guard(tok, val, self.constant())
         if self.accept("("):
             e = self.or_()
             self.expect(")")
             return e
         if self.accept("$"):
             self.expect(".")
-            return self.path(tok)
+            return self.path()
         if kind == "name":
             low = text.lower()
             if low in ("true", "false"):
                 self.i += 1
                 return val(low == "true")
-            if low in _KEYWORDS:
+            if low == "let":
+                self.i += 1
+                return self.let(tok)
+            if low == "when":
+                self.i += 1
+                return self.when(tok)
+            if low in KEYWORDS:
                 raise self.error(f"unexpected keyword {text!r}")
             self.i += 1
             return self.function(text, tok)
         raise self.error("expected a value" if kind != "end" else "unexpected end of input")
+
+    def param(self, name: str) -> Exp:
+        if name.isdigit():
+            n = int(name)
+            if n >= len(self.positional):
+                n_given = len(self.positional)
+                raise InvalidArgumentError(f"?{n}: only {n_given} positional value(s) given")
+            value = self.positional[n]
+        elif name in self.params:
+            value = self.params[name]
+        else:
+            raise InvalidArgumentError(f"?{name}: no such named value")
+        return value if isinstance(value, Exp) else val(value)
+
+    def constant(self) -> Any:
+        """Read a list ``[...]`` or map ``{k: v, ...}`` of constants."""
+        closing = "]" if self.accept("[") else "}"
+        if closing == "}":
+            self.expect("{")
+        items: list[Any] = []
+        entries: dict[Any, Any] = {}
+        while not self.accept(closing):
+            if items or entries:
+                self.expect(",")
+            item = self.literal_value()
+            if closing == "}":
+                self.expect(":")
+                entries[item] = self.literal_value()
+            else:
+                items.append(item)
+        if closing == "}":
+            return entries
+        return items
+
+    def literal_value(self) -> Any:
+        """Read a constant inside a list or map constant (a literal, a parameter, a nested one)."""
+        tok = self.tok
+        if self.at("[") or self.at("{"):
+            return self.constant()
+        e = self.unary()
+        if e._kind != _core._LIT or e.value_type == "nil":
+            raise self.error("a list or map constant holds literal values only", tok)
+        return e._args[0][1]
 
     def args(self) -> list[Exp]:
         self.expect("(")
@@ -299,10 +353,51 @@ class _Parser:
             self.expect(")")
         return out
 
+    def args_none(self) -> None:
+        self.expect("(")
+        self.expect(")")
+
+    def let(self, tok: Token) -> Exp:
+        self.expect("(")
+        defs: dict[str, Exp] = {}
+        while True:
+            ntok = self.tok
+            if ntok[0] != "name":
+                raise self.error("expected a variable name")
+            self.i += 1
+            self.expect("=")
+            if ntok[1] in defs:
+                raise self.error(f"variable {ntok[1]!r} defined twice", ntok)
+            defs[ntok[1]] = self.or_()
+            if not self.accept(","):
+                break
+        self.expect(")")
+        self.expect("then")
+        self.expect("(")
+        body = self.or_()
+        self.expect(")")
+        return self.guard(tok, lambda: _exp().let(**defs).then(body))
+
+    def when(self, tok: Token) -> Exp:
+        self.expect("(")
+        branches: list[Exp] = []
+        while True:
+            if self.accept("default"):
+                self.expect("=>")
+                branches.append(self.or_())
+                break
+            branches.append(self.or_())
+            self.expect("=>")
+            branches.append(self.or_())
+            self.expect(",")
+        self.expect(")")
+        return self.guard(tok, _exp().cond, *branches)
+
     def function(self, name: str, tok: Token) -> Exp:
-        low = name.lower()
+        low = name.lower().replace("_", "")
         if not self.at("("):
             raise self.error(f"unknown name {name!r} (bins are written $.{name})", tok)
+        F = _exp()
         if low in _META:
             self.args_none()
             return fn(_META[low], (), _meta_type(_META[low]))
@@ -310,68 +405,73 @@ class _Parser:
             self.args_none()
             type_ = self.get_type() if self.accept(".") else None
             return self.guard(tok, lambda: _core.key(type_))
-        if low in ("digestmodulo", "digest_modulo"):
-            args = self.args()
+        args = self.args()
+        simple: dict[str, tuple[Callable[..., Exp], int | None]] = {
+            "abs": (abs, 1),
+            "floor": (F.floor, 1),
+            "ceil": (F.ceil, 1),
+            "min": (F.min_, None),
+            "max": (F.max_, None),
+            "not": (Exp.__invert__, 1),
+            "exclusive": (F.exclusive, None),
+            "intcount": (F.int_count, 1),
+            "intlscan": (F.int_lscan, 2),
+            "intrscan": (F.int_rscan, 2),
+        }
+        if low in simple:
+            build, n = simple[low]
+            if n is not None and len(args) != n:
+                raise self.error(f"{name}() takes {n} argument(s)", tok)
+            return self.guard(tok, build, *args)
+        if low == "digestmodulo":
             return self.guard(tok, lambda: _digest_modulo(args))
-        if low == "abs":
-            args = self.args()
-            if len(args) != 1:
-                raise self.error("abs() takes one argument", tok)
-            return self.guard(tok, lambda: abs(args[0]))
-        if low in ("floor", "ceil"):
-            args = self.args()
-            if len(args) != 1:
-                raise self.error(f"{low}() takes one argument", tok)
-            from aerospike_fluent import exp
-
-            f1 = exp.floor if low == "floor" else exp.ceil
-            return self.guard(tok, lambda: f1(args[0]))
         if low == "regex":
-            args = self.args()
             return self.guard(tok, lambda: _regex(args))
-        if low in ("min", "max"):
-            args = self.args()
-            from aerospike_fluent import exp
-
-            f = exp.min_ if low == "min" else exp.max_
-            return self.guard(tok, lambda: f(*args))
         raise self.error(f"unknown function {name!r}", tok)
+
+    def get_params(self) -> tuple[str | None, int | None]:
+        """``get(type: T, return: R)`` (after its dot): the type and return type given."""
+        self.i += 1  # get
+        self.expect("(")
+        type_: str | None = None
+        rt: int | None = None
+        while not self.accept(")"):
+            if type_ is not None or rt is not None:
+                self.expect(",")
+            ptok = self.tok
+            pname = ptok[1].lower()
+            if ptok[0] != "name" or pname not in ("type", "return"):
+                raise self.error("expected 'type: <TYPE>' or 'return: <RETURN>'")
+            self.i += 1
+            self.expect(":")
+            vtok = self.tok
+            value = vtok[1].upper()
+            table: Mapping[str, Any] = TYPES if pname == "type" else RETURNS
+            if vtok[0] != "name" or value not in table:
+                raise self.error(f"unknown {pname} {vtok[1]!r}; one of {', '.join(table)}")
+            self.i += 1
+            if pname == "type":
+                type_ = table[value]
+            else:
+                rt = table[value]
+        return type_, rt
 
     def get_type(self) -> str:
         """``get(type: <TYPE>)`` (after its dot)."""
         if not (self.tok[0] == "name" and self.tok[1].lower() == "get"):
             raise self.error("expected 'get(type: <TYPE>)'")
-        self.i += 1
-        self.expect("(")
-        if not (self.tok[0] == "name" and self.tok[1].lower() == "type"):
-            raise self.error("expected 'type: <TYPE>'")
-        self.i += 1
-        self.expect(":")
-        ttok = self.tok
-        tname = ttok[1].upper()
-        if ttok[0] != "name" or tname not in _TYPES:
-            raise self.error(f"unknown type {ttok[1]!r}; one of {', '.join(_TYPES)}")
-        self.i += 1
-        self.expect(")")
-        return _TYPES[tname]
+        tok = self.tok
+        type_, rt = self.get_params()
+        if type_ is None or rt is not None:
+            raise self.error("expected 'get(type: <TYPE>)'", tok)
+        return type_
 
-    def count(self, tok: Token, name: str, kind: str) -> Exp:
-        """``count()`` of a list (``[]``) or map (``{}``) bin: its size."""
-        if not (self.tok[0] == "name" and self.tok[1].lower() == "count"):
-            raise self.error("expected 'count()'")
-        self.i += 1
-        self.args_none()
-        base = self.guard(tok, lambda: bin_(name, None))
-        return base.list.size() if kind == "list" else base.map.size()
+    def path(self) -> Exp:
+        from aerospike_fluent.exp._ael_parts import parse_parts
 
-    def args_none(self) -> None:
-        self.expect("(")
-        self.expect(")")
-
-    def path(self, start: Token) -> Exp:
         kind, text, _ = tok = self.tok
         if kind == "str":
-            name = _unquote(text)
+            name = unquote(text)
         elif kind == "name":
             name = text
         else:
@@ -379,55 +479,76 @@ class _Parser:
         self.i += 1
         if kind == "name" and self.at("("):
             return self.function(name, tok)
-        base: Exp | None = None
-        if self.accept("."):
-            mtok = self.tok
-            method = mtok[1].lower() if mtok[0] == "name" else ""
+        parts = parse_parts(self)
+        return self.guard(tok, lambda: self.path_end(name, parts, tok))
+
+    def path_end(self, name: str, parts: list[Part], tok: Token) -> Exp:
+        """Read the path function after the parts: ``get``, ``count``, ``exists``, casts..."""
+        method = ""
+        if self.tok[1] == "." and self.peek()[0] == "name":
+            method = self.peek()[1].lower()
+        designator = bool(parts) and parts[-1].kind == "designator"
+        if method == "get":
             self.i += 1
-            if method == "get":
-                self.i -= 1
-                type_ = self.get_type()
-                base = self.guard(tok, lambda: bin_(name, type_))
-            elif mtok[1] in ("[", "{"):
-                self.expect("]" if mtok[1] == "[" else "}")
-                self.expect(".")
-                return self.count(tok, name, "list" if mtok[1] == "[" else "map")
-            elif method == "count":
-                self.i -= 1
-                return self.count(tok, name, "list")
-            elif method in _CASTS:
-                self.args_none()
-                bin_exp = self.guard(tok, lambda: bin_(name, None))
-                return self.guard(mtok, _CASTS[method], bin_exp)
-            elif method == "exists":
-                self.args_none()
-                return self.guard(tok, lambda: _bin_fn("bin_exists", name, "bool"))
-            elif method == "type":
-                self.args_none()
-                return self.guard(tok, lambda: _bin_fn("bin_type", name, "int"))
-            else:
-                raise self.error(f"unknown bin method {mtok[1]!r}", mtok)
-        return base if base is not None else self.guard(tok, lambda: bin_(name, None))
+            type_, rt = self.get_params()
+            if not parts:
+                if rt is not None or type_ is None:
+                    raise self.error("a bin takes 'get(type: <TYPE>)'")
+                return bin_(name, type_)
+            return path.select(name, parts, type_, rt)
+        if method in ("count", "exists", "type") or method in _CASTS:
+            self.i += 2
+            self.args_none()
+            if method in _CASTS:
+                inner = path.select(name, parts, None, None) if parts else bin_(name, None)
+                return _CASTS[method](inner)
+            if not parts:
+                if method == "count":
+                    return _exp().list_bin(name).list.size()  # type: ignore[no-any-return]
+                return _bin_fn("bin_exists" if method == "exists" else "bin_type", name)
+            if method == "type":
+                raise self.error("type() applies to a bin", tok)
+            if method == "count" and designator:
+                return _size(name, parts)
+            rt = RETURNS["COUNT" if method == "count" else "EXISTS"]
+            return path.select(name, parts, None, rt)
+        if self.tok[1] == "." and self.peek()[0] == "name":
+            raise self.error(f"unknown bin method {self.peek()[1]!r}", self.peek())
+        if not parts:
+            return bin_(name, None)
+        if designator:
+            raise self.error("a type designator ends in '.count()'", tok)
+        return path.select(name, parts, None, None)
+
+
+def _flat(name: str, left: Exp, right: Exp) -> Exp:
+    """``left OP right`` for a bitwise op, flattened into one node like the builder does."""
+    build = getattr(_exp(), name)
+    if left._kind == _core._FN and left._name == name:
+        return build(*left._args, right)  # type: ignore[no-any-return]
+    return build(left, right)  # type: ignore[no-any-return]
+
+
+def _size(name: str, parts: list[Part]) -> Exp:
+    ctx = path.to_ctx(parts[:-1])
+    F = _exp()
+    base = bin_(name, parts[0].family)
+    scope = F.ListExp(base, ctx) if parts[-1].family == "list" else F.MapExp(base, ctx)
+    return scope.size()  # type: ignore[no-any-return]
 
 
 def _to_int(e: Exp) -> Exp:
-    from aerospike_fluent import exp
-
-    return exp.to_int(e)
+    return _exp().to_int(e)  # type: ignore[no-any-return]
 
 
 def _to_float(e: Exp) -> Exp:
-    from aerospike_fluent import exp
-
-    return exp.to_float(e)
+    return _exp().to_float(e)  # type: ignore[no-any-return]
 
 
 _CASTS: dict[str, Callable[[Exp], Exp]] = {"asint": _to_int, "asfloat": _to_float}
 
 
 def _regex(args: list[Exp]) -> Exp:
-    from aerospike_fluent import exp
-
     def literal(e: Exp, type_: str) -> Any:
         if e._kind != _core._LIT or e.value_type != type_:
             raise InvalidArgumentError("regex() takes a literal pattern and literal flags")
@@ -436,34 +557,28 @@ def _regex(args: list[Exp]) -> Exp:
     if len(args) not in (2, 3):
         raise InvalidArgumentError("regex() takes a value, a pattern and optional flags")
     flags = literal(args[2], "int") if len(args) == 3 else 0
-    return exp.regex(args[0], literal(args[1], "str"), flags)
+    return _exp().regex(args[0], literal(args[1], "str"), flags)  # type: ignore[no-any-return]
 
 
-def _bin_fn(name: CoreNode, bin_name: str, type_: str) -> Exp:
-    from aerospike_fluent import _validate
-
-    return fn(name, (_validate.bin_name(bin_name),), type_)
+def _bin_fn(name: CoreNode, bin_name: str) -> Exp:
+    return fn(name, (_validate.bin_name(bin_name),), "bool" if name == "bin_exists" else "int")
 
 
 def _digest_modulo(args: list[Exp]) -> Exp:
-    from aerospike_fluent import exp
-
     if len(args) != 1 or args[0]._kind != _core._LIT or args[0].value_type != "int":
         raise InvalidArgumentError("digestModulo() takes one integer literal")
-    return exp.digest_modulo(args[0]._args[0][1])
+    return _exp().digest_modulo(args[0]._args[0][1])  # type: ignore[no-any-return]
 
 
 def _meta_type(name: str) -> str:
     return {"set_name": "str", "key_exists": "bool", "is_tombstone": "bool"}.get(name, "int")
 
 
-def _unquote(text: str) -> str:
-    body = text[1:-1]
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
-
-
-def parse(text: str) -> Exp:
+def parse(text: str, *args: Any, **params: Any) -> Exp:
     """Compile AEL ``text`` into an expression.
+
+    ``?0``, ``?1``... take ``args`` and ``?name`` takes ``params``: values (or expressions)
+    that become literals, so they never need quoting or escaping.
 
     Raises:
         AelSyntaxError: with ``position`` set, when the text is not valid (supported) AEL.
@@ -471,111 +586,4 @@ def parse(text: str) -> Exp:
     """
     if not isinstance(text, str):
         raise InvalidTypeError(f"AEL must be a str, not {type(text).__name__}")
-    return _Parser(text).parse()
-
-
-# ---------------------------------------------------------------------- rendering
-
-
-def to_ael(e: Exp) -> str:
-    """Render an expression as AEL text (for the subset :func:`parse` reads).
-
-    Raises:
-        InvalidArgumentError: for nodes AEL text cannot express here.
-
-    """
-    kind, name, args = e._kind, e._name, e._args
-    if kind == _core._LIT:
-        return _literal(args[0])
-    if kind == _core._BIN:
-        return _bin_text(args[0], e._type)
-    if kind == _core._KEY:
-        return "$.key()" if e._type is None else f"$.key().get(type: {_AEL_TYPE[e._type]})"
-    if kind == _core._CMP:
-        return f"({to_ael(args[0])} {_CMP_NAME[name]} {to_ael(args[1])})"
-    if kind == _core._NUM:
-        if name in _ARITH_NAME and len(args) > 1:
-            return "(" + f" {_ARITH_NAME[name]} ".join(to_ael(a) for a in args) + ")"
-        if name == "num_sub":
-            return f"(-{to_ael(args[0])})"
-        if name == "num_abs":
-            return f"abs({to_ael(args[0])})"
-        if name == "num_pow":
-            return f"({to_ael(args[0])} ** {to_ael(args[1])})"
-        if name in ("min", "max"):
-            return f"{name}(" + ", ".join(to_ael(a) for a in args) + ")"
-    if kind == _core._FN:
-        if name in ("and", "or"):
-            return "(" + f" {name} ".join(to_ael(a) for a in args) + ")"
-        if name == "not":
-            return f"(not {to_ael(args[0])})"
-        if name in _META_RENDER:
-            return f"$.{_META_RENDER[name]}()"
-        if name == "digest_modulo":
-            return f"$.digestModulo({args[0]})"
-        if name in ("num_floor", "num_ceil"):
-            return f"{name[4:]}({to_ael(args[0])})"
-        if name in ("to_int", "to_float"):
-            return _cast_text(args[0], "asInt" if name == "to_int" else "asFloat")
-        if name == "regex_compare":
-            pattern, flags, value = args
-            extra = f", {flags}" if flags else ""
-            return f"regex({to_ael(value)}, {_quote(pattern)}{extra})"
-        if name in ("lists.size", "maps.size"):
-            return _size_text(name, *args)
-        if name in ("bin_exists", "bin_type"):
-            method = "exists" if name == "bin_exists" else "type"
-            return f"{_bin_text(args[0], None)}.{method}()"
-    raise InvalidArgumentError(f"{name} has no AEL text form here")
-
-
-def _cast_text(arg: Exp, cast: str) -> str:
-    text = to_ael(arg)
-    if arg._kind == _core._BIN and arg._type is None:
-        return f"{text}.{cast}()"
-    return f"({text}).{cast}()"
-
-
-def _size_text(name: str, base: object, ctx: tuple[Any, ...]) -> str:
-    if not isinstance(base, Exp) or base._kind != _core._BIN or ctx:
-        raise InvalidArgumentError(
-            f"{name} has an AEL text form only on a bin itself (no context, no other value)"
-        )
-    designator = "[]" if name == "lists.size" else "{}"
-    return f"{_bin_text(base._args[0], None)}.{designator}.count()"
-
-
-def _bin_text(name: str, type_: str | None) -> str:
-    ref = (
-        f"$.{name}"
-        if _IDENT.match(name) and name.lower() not in _KEYWORDS
-        else (f"$.{_quote(name)}")
-    )
-    if type_ is None:
-        return ref
-    if type_ not in _AEL_TYPE:
-        raise InvalidArgumentError(f"a {type_} bin has no AEL text form")
-    return f"{ref}.get(type: {_AEL_TYPE[type_]})"
-
-
-def _literal(node: tuple[Any, ...]) -> str:
-    tag = node[0]
-    if tag == "int_val":
-        return str(node[1])
-    if tag == "float_val":
-        v = float(node[1])
-        text = repr(v)
-        if text in ("inf", "-inf", "nan"):
-            raise InvalidArgumentError(f"{text} has no AEL text form")
-        return text
-    if tag == "string_val":
-        return _quote(node[1])
-    if tag == "bool_val":
-        return "true" if node[1] else "false"
-    raise InvalidArgumentError(f"{tag} literals have no AEL text form")
-
-
-def _quote(s: str) -> str:
-    escaped = s.replace("\\", "\\\\").replace("'", "\\'")
-    escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
-    return f"'{escaped}'"
+    return _Parser(text, args, params).parse()

@@ -48,8 +48,8 @@ _BIN_FN: dict[str, str] = {
 
 Operand = Union["Exp", bool, int, float, str, bytes, list[Any], dict[Any, Any], None]
 
-# node kinds
-_LIT, _BIN, _NUM, _CMP, _FN, _KEY = range(6)
+# node kinds; a _LAZY node is built once its type is known: args (factory(type) -> Exp, text)
+_LIT, _BIN, _NUM, _CMP, _FN, _KEY, _LAZY = range(7)
 
 
 MAX_DEPTH = 200
@@ -57,7 +57,10 @@ MAX_DEPTH = 200
 
 
 class Exp:
-    """An expression node. Combine with ``== != < <= > >= + - * / % ** & | ~``.
+    """An expression node. Combine with ``== != < <= > >= + - * / % ** << >> & | ~``.
+
+    ``<<`` / ``>>`` are integer shifts (``>>`` keeps the sign, as in Python); ``&`` / ``|`` /
+    ``~`` are logical, see :func:`int_and` and friends for bitwise ones.
 
     Use ``&`` / ``|`` / ``~`` for and / or / not (Python's ``and`` / ``or`` cannot be overloaded:
     using them on an expression raises ``TypeError``).
@@ -109,6 +112,9 @@ class Exp:
             if bin_type == "nil":
                 raise InvalidArgumentError(f"bin {self._args[0]!r} cannot be typed nil")
             return (_BIN_FN[bin_type], self._args[0])
+        if kind == _LAZY:
+            t = self._type or want or "int"
+            return self._args[0](t)._compile(t)  # type: ignore[no-any-return]
         if kind == _KEY:
             key_type = self._type or want or "int"
             if key_type not in ("int", "str", "blob"):
@@ -201,6 +207,26 @@ class Exp:
 
     def __rpow__(self, other: Operand) -> Exp:
         return _num("num_pow", other, self, flatten=False)
+
+    def __lshift__(self, other: Operand) -> Exp:
+        from aerospike_fluent.exp._intbits import lshift
+
+        return lshift(self, other)
+
+    def __rlshift__(self, other: Operand) -> Exp:
+        from aerospike_fluent.exp._intbits import lshift
+
+        return lshift(other, self)
+
+    def __rshift__(self, other: Operand) -> Exp:
+        from aerospike_fluent.exp._intbits import arshift
+
+        return arshift(self, other)
+
+    def __rrshift__(self, other: Operand) -> Exp:
+        from aerospike_fluent.exp._intbits import arshift
+
+        return arshift(other, self)
 
     def __neg__(self) -> Exp:
         if self._kind == _LIT and self._type in ("int", "float"):
@@ -320,6 +346,11 @@ def value_type(t: str) -> str:
 def fn(name: Node, args: tuple[Any, ...], type_: str | None, child_type: str | None = None) -> Exp:
     """Return a node calling crate function ``name`` with ``args`` (expressions or values)."""
     return Exp(_FN, name, args, type_, child_type)
+
+
+def lazy(build: Any, text: str) -> Exp:
+    """Return a value typed by use: ``build(type)`` makes it; ``text`` is its AEL."""
+    return Exp(_LAZY, "lazy", (build, text), None)
 
 
 def key(type_: str | None) -> Exp:

@@ -91,7 +91,7 @@ def test_map_put_and_reads(client: Any, set_name: str) -> None:
     _, _, res = client.operate(key, [mo.map_get_by_rank_range("m", 0, 2, aerospike.MAP_RETURN_KEY)])
     assert sorted(res["m"]) == ["b", "c"]
     _, _, res = client.operate(key, [mo.map_get_by_index("m", 0, aerospike.MAP_RETURN_KEY_VALUE)])
-    assert res["m"] in ([("a", 3)], {"a": 3})
+    assert res["m"] == ["a", 3]  # key/value pairs come as a flat list, as from a real server
     _, _, res = client.operate(key, [mo.map_increment("m", "a", 4), mo.map_size("m")])
     assert res == {"m": 3}
     _, _, got = client.get(key)

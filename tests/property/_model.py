@@ -51,11 +51,23 @@ def one_index(i: int, n: int) -> int:
 
 
 def index_range(i: int, count: int | None, n: int) -> range:
-    """``count`` positions from ``i`` (negative = from the end), clamped to ``0..n``."""
+    """``count`` positions from ``i`` (negative = from the end), clamped to ``0..n``; a count
+    is unsigned on the wire (None = to the end)."""
     start = n + i if i < 0 else i
-    end = n if count is None else start + count
-    s, e = min(max(start, 0), n), min(max(end, 0), n)
-    return range(s, max(s, e))
+    if start >= n:
+        return range(n, n)
+    left = 2**64 - 1 if count is None else count
+    if start < 0:
+        left, start = max(left + start, 0), 0
+    return range(start, min(start + left, n))
+
+
+def relative(base: int, offset: int, count: int | None) -> tuple[int, int | None]:
+    """A range counted from ``base``: a start before 0 eats into the count."""
+    start = base + offset
+    if start >= 0:
+        return start, count
+    return 0, None if count is None else max(count + start, 0)
 
 
 def rank_order(vals: list[Any]) -> list[int]:
@@ -69,48 +81,95 @@ def in_interval(v: Any, begin: Any, end: Any) -> bool:
 
 
 class Selection:
-    """Selected positions (in result order) over ``vals`` (and ``keys`` for maps)."""
+    """Selected positions over ``vals`` (and ``keys`` for maps) and how a server answers them.
+
+    ``pos`` is the order values come in; ``span`` says how index and rank lists are written:
+    ``("index", start, count)`` / ``("rank", start, count)`` runs (ascending, reversed numbers
+    counted from the end), ``"listed"`` (ranks in the order of the values asked for) or
+    ``"mask"`` (storage order). An inverted run that leaves a head or a tail is answered as
+    that run (``reducible``); other inverted selections come in storage order.
+    """
 
     def __init__(
-        self, vals: list[Any], pos: list[int], single: bool, keys: list[Any] | None = None
+        self,
+        vals: list[Any],
+        pos: list[int],
+        single: bool,
+        keys: list[Any] | None = None,
+        span: Any = "mask",
+        storage: list[int] | None = None,
+        redo: Any = None,
     ) -> None:
         self.vals, self.pos, self.single, self.keys = vals, pos, single, keys
+        self.span, self.storage, self.redo = span, storage, redo
+
+    def _reduced(self) -> Selection | None:
+        if self.redo is None or not isinstance(self.span, tuple):
+            return None
+        n, (_, s, c) = len(self.vals), self.span
+        if c == 0:
+            s, c = 0, n
+        elif s == 0:
+            s, c = c, n - c
+        elif s + c >= n:
+            s, c = 0, s
+        else:
+            return None
+        return self.redo(s, c)  # type: ignore[no-any-return]
 
     def result(self, rt: int) -> tuple[Any, list[int]]:
         """The op's result for return type ``rt`` and the final positions."""
         n = len(self.vals)
-        pos, single = self.pos, self.single
-        if rt & INVERTED:
-            chosen = set(pos)
-            pos, single = [p for p in range(n) if p not in chosen], False
+        inverted = bool(rt & INVERTED)
         rt &= ~INVERTED
-        ranks = {p: r for r, p in enumerate(rank_order(self.vals))}
+        if inverted and self.single:
+            raise ModelError(OP_NOT_APPLICABLE)
+        sel = self
+        if inverted and (reduced := self._reduced()) is not None:
+            sel, inverted = reduced, False
+        slot = sel.storage or list(range(n))
+        pos = sel.pos
+        if inverted:
+            chosen = set(pos)
+            pos = [p for p in range(n) if p not in chosen]
+        mask = sorted(pos, key=lambda p: slot[p])
+        if inverted or sel.span in ("mask", "listed"):
+            pos = mask
+        ranks = {p: r for r, p in enumerate(rank_order(sel.vals))}
 
-        def many(items: list[Any]) -> Any:
-            return (items[0] if items else None) if single else items
+        def many(items: list[Any], missing: Any = None) -> Any:
+            return (items[0] if items else missing) if sel.single else items
+
+        def numbers(kind: str, of: dict[int, int] | None, rev: bool) -> list[int]:
+            if isinstance(sel.span, tuple) and sel.span[0] == kind:
+                _, s, c = sel.span
+                runs = [(0, s), (s + c, n - s - c)] if inverted else [(s, c)]
+                return [
+                    i
+                    for a, b in runs
+                    for i in range(n - a - b if rev else a, (n - a - b if rev else a) + b)
+                ]
+            order = sel.pos if kind == "rank" and sel.span == "listed" and not inverted else mask
+            return [n - 1 - (of[p] if of else p) if rev else (of[p] if of else p) for p in order]
 
         if rt == NONE:
             out: Any = None
-        elif rt == INDEX:
-            out = many(pos)
-        elif rt == REVERSE_INDEX:
-            out = many([n - 1 - p for p in pos])
-        elif rt == RANK:
-            out = many([ranks[p] for p in pos])
-        elif rt == REVERSE_RANK:
-            out = many([n - 1 - ranks[p] for p in pos])
+        elif rt in (INDEX, REVERSE_INDEX):
+            out = many(numbers("index", None, rt == REVERSE_INDEX), -1)
+        elif rt in (RANK, REVERSE_RANK):
+            out = many(numbers("rank", ranks, rt == REVERSE_RANK), -1)
         elif rt == COUNT:
             out = len(pos)
         elif rt == EXISTS:
             out = bool(pos)
         elif rt == VALUE:
-            out = many([self.vals[p] for p in pos])
+            out = many([sel.vals[p] for p in pos])
         elif rt == KEY:
-            assert self.keys is not None
-            out = many([self.keys[p] for p in pos])
+            assert sel.keys is not None
+            out = many([sel.keys[p] for p in pos])
         else:
-            assert self.keys is not None
-            out = {self.keys[p]: self.vals[p] for p in pos}
+            assert sel.keys is not None
+            out = [(sel.keys[p], sel.vals[p]) for p in pos]
         return out, pos
 
 
@@ -189,18 +248,54 @@ class ListModel:
     def by_value(self, v: Any) -> Selection:
         k = order_key(v)
         pos = [p for p, x in enumerate(self.items) if order_key(x) == k]
+        if self.ordered:  # the run of equal elements
+            below = sum(order_key(x) < k for x in self.items)
+            return self.by_index_range(below, len(pos))
         return Selection(self.items, pos, False)
+
+    def by_values(self, vs: list[Any]) -> Selection:
+        """Elements equal to any of ``vs``; ranks come in the order of ``vs``."""
+        pos: list[int] = []
+        for v in vs:
+            pos += [
+                p for p, x in enumerate(self.items) if order_key(x) == order_key(v) and p not in pos
+            ]
+        return Selection(self.items, pos, False, span="listed")
 
     def by_index_range(self, i: int, count: int | None) -> Selection:
-        return Selection(self.items, list(index_range(i, count, len(self.items))), False)
+        r = index_range(i, count, len(self.items))
+        run = ("index", r.start, len(r))
+        return Selection(self.items, list(r), False, span=run, redo=self._index_run)
+
+    def _index_run(self, s: int, c: int) -> Selection:
+        return self.by_index_range(s, c)
 
     def by_rank_range(self, r: int, count: int | None) -> Selection:
-        order = rank_order(self.items)
-        return Selection(self.items, [order[k] for k in index_range(r, count, len(order))], False)
+        if self.ordered:
+            return self.by_index_range(r, count)
+        n = len(self.items)
+        span = index_range(r, count, n)
+        pos = [rank_order(self.items)[k] for k in span]
+        # an unordered list's low ranks come highest first (a server picks them with a heap)
+        if span.start <= n - span.start - len(span):
+            pos.reverse()
+        return Selection(self.items, pos, False, span=("rank", span.start, len(span)))
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:
-        pos = [p for p in rank_order(self.items) if in_interval(self.items[p], begin, end)]
-        return Selection(self.items, pos, False)
+        if self.ordered:
+            inside = [p for p, x in enumerate(self.items) if in_interval(x, begin, end)]
+            start = (
+                inside[0] if inside else sum(order_key(x) < order_key(begin) for x in self.items)
+            )
+            return self.by_index_range(start, len(inside))
+        pos = [p for p, x in enumerate(self.items) if in_interval(x, begin, end)]
+        first = sum(order_key(x) < order_key(begin) for x in self.items)
+        return Selection(self.items, pos, False, span=("rank", first, len(pos)))
+
+    def by_value_relative_rank_range(self, v: Any, r: int, count: int | None) -> Selection:
+        base = sum(order_key(x) < order_key(v) for x in self.items)
+        start, count = relative(base, r, count)
+        return self.by_rank_range(start, count)
 
     def select(self, sel: Selection, rt: int, remove: bool) -> Any:
         """Apply a get/remove selection."""
@@ -239,36 +334,74 @@ class MapModel:
         self.entries[k] = new
         return new
 
-    def _sel(self, pos: list[int], single: bool) -> Selection:
+    def _sel(self, pos: list[int], single: bool, span: Any = "mask", redo: Any = None) -> Selection:
         keys = self.keys()
-        return Selection([self.entries[k] for k in keys], pos, single, keys)
+        stored = list(self.entries)  # insertion order: an unordered map's storage
+        slot = (
+            [p for p, _ in enumerate(keys)] if self.key_ordered else [stored.index(k) for k in keys]
+        )
+        vals = [self.entries[k] for k in keys]
+        return Selection(vals, pos, single, keys, span, slot, redo)
+
+    def _vals(self) -> list[Any]:
+        return [self.entries[k] for k in self.keys()]
 
     def by_key(self, k: Any) -> Selection:
         keys = self.keys()
         return self._sel([p for p, x in enumerate(keys) if order_key(x) == order_key(k)], True)
 
+    def by_keys(self, ks: list[Any]) -> Selection:
+        return self._listed(self.keys(), ks)
+
+    def by_values(self, vs: list[Any]) -> Selection:
+        return self._listed(self._vals(), vs)
+
+    def _listed(self, src: list[Any], wanted: list[Any]) -> Selection:
+        pos: list[int] = []
+        for w in wanted:
+            pos += [p for p, x in enumerate(src) if order_key(x) == order_key(w) and p not in pos]
+        return self._sel(pos, False, "listed")
+
+    def by_key_range(self, begin: Any, end: Any) -> Selection:
+        keys = self.keys()
+        return self._sel([p for p, x in enumerate(keys) if in_interval(x, begin, end)], False)
+
     def by_index(self, i: int) -> Selection:
         return self._sel([one_index(i, len(self.entries))], True)
 
     def by_rank(self, r: int) -> Selection:
-        vals = [self.entries[k] for k in self.keys()]
+        vals = self._vals()
         return self._sel([rank_order(vals)[one_index(r, len(vals))]], True)
 
     def by_value(self, v: Any) -> Selection:
-        vals = [self.entries[k] for k in self.keys()]
-        return self._sel([p for p, x in enumerate(vals) if order_key(x) == order_key(v)], False)
+        return self._sel(
+            [p for p, x in enumerate(self._vals()) if order_key(x) == order_key(v)], False
+        )
 
     def by_index_range(self, i: int, count: int | None) -> Selection:
-        return self._sel(list(index_range(i, count, len(self.entries))), False)
+        r = index_range(i, count, len(self.entries))
+        redo = lambda s, c: self.by_index_range(s, c)  # noqa: E731
+        return self._sel(list(r), False, ("index", r.start, len(r)), redo)
 
     def by_rank_range(self, r: int, count: int | None) -> Selection:
-        order = rank_order([self.entries[k] for k in self.keys()])
-        return self._sel([order[k] for k in index_range(r, count, len(order))], False)
+        order = rank_order(self._vals())
+        span = index_range(r, count, len(order))
+        redo = lambda s, c: self.by_rank_range(s, c)  # noqa: E731
+        return self._sel([order[k] for k in span], False, ("rank", span.start, len(span)), redo)
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:
-        vals = [self.entries[k] for k in self.keys()]
+        vals = self._vals()
         pos = [p for p in rank_order(vals) if in_interval(vals[p], begin, end)]
-        return self._sel(pos, False)
+        first = sum(order_key(x) < order_key(begin) for x in vals)
+        return self._sel(pos, False, ("rank", first, len(pos)))
+
+    def by_value_relative_rank_range(self, v: Any, r: int, count: int | None) -> Selection:
+        base = sum(order_key(x) < order_key(v) for x in self._vals())
+        return self.by_rank_range(*relative(base, r, count))
+
+    def by_key_relative_index_range(self, k: Any, i: int, count: int | None) -> Selection:
+        base = sum(order_key(x) < order_key(k) for x in self.keys())
+        return self.by_index_range(*relative(base, i, count))
 
     def select(self, sel: Selection, rt: int, remove: bool) -> Any:
         """Apply a get/remove selection."""

@@ -120,7 +120,7 @@ bad_retries = st.one_of(
 broken_ael = st.one_of(
     st.text(max_size=20).map(lambda t: f"$.a == '{t.replace(chr(39), '')}"),  # unterminated
     st.text(max_size=10).map(lambda t: f"({t}"),
-    st.sampled_from(["$.a >>> 3", "$.", "and and", "$.a ==", "== 3", "$.a + ", "((($.a))"]),
+    st.sampled_from(["$.a >>> ", "$.", "and and", "$.a ==", "== 3", "$.a + ", "((($.a))"]),
 )
 not_an_expression = st.one_of(
     st.integers(), st.floats(allow_nan=False), st.none(), st.lists(st.integers(), max_size=2)

@@ -59,7 +59,7 @@ def test_metadata_functions() -> None:
     ("text", "position"),
     [
         ("", 0),
-        ("$.age >> 3", 7),
+        ("$.age >> ", 9),
         ("$.age > ", 8),
         ("($.a > 1", 8),
         ("$.a > 1 $.b", 8),
@@ -67,7 +67,7 @@ def test_metadata_functions() -> None:
         ("$.a.get(type: DATE) > 1", 14),
         ("foo() > 1", 0),
         ("$.a > 'x", 6),
-        ("$.a ^ 2", 4),
+        ("$.a ^ ^ 2", 6),
         ("$.n.get(type: STRING) + 1 > 2", 22),
         ("$.a.bogus()", 4),
         ("$.a > 99999999999999999999", 6),

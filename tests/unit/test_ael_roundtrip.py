@@ -26,6 +26,9 @@ def _ints() -> st.SearchStrategy[F.Exp]:
         _NAMES.map(lambda n: F.list_bin(n).list.size()),
         _NAMES.map(lambda n: F.bin(n).map.size()),
         _NAMES.map(lambda n: F.to_int(F.float_bin(n))),
+        _NAMES.map(lambda n: F.map_bin(n).map.at_key("a b").map.get_by_key("k", "int")),
+        _NAMES.map(lambda n: F.list_bin(n).list.get_by_index(-1, "int")),
+        _NAMES.map(lambda n: F.int_count(F.bin(n))),
     )
 
     def grow(inner: st.SearchStrategy[F.Exp]) -> st.SearchStrategy[F.Exp]:
@@ -38,11 +41,19 @@ def _ints() -> st.SearchStrategy[F.Exp]:
             lambda a, b: a**b,
             lambda a, b: F.min_(a, b),
             lambda a, b: F.max_(a, b),
+            lambda a, b: F.int_and(a, b),
+            lambda a, b: F.int_or(a, b),
+            lambda a, b: F.int_xor(a, b),
+            lambda a, b: a << b,
+            lambda a, b: a >> b,
+            lambda a, b: F.rshift(a, b),
+            lambda a, b: F.let(v=a).then(F.var("v", "int") + b),
         ]
         return st.one_of(
             st.tuples(st.sampled_from(binary), inner, inner).map(lambda t: t[0](t[1], t[2])),
             inner.map(abs),
             inner.map(lambda e: -e),
+            inner.map(F.int_not),
         )
 
     return st.recursive(leaves, grow, max_leaves=6)
@@ -84,6 +95,8 @@ def _bools() -> st.SearchStrategy[F.Exp]:
             st.tuples(inner, inner).map(lambda t: t[0] & t[1]),
             st.tuples(inner, inner).map(lambda t: t[0] | t[1]),
             inner.map(lambda e: ~e),
+            st.tuples(inner, inner, inner).map(lambda t: F.cond(t[0], t[1], t[2])),
+            st.tuples(inner, inner).map(lambda t: F.exclusive(t[0], t[1])),
         )
 
     return st.recursive(leaves, grow, max_leaves=5)
@@ -111,11 +124,17 @@ def test_each_form_named_in_the_issue_has_text() -> None:
         assert F.parse(text).compile() == e.compile()
 
 
-def test_a_size_under_a_context_is_refused_with_a_reason() -> None:
+def test_a_size_under_a_context_has_text() -> None:
     e = F.list_bin("l").list.at_index(0).list.size() > 1
+    assert F.to_ael(e) == "($.l.[0].[].count() > 1)"
+    assert F.parse(F.to_ael(e)).compile() == e.compile()
+
+
+def test_what_has_no_text_is_refused_with_a_reason() -> None:
+    e = F.blob_bin("b") == b"x"
     try:
         F.to_ael(e)
     except InvalidArgumentError as exc:
-        assert "context" in str(exc)
+        assert "blob" in str(exc)
     else:
         raise AssertionError("expected InvalidArgumentError")

@@ -156,6 +156,10 @@ impl Ord for Value {
             (Float(a), Float(b)) => a.total_cmp(b),
             (List(a), List(b)) => {
                 for (x, y) in a.items.iter().zip(&b.items) {
+                    // A wildcard element matches the rest of the other list, however long.
+                    if matches!(x, Wildcard) || matches!(y, Wildcard) {
+                        return Ordering::Equal;
+                    }
                     match x.cmp(y) {
                         Ordering::Equal => {}
                         o => return o,
@@ -300,5 +304,6 @@ mod tests {
         assert!(m(vec![(5, 5)]) < m(vec![(1, 1), (2, 2)]));
         assert!(m(vec![(2, 0), (1, 1)]) == m(vec![(1, 1), (2, 0)]));
         assert!(l(vec![1, 2]) == List(super::List::new(0, vec![Int(1), Wildcard])));
+        assert!(l(vec![1, 2, 3]) == List(super::List::new(0, vec![Int(1), Wildcard])));
     }
 }

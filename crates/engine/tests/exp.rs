@@ -290,3 +290,190 @@ fn hll_expressions() {
     assert_eq!(v(xh::may_contain(probe, bin())), Some(i(1)));
     assert_eq!(v(xh::get_count(x::hll_bin("none".to_string()))), None);
 }
+
+fn refused(e: x::Expression) -> bool {
+    engine::exp::matches(&bytes(&e), &rec()) == Err(4)
+}
+
+#[test]
+fn mistyped_expressions_are_refused_not_unknown() {
+    let age = || x::int_bin("age");
+    let score = || x::float_bin("score");
+    // int and float mixed in arithmetic, in either place
+    assert!(refused(x::eq(
+        x::num_add(vec![age(), x::float_val(5.0)]),
+        x::int_val(10)
+    )));
+    assert!(refused(x::eq(
+        x::num_sub(vec![score(), x::int_val(3)]),
+        x::float_val(2.0)
+    )));
+    // comparing an int with a float, a string in arithmetic, pow on ints, mod on floats
+    assert!(refused(x::eq(age(), x::float_val(30.0))));
+    assert!(refused(x::eq(
+        x::num_abs(x::num_sub(vec![x::string_bin("nope")])),
+        x::float_val(-5.0)
+    )));
+    assert!(refused(x::eq(
+        x::num_pow(age(), x::int_val(2)),
+        x::int_val(900)
+    )));
+    assert!(refused(x::eq(
+        x::num_mod(score(), x::float_val(2.0)),
+        x::float_val(0.5)
+    )));
+    assert!(refused(x::eq(x::num_floor(age()), x::int_val(30))));
+    assert!(refused(x::eq(x::to_int(age()), x::int_val(30))));
+    assert!(refused(x::eq(x::to_float(score()), x::float_val(2.5))));
+    assert!(refused(x::eq(
+        x::int_and(vec![age(), x::string_val("x")]),
+        x::int_val(0)
+    )));
+    // a filter must be boolean; logic needs booleans
+    assert!(refused(age()));
+    assert!(refused(x::and(vec![x::bool_val(true), age()])));
+    // cond values of different types; undefined and ill-named variables
+    assert!(refused(x::eq(
+        x::cond(vec![x::bool_val(true), x::int_val(1), x::float_val(2.0)]),
+        x::int_val(1)
+    )));
+    assert!(refused(x::eq(x::var("nope"), x::int_val(1))));
+    assert!(refused(x::exp_let(vec![
+        x::def("1st", x::int_val(1)),
+        x::eq(x::var("1st"), x::int_val(1)),
+    ])));
+    // unknown (a missing bin) is still just filtered out
+    assert_eq!(
+        engine::exp::matches(
+            &bytes(&x::eq(
+                x::num_add(vec![x::int_bin("nope"), x::int_val(1)]),
+                x::int_val(2)
+            )),
+            &rec()
+        ),
+        Ok(false)
+    );
+    // `unknown` fits any cond branch
+    let e = x::cond(vec![
+        x::eq(age(), x::int_val(30)),
+        x::int_val(7),
+        x::unknown(),
+    ]);
+    assert_eq!(val(e), i(7));
+}
+
+#[test]
+fn integer_arithmetic_wraps_and_divides_like_the_server() {
+    let v = |e: x::Expression| engine::exp::eval_value(&bytes(&e), &rec()).unwrap();
+    let int = x::int_val;
+    assert_eq!(
+        v(x::num_add(vec![int(i64::MAX), int(1)])),
+        Some(i(i64::MIN))
+    );
+    assert_eq!(
+        v(x::num_mul(vec![int(i64::MIN), int(-1)])),
+        Some(i(i64::MIN))
+    );
+    // a / (b * c): the divisors' product, not a chain of divisions
+    assert_eq!(
+        v(x::num_div(vec![int(100), int(3), int(0)])),
+        None,
+        "zero divisor product"
+    );
+    assert_eq!(v(x::num_div(vec![int(4)])), Some(i(0)));
+    assert_eq!(
+        v(x::num_div(vec![int(i64::MIN), int(-1)])),
+        Some(i(i64::MIN))
+    );
+    assert_eq!(v(x::num_mod(int(i64::MIN), int(-1))), Some(i(0)));
+    assert_eq!(v(x::num_mod(int(-7), int(2))), Some(i(-1)));
+    assert_eq!(v(x::num_mod(int(7), int(0))), None);
+    let fl = x::float_val;
+    assert_eq!(
+        v(x::num_div(vec![fl(1.0), fl(3.0), fl(7.0)])),
+        Some(f(1.0 / 21.0))
+    );
+    assert_eq!(v(x::num_div(vec![fl(0.0)])), Some(f(f64::INFINITY)));
+    assert_eq!(v(x::to_int(fl(1e300))), Some(i(i64::MIN)));
+    assert_eq!(v(x::to_int(fl(f64::NAN))), Some(i(i64::MIN)));
+    assert_eq!(v(x::num_abs(int(i64::MIN))), Some(i(i64::MIN)));
+    assert_eq!(v(x::int_lshift(int(1), int(65))), Some(i(2)));
+    assert_eq!(v(x::int_arshift(int(-8), int(1))), Some(i(-4)));
+    assert_eq!(v(x::int_rshift(int(-8), int(60))), Some(i(15)));
+}
+
+#[test]
+fn cdt_call_arguments_are_expressions() {
+    // the index comes from a bin, the value list is a quoted list literal
+    let e = xl::get_by_index(
+        ListReturnType::VALUES,
+        ExpType::String,
+        x::num_sub(vec![x::int_bin("age"), x::int_val(29)]),
+        x::list_bin("tags"),
+        &[],
+    );
+    assert_eq!(val(e), s("b"));
+    let e = xl::get_by_value_list(
+        ListReturnType::COUNT,
+        x::list_val(vec![AV::from("a"), AV::from("c"), AV::from("z")]),
+        x::list_bin("tags"),
+        &[],
+    );
+    assert_eq!(val(e), i(2));
+    let e = x::map_keys(x::map_bin("m"));
+    assert_eq!(val(e), l(vec![s("x"), s("y")]));
+    let e = x::map_values(x::map_bin("m"));
+    assert_eq!(val(e), l(vec![i(1), i(2)]));
+}
+
+/// An `EXP_READ` / `EXP_MODIFY` payload: `[expression, flags]`.
+fn op_payload(e: &x::Expression, flags: i64) -> Vec<u8> {
+    let mut out = vec![0x92];
+    out.extend(bytes(e));
+    rmp::encode::write_sint(&mut out, flags).unwrap();
+    out
+}
+
+#[test]
+fn expression_ops_follow_the_server_flags() {
+    use engine::cdt::BinChange;
+    use engine::exp::{read_op, write_op};
+    let r = rec();
+    let unknown = x::int_bin("nope");
+    // unknown: OP_NOT_APPLICABLE, or nothing under EVAL_NO_FAIL
+    assert_eq!(read_op(&op_payload(&unknown, 0), &r), Err(26));
+    assert_eq!(read_op(&op_payload(&unknown, 16), &r), Ok(None));
+    assert_eq!(
+        write_op(&op_payload(&unknown, 16), "age", &r),
+        Ok(BinChange::Unchanged)
+    );
+    // flags a read does not take, and a mistyped expression, are parameter errors
+    assert_eq!(read_op(&op_payload(&x::int_bin("age"), 1), &r), Err(4));
+    let mixed = x::num_add(vec![x::int_bin("age"), x::float_val(1.0)]);
+    assert_eq!(read_op(&op_payload(&mixed, 16), &r), Err(4));
+    // create-only on an existing bin is refused before evaluating
+    assert_eq!(write_op(&op_payload(&unknown, 1), "age", &r), Err(6));
+    assert_eq!(
+        write_op(&op_payload(&unknown, 1 | 8), "age", &r),
+        Ok(BinChange::Unchanged)
+    );
+    assert_eq!(write_op(&op_payload(&unknown, 2), "new", &r), Err(17));
+    // nil deletes only with ALLOW_DELETE; on a missing bin it does nothing
+    assert_eq!(write_op(&op_payload(&x::nil(), 0), "age", &r), Err(26));
+    assert_eq!(
+        write_op(&op_payload(&x::nil(), 4), "age", &r),
+        Ok(BinChange::Remove)
+    );
+    assert_eq!(
+        write_op(&op_payload(&x::nil(), 16), "age", &r),
+        Ok(BinChange::Unchanged)
+    );
+    assert_eq!(
+        write_op(&op_payload(&x::nil(), 0), "new", &r),
+        Ok(BinChange::Unchanged)
+    );
+    assert_eq!(
+        write_op(&op_payload(&x::int_val(5), 0), "age", &r),
+        Ok(BinChange::Set(int_p(5)))
+    );
+}

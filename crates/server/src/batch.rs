@@ -1,5 +1,6 @@
 //! Batch index protocol (field 41): many single-record requests in one message.
 
+use crate::engine_ops;
 use crate::record::{self, rc, RecReq};
 use crate::store::Digest;
 use crate::wire::*;
@@ -56,7 +57,10 @@ fn handle_with(
     out: &mut Vec<u8>,
     after_row: &mut dyn FnMut(&mut Vec<u8>) -> bool,
 ) {
+    // A server builds the batch's filter once, before any row: a bad one fails the batch.
+    let filter = msg.fields.get(field::FILTER_EXP);
     let result = match msg.fields.get(field::BATCH_INDEX) {
+        _ if filter.is_some_and(|f| engine_ops::check_filter(f).is_err()) => Err(Malformed),
         Some(data) => run(data, msg, shared, out, after_row),
         None => Err(Malformed),
     };

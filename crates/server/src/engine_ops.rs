@@ -7,8 +7,6 @@ use crate::bins::{self, BinIndex};
 use crate::clock::CITRUSLEAF_EPOCH;
 use crate::store::{Bin, Digest};
 
-const PARAMETER_ERROR: ResultCode = 4;
-
 /// Read-only view of a record (stored or being written) for the engine.
 pub struct View<'a> {
     /// The bins; removed ones may remain as tombstones (see [`bins::is_live`]).
@@ -88,6 +86,11 @@ pub fn exp_value(exp: &[u8], view: &View<'_>) -> Result<Option<engine::value::Va
     engine::exp::eval_value(exp, view)
 }
 
+/// Checks a filter expression as a server does on receipt (before reading any record).
+pub fn check_filter(exp: &[u8]) -> Result<(), ResultCode> {
+    engine::exp::check_filter(exp)
+}
+
 /// A CDT/bit/HLL op: the bin change and the value to return.
 pub fn cdt(
     op_type: u8,
@@ -106,50 +109,12 @@ pub fn cdt(
     Ok((r.bin, r.value))
 }
 
-/// Write flags of an expression-modify op.
-pub mod exp_flags {
-    pub const CREATE_ONLY: u64 = 1;
-    pub const UPDATE_ONLY: u64 = 2;
-    pub const ALLOW_DELETE: u64 = 4;
-    pub const POLICY_NO_FAIL: u64 = 8;
-    pub const EVAL_NO_FAIL: u64 = 16;
+/// `EXP_READ`: the value the op answers (None = nil).
+pub fn exp_read(payload: &[u8], view: &View<'_>) -> Result<Option<Particle>, ResultCode> {
+    engine::exp::read_op(payload, view)
 }
 
-/// Splits an EXP_READ/EXP_MODIFY payload (msgpack `[exp, flags]`) and evaluates the expression.
-/// Returns the value and the flags.
-pub fn exp_eval(payload: &[u8], view: &View<'_>) -> Result<(Option<Particle>, u64), ResultCode> {
-    let (exp, flags) = split_exp_payload(payload).ok_or(PARAMETER_ERROR)?;
-    match engine::exp::eval(exp, view) {
-        Ok(v) => Ok((v, flags)),
-        Err(_) if flags & exp_flags::EVAL_NO_FAIL != 0 => Ok((None, flags)),
-        Err(e) => Err(e),
-    }
-}
-
-/// `[exp, flags]` → (packed exp bytes, flags).
-fn split_exp_payload(payload: &[u8]) -> Option<(&[u8], u64)> {
-    let mut rd = payload;
-    let n = rmp::decode::read_array_len(&mut rd).ok()?;
-    if n != 2 {
-        return None;
-    }
-    let start = payload.len() - rd.len();
-    rmpv::decode::read_value_ref_with_max_depth(&mut rd, engine::pack::RMPV_MAX_DEPTH).ok()?;
-    let end = payload.len() - rd.len();
-    let flags: u64 = rmp::decode::read_int(&mut rd).ok()?;
-    Some((payload.get(start..end)?, flags))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn splits_exp_payload() {
-        // [[1, 2], 16]
-        let p = [0x92, 0x92, 0x01, 0x02, 0x10];
-        assert_eq!(split_exp_payload(&p), Some((&p[1..4], 16)));
-        assert_eq!(split_exp_payload(&[0x91, 0x01]), None);
-        assert_eq!(split_exp_payload(&[0x92, 0xdc]), None);
-    }
+/// `EXP_MODIFY` on bin `name`: what happens to the bin.
+pub fn exp_write(payload: &[u8], name: &str, view: &View<'_>) -> Result<BinChange, ResultCode> {
+    engine::exp::write_op(payload, name, view)
 }

@@ -7,7 +7,7 @@ use engine::Particle;
 
 use crate::bins::{self, BinIndex, BinSet};
 use crate::clock::{cl_secs, now_ms};
-use crate::engine_ops::{self, exp_flags, View};
+use crate::engine_ops::{self, View};
 use crate::store::{
     partition_of, void_time_for, Bin, BinName, Digest, Namespace, Partition, Record,
 };
@@ -21,14 +21,11 @@ pub mod rc {
     pub const PARTITION_UNAVAILABLE: u8 = 11;
     pub const PARAMETER: u8 = 4;
     pub const KEY_EXISTS: u8 = 5;
-    pub const BIN_EXISTS: u8 = 6;
     pub const BIN_TYPE: u8 = 12;
     pub const RECORD_TOO_BIG: u8 = 13;
-    pub const BIN_NOT_FOUND: u8 = 17;
     pub const NAMESPACE_NOT_FOUND: u8 = 20;
     pub const BIN_NAME: u8 = 21;
     pub const ENTERPRISE_ONLY: u8 = 25;
-    pub const OP_NOT_APPLICABLE: u8 = 26;
     pub const FILTERED_OUT: u8 = 27;
 }
 
@@ -97,7 +94,10 @@ pub fn execute(
     let now = now_ms();
     let mut reply = ReplyMsg::begin(out);
     let pid = partition_of(digest);
-    let outcome = if req.is_write() {
+    let bad_filter = req.filter.and_then(|f| engine_ops::check_filter(f).err());
+    let outcome = if let Some(code) = bad_filter {
+        Outcome::err(code)
+    } else if req.is_write() {
         let mut part = ns.write(pid);
         write(ns, &mut part, digest, req, now, &mut reply, out)
     } else {
@@ -207,8 +207,8 @@ fn read(
             }
             op::EXP_READ => {
                 let view = view(&set, digest, &rec.bins, index, Some(rec));
-                match engine_ops::exp_eval(op.data, &view) {
-                    Ok((v, _)) => v,
+                match engine_ops::exp_read(op.data, &view) {
+                    Ok(v) => v,
                     Err(e) => return Outcome::err(e),
                 }
             }
@@ -440,10 +440,9 @@ impl Work {
         }
     }
 
-    fn eval(&self, op: Op<'_>, ctx: &Ctx<'_>) -> Result<(Option<Particle>, u64), u8> {
+    fn view<'a>(&'a self, ctx: &'a Ctx<'_>) -> engine_ops::View<'a> {
         let bins = &self.bins;
-        let view = view(ctx.set, ctx.digest, bins.bins(), bins.index(), ctx.existing);
-        engine_ops::exp_eval(op.data, &view)
+        view(ctx.set, ctx.digest, bins.bins(), bins.index(), ctx.existing)
     }
 
     fn apply(&mut self, op: Op<'_>, ctx: &Ctx<'_>) -> Result<StepOut, u8> {
@@ -469,7 +468,10 @@ impl Work {
                 let (_, value) = engine_ops::cdt(op.op, self.get(op.name), op.data)?;
                 return Ok(StepOut::Value(value));
             }
-            op::EXP_READ => return Ok(StepOut::Value(self.eval(op, ctx)?.0)),
+            op::EXP_READ => {
+                let value = engine_ops::exp_read(op.data, &self.view(ctx))?;
+                return Ok(StepOut::Value(value));
+            }
             _ => {}
         }
         let name = BinName::new(op.name).ok_or(rc::BIN_NAME)?;
@@ -515,24 +517,8 @@ impl Work {
                 return Ok(StepOut::Value(value));
             }
             op::EXP_MODIFY => {
-                let (value, flags) = self.eval(op, ctx)?;
-                let no_fail = flags & exp_flags::POLICY_NO_FAIL != 0;
-                let exists = self.get(op.name).is_some();
-                let refused = if flags & exp_flags::CREATE_ONLY != 0 && exists {
-                    Some(rc::BIN_EXISTS)
-                } else if flags & exp_flags::UPDATE_ONLY != 0 && !exists {
-                    Some(rc::BIN_NOT_FOUND)
-                } else if value.is_none() && flags & exp_flags::ALLOW_DELETE == 0 {
-                    Some(rc::OP_NOT_APPLICABLE)
-                } else {
-                    None
-                };
-                match (refused, value) {
-                    (Some(_), _) if no_fail => {}
-                    (Some(e), _) => return Err(e),
-                    (None, Some(p)) => self.set(name, p),
-                    (None, None) => self.remove(op.name),
-                }
+                let change = engine_ops::exp_write(op.data, name.as_str(), &self.view(ctx))?;
+                self.change(name, change);
             }
             _ => return Err(rc::PARAMETER),
         }

@@ -114,7 +114,7 @@ fn locate(cur: &mut Value, st: &Step, next: Kind, modify: bool) -> Result<usize,
             Ok(idx as usize)
         }
         (Value::List(l), 0x11) => {
-            let e = Elems::list(&l.items);
+            let e = Elems::list(&l.items, l.ordered());
             let r = one_index(st.value.as_int().ok_or(PARAMETER_ERROR)?, e.len())
                 .ok_or(OP_NOT_APPLICABLE)?;
             Ok(e.rank_order()[r])

@@ -108,7 +108,7 @@ fn select(
 ) -> Result<Option<Value>, ResultCode> {
     let rt = a.int(0)?;
     let (out, pos) = {
-        let e = Elems::list(&l.items);
+        let e = Elems::list(&l.items, l.ordered());
         let sel: Sel = match get_code {
             19 => s::by_index(&e, a.int(1)?)?,
             21 => s::by_rank(&e, a.int(1)?)?,

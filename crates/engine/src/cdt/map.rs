@@ -134,22 +134,19 @@ fn put(m: &mut Map, kvs: Vec<(Value, Value)>, flags: i64) -> Result<Option<Value
 /// get_by_* (97..=110) and, with `remove`, remove_by_*.
 fn select(m: &mut Map, get_code: i64, a: &Args, remove: bool) -> Result<Option<Value>, ResultCode> {
     let rt = a.int(0)?;
+    let ordered = m.ordered();
     let (out, storage) = {
         let (e, order) = Elems::map(m);
         let sel: Sel = match get_code {
             97 => {
+                // A key-ordered map answers an inverted key lookup as a range; an unordered
+                // one refuses it like any single-element op.
                 let mut sel = s::by_value(&e, &a.val(1)?, true);
-                sel.single = true;
+                sel.single = !(ordered && rt & s::RT_INVERTED != 0);
                 sel
             }
-            98 => s::by_index(&e, a.int(1)?).unwrap_or(Sel {
-                pos: vec![],
-                single: true,
-            }),
-            100 => s::by_rank(&e, a.int(1)?).unwrap_or(Sel {
-                pos: vec![],
-                single: true,
-            }),
+            98 => s::by_index(&e, a.int(1)?)?,
+            100 => s::by_rank(&e, a.int(1)?)?,
             102 => s::by_value(&e, &a.val(1)?, false),
             103 => s::by_interval(&e, &a.val(1)?, a.opt_val(2)?.as_ref(), true),
             104 => s::by_index_range(&e, a.int(1)?, a.opt_int(2)?),

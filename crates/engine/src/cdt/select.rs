@@ -1,8 +1,11 @@
 //! Element selection (index/rank/value/key ranges) and result building per return type.
 //!
 //! Elements are addressed by *index position* (list order for lists, key order for maps).
+//! Counts are unsigned on the wire: a negative count reads as a huge one ("to the end").
+//! Result order follows a real server: values in the order its algorithm yields them (index
+//! order for masks, rank order for rank ranges), index and rank lists as it builds them.
 
-use crate::result::{OP_NOT_APPLICABLE, PARAMETER_ERROR};
+use crate::result::OP_NOT_APPLICABLE;
 use crate::value::{Map, Value, ValueSet};
 use crate::ResultCode;
 
@@ -20,30 +23,39 @@ pub const RT_UNORDERED_MAP: i64 = 16;
 pub const RT_ORDERED_MAP: i64 = 17;
 pub const RT_INVERTED: i64 = 0x10000;
 
+/// Map flag of a key/value result: pairs in the order given (clients read a list of pairs).
+const PRESERVE_ORDER: u8 = 0x08;
+
 /// A container seen in index order: `keys` (maps only) and `vals`.
 pub struct Elems<'a> {
     pub keys: Option<Vec<&'a Value>>,
     pub vals: Vec<&'a Value>,
+    /// An ordered list (index order is rank order).
+    ordered_list: bool,
+    /// Maps: the storage slot of each key-order position (insertion order when unordered).
+    storage: Option<Vec<usize>>,
 }
 
 impl<'a> Elems<'a> {
-    pub fn list(items: &'a [Value]) -> Self {
+    pub fn list(items: &'a [Value], ordered: bool) -> Self {
         Elems {
             keys: None,
             vals: items.iter().collect(),
+            ordered_list: ordered,
+            storage: None,
         }
     }
     pub fn map(m: &'a Map) -> (Self, Vec<usize>) {
         let order = m.key_order();
         let keys = order.iter().map(|&i| &m.entries[i].0).collect();
         let vals = order.iter().map(|&i| &m.entries[i].1).collect();
-        (
-            Elems {
-                keys: Some(keys),
-                vals,
-            },
-            order,
-        )
+        let e = Elems {
+            keys: Some(keys),
+            vals,
+            ordered_list: false,
+            storage: Some(order.clone()),
+        };
+        (e, order)
     }
     pub fn len(&self) -> usize {
         self.vals.len()
@@ -60,6 +72,9 @@ impl<'a> Elems<'a> {
     fn keys_or_vals(&self) -> &Vec<&'a Value> {
         self.keys.as_ref().unwrap_or(&self.vals)
     }
+    fn unordered_list(&self) -> bool {
+        self.keys.is_none() && !self.ordered_list
+    }
 }
 
 /// Resolves a possibly negative single index; None when out of bounds.
@@ -69,123 +84,272 @@ pub fn one_index(i: i64, n: usize) -> Option<usize> {
     (0..n).contains(&r).then_some(r as usize)
 }
 
-/// `[start, end)` of `count` items from `index` (negative = from the end), clamped to `0..n`.
-pub fn range(index: i64, count: Option<i64>, n: usize) -> (usize, usize) {
+/// A wire count: unsigned, so a negative one (or none) means "to the end".
+fn wire_count(count: Option<i64>) -> u64 {
+    count.map_or(u64::MAX, |c| c as u64)
+}
+
+/// `(start, count)` of `count` items from `index` (negative = from the end), clamped to `0..n`.
+fn span(index: i64, count: u64, n: usize) -> (usize, usize) {
     let n_i = n as i64;
-    let start = if index < 0 {
-        n_i.saturating_add(index)
-    } else {
-        index
-    };
-    let end = match count {
-        None => n_i,
-        Some(c) if c < 0 => start,
-        Some(c) => start.saturating_add(c),
-    };
-    let clamp = |v: i64| v.clamp(0, n_i) as usize;
-    let (s, e) = (clamp(start), clamp(end));
-    (s, e.max(s))
+    if index >= n_i {
+        return (n, 0);
+    }
+    let start = if index < 0 { n_i + index } else { index };
+    if start < 0 {
+        let before = start.unsigned_abs();
+        let left = count.saturating_sub(before);
+        return (0, left.min(n as u64) as usize);
+    }
+    let start = start as usize;
+    (start, count.min((n - start) as u64) as usize)
+}
+
+/// `[start, end)` of [`span`].
+pub fn range(index: i64, count: Option<i64>, n: usize) -> (usize, usize) {
+    let (s, c) = span(index, wire_count(count), n);
+    (s, s + c)
+}
+
+/// A range shifted by a relative base, as a server does: a start before 0 eats into the count.
+fn relative(base: usize, offset: i64, count: Option<i64>) -> (i64, u64) {
+    let start = (base as i64).saturating_add(offset);
+    let count = wire_count(count);
+    if start >= 0 {
+        return (start, count);
+    }
+    (0, count.saturating_sub(start.unsigned_abs()))
+}
+
+/// How a selection's index or rank lists are built.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Span {
+    /// From the selected positions (a mask).
+    Mask,
+    /// A run of indexes `(start, count)`.
+    Index(usize, usize),
+    /// A run of ranks `(start, count)`.
+    Rank(usize, usize),
+    /// Ranks in the order of the values asked for (indexes and values from the mask).
+    Listed,
 }
 
 /// A selection: index positions in output order, and whether it came from a single-element op.
 pub struct Sel {
     pub pos: Vec<usize>,
     pub single: bool,
+    span: Span,
+    /// An inverted run that leaves one run (a head or a tail) is answered as that run.
+    reducible: bool,
 }
 
 impl Sel {
     pub fn many(pos: Vec<usize>) -> Self {
-        Sel { pos, single: false }
+        Sel {
+            pos,
+            single: false,
+            span: Span::Mask,
+            reducible: false,
+        }
+    }
+    pub fn one(pos: Vec<usize>) -> Self {
+        Sel {
+            pos,
+            single: true,
+            span: Span::Mask,
+            reducible: false,
+        }
     }
 }
 
 pub fn by_index(e: &Elems, index: i64) -> Result<Sel, ResultCode> {
     let p = one_index(index, e.len()).ok_or(OP_NOT_APPLICABLE)?;
-    Ok(Sel {
-        pos: vec![p],
-        single: true,
-    })
+    Ok(Sel::one(vec![p]))
 }
 
 pub fn by_index_range(e: &Elems, index: i64, count: Option<i64>) -> Sel {
-    let (s, t) = range(index, count, e.len());
-    Sel::many((s..t).collect())
+    index_run(e, index, wire_count(count))
+}
+
+fn index_run(e: &Elems, index: i64, count: u64) -> Sel {
+    let (s, c) = span(index, count, e.len());
+    let mut sel = Sel::many((s..s + c).collect());
+    sel.span = Span::Index(s, c);
+    sel.reducible = true;
+    sel
 }
 
 pub fn by_rank(e: &Elems, rank: i64) -> Result<Sel, ResultCode> {
     let p = one_index(rank, e.len()).ok_or(OP_NOT_APPLICABLE)?;
-    Ok(Sel {
-        pos: vec![e.rank_order()[p]],
-        single: true,
-    })
+    Ok(Sel::one(vec![e.rank_order()[p]]))
 }
 
 pub fn by_rank_range(e: &Elems, rank: i64, count: Option<i64>) -> Sel {
-    let (s, t) = range(rank, count, e.len());
-    Sel::many(e.rank_order()[s..t].to_vec())
+    rank_run(e, rank, wire_count(count))
+}
+
+fn rank_run(e: &Elems, rank: i64, count: u64) -> Sel {
+    if e.ordered_list {
+        return index_run(e, rank, count);
+    }
+    let n = e.len();
+    let (s, c) = span(rank, count, n);
+    let mut pos = e.rank_order()[s..s + c].to_vec();
+    // A server picks an unordered list's rank range with a heap: from the low end (ranks
+    // nearer the start than the end) it hands the values out highest rank first.
+    if e.unordered_list() && s <= n - s - c {
+        pos.reverse();
+    }
+    let mut sel = Sel::many(pos);
+    sel.span = Span::Rank(s, c);
+    sel.reducible = e.keys.is_some();
+    sel
 }
 
 /// Elements whose value (or key, for `keys`) equals `v`.
 pub fn by_value(e: &Elems, v: &Value, keys: bool) -> Sel {
+    if e.ordered_list {
+        let below = e.vals.iter().filter(|x| **x < v).count();
+        let equal = e.vals.iter().filter(|x| **x == v).count();
+        return index_run(e, below as i64, equal as u64);
+    }
     let src = if keys { e.keys_or_vals() } else { &e.vals };
     Sel::many((0..e.len()).filter(|&i| src[i] == v).collect())
 }
 
+/// Elements equal to any of `vs`, in the order of `vs` (each matched once).
 pub fn by_value_list(e: &Elems, vs: &[Value], keys: bool) -> Sel {
     let src = if keys { e.keys_or_vals() } else { &e.vals };
     let wanted = ValueSet::new(vs);
-    Sel::many((0..e.len()).filter(|&i| wanted.contains(src[i])).collect())
+    let mut pos: Vec<usize> = (0..e.len()).filter(|&i| wanted.contains(src[i])).collect();
+    // In the order of `vs`: each element under the first value it equals.
+    let mut firsts: Vec<(&Value, usize)> = vs.iter().enumerate().map(|(i, v)| (v, i)).collect();
+    firsts.sort_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+    firsts.dedup_by(|later, first| later.0 == first.0 && !later.0.has_wildcard());
+    let listed = |x: &Value| {
+        if x.has_wildcard() || firsts.iter().any(|f| f.0.has_wildcard()) {
+            return vs.iter().position(|v| v == x).unwrap_or(usize::MAX);
+        }
+        let at = firsts.partition_point(|f| f.0 < x);
+        firsts.get(at).filter(|f| f.0 == x).map_or(usize::MAX, |f| f.1)
+    };
+    pos.sort_by_key(|&p| listed(src[p]));
+    let mut sel = Sel::many(pos);
+    sel.span = Span::Listed;
+    sel
 }
 
-/// Values (or keys) in `[begin, end)`; `end` None = infinity.
+/// Values (or keys) in `[begin, end)`; `end` None = infinity. Lists answer in index order,
+/// map values in rank order.
 pub fn by_interval(e: &Elems, begin: &Value, end: Option<&Value>, keys: bool) -> Sel {
     let src = if keys { e.keys_or_vals() } else { &e.vals };
     let inside = |x: &Value| x >= begin && end.is_none_or(|t| x < t);
     let mut pos: Vec<usize> = (0..e.len()).filter(|&i| inside(src[i])).collect();
-    if !keys {
+    if keys {
+        return Sel::many(pos);
+    }
+    let first_rank = e.vals.iter().filter(|x| **x < begin).count();
+    if e.keys.is_some() {
         pos.sort_by(|&a, &b| e.vals[a].cmp(e.vals[b]));
     }
-    Sel::many(pos)
+    let count = pos.len();
+    if e.ordered_list {
+        // An ordered list answers a value interval as the index run it occupies.
+        return index_run(e, first_rank as i64, count as u64);
+    }
+    let mut sel = Sel::many(pos);
+    sel.span = Span::Rank(first_rank, count);
+    sel
 }
 
 /// Relative rank range: ranks counted from where `v` would sit in value order.
 pub fn by_value_rel_rank(e: &Elems, v: &Value, rank: i64, count: Option<i64>) -> Sel {
-    let order = e.rank_order();
-    let base = order.partition_point(|&i| e.vals[i] < v) as i64;
-    let sub = rel_window(base.saturating_add(rank), count, order.len());
-    Sel::many(sub.map(|k| order[k]).collect())
+    let base = e.vals.iter().filter(|x| **x < v).count();
+    let (start, count) = relative(base, rank, count);
+    rank_run(e, start, count)
 }
 
 /// Relative index range (maps): indexes counted from where key `k` would sit.
 pub fn by_key_rel_index(e: &Elems, k: &Value, index: i64, count: Option<i64>) -> Sel {
-    let keys = e.keys_or_vals();
-    let base = keys.partition_point(|x| *x < k) as i64;
-    Sel::many(rel_window(base.saturating_add(index), count, keys.len()).collect())
+    let base = e.keys_or_vals().partition_point(|x| *x < k);
+    let (start, count) = relative(base, index, count);
+    index_run(e, start, count)
 }
 
-fn rel_window(start: i64, count: Option<i64>, n: usize) -> std::ops::Range<usize> {
-    let end = match count {
-        None => n as i64,
-        Some(c) => start.saturating_add(c.max(0)),
+/// An index or rank list from a run, the way a server writes it: reversed numbers count from
+/// the end but each run stays ascending; inverted selections are the runs either side.
+fn run_list(start: usize, count: usize, n: usize, inverted: bool, rev: bool) -> Vec<i64> {
+    let runs = if inverted {
+        vec![(0, start), (start + count, n - start - count)]
+    } else {
+        vec![(start, count)]
     };
-    let clamp = |v: i64| v.clamp(0, n as i64) as usize;
-    clamp(start)..clamp(end).max(clamp(start))
+    let mut out = Vec::new();
+    for (s, c) in runs {
+        let s = if rev { n - s - c } else { s };
+        out.extend((s..s + c).map(|i| i as i64));
+    }
+    out
+}
+
+/// The complement of an index or rank run, as a plain run when it is one (all, a head, a tail);
+/// returns the selection and whether it is still inverted.
+fn reduce(e: &Elems, sel: Sel) -> (Sel, bool) {
+    let n = e.len();
+    let (s, c) = match sel.span {
+        Span::Index(s, c) | Span::Rank(s, c) => (s, c),
+        _ => return (sel, true),
+    };
+    let (s, c) = if c == 0 {
+        (0, n)
+    } else if s == 0 {
+        (c, n - c)
+    } else if s + c >= n {
+        (0, s)
+    } else {
+        return (sel, true);
+    };
+    let sel = match sel.span {
+        Span::Index(..) => index_run(e, s as i64, c as u64),
+        _ => rank_run(e, s as i64, c as u64),
+    };
+    (sel, false)
 }
 
 /// Builds the op result for `sel` under `rt`; returns also the final selected positions (after
 /// inversion) so the caller can remove them.
-pub fn result(e: &Elems, mut sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>), ResultCode> {
+pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>), ResultCode> {
     let n = e.len();
-    if rt & RT_INVERTED != 0 {
+    let inverted = rt & RT_INVERTED != 0;
+    let rt = rt & !RT_INVERTED;
+    if inverted && sel.single {
+        return Err(OP_NOT_APPLICABLE);
+    }
+    let (sel, inverted) = if inverted && sel.reducible {
+        reduce(e, sel)
+    } else {
+        (sel, inverted)
+    };
+    let pos = if inverted {
         let mut chosen = vec![false; n];
         for &p in &sel.pos {
             if let Some(c) = chosen.get_mut(p) {
                 *c = true;
             }
         }
-        sel = Sel::many((0..n).filter(|&i| !chosen[i]).collect());
+        (0..n).filter(|&i| !chosen[i]).collect()
+    } else {
+        sel.pos.clone()
+    };
+    // A mask lists elements in storage order: index order, or insertion order for an
+    // unordered map.
+    let mut mask = pos.clone();
+    match &e.storage {
+        Some(slot) => mask.sort_by_key(|&p| slot[p]),
+        None => mask.sort_unstable(),
     }
-    let rt = rt & !RT_INVERTED;
+    let in_mask_order = inverted || matches!(sel.span, Span::Mask | Span::Listed);
+    let pos = if in_mask_order { mask.clone() } else { pos };
     let ranks = || {
         let mut r = vec![0usize; n];
         for (rank, &p) in e.rank_order().iter().enumerate() {
@@ -195,7 +359,7 @@ pub fn result(e: &Elems, mut sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<us
     };
     let ints = |v: Vec<i64>| -> Value {
         if sel.single {
-            v.into_iter().next().map(Value::Int).unwrap_or(Value::Nil)
+            v.into_iter().next().map_or(Value::Int(-1), Value::Int)
         } else {
             Value::List(crate::value::List {
                 flags: 0,
@@ -204,7 +368,7 @@ pub fn result(e: &Elems, mut sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<us
         }
     };
     let vals = |src: &Vec<&Value>| -> Value {
-        let items: Vec<Value> = sel.pos.iter().map(|&p| src[p].clone()).collect();
+        let items: Vec<Value> = pos.iter().map(|&p| src[p].clone()).collect();
         if sel.single {
             items.into_iter().next().unwrap_or(Value::Nil)
         } else {
@@ -213,37 +377,56 @@ pub fn result(e: &Elems, mut sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<us
     };
     let out = match rt {
         RT_NONE => None,
-        RT_INDEX => Some(ints(sel.pos.iter().map(|&p| p as i64).collect())),
-        RT_REVERSE_INDEX => Some(ints(sel.pos.iter().map(|&p| (n - 1 - p) as i64).collect())),
-        RT_RANK => {
-            let r = ranks();
-            Some(ints(sel.pos.iter().map(|&p| r[p] as i64).collect()))
+        RT_INDEX | RT_REVERSE_INDEX => {
+            let rev = rt == RT_REVERSE_INDEX;
+            Some(ints(match sel.span {
+                Span::Index(s, c) => run_list(s, c, n, inverted, rev),
+                _ => mask
+                    .iter()
+                    .map(|&p| if rev { n - 1 - p } else { p } as i64)
+                    .collect(),
+            }))
         }
-        RT_REVERSE_RANK => {
-            let r = ranks();
-            Some(ints(
-                sel.pos.iter().map(|&p| (n - 1 - r[p]) as i64).collect(),
-            ))
+        RT_RANK | RT_REVERSE_RANK => {
+            let rev = rt == RT_REVERSE_RANK;
+            Some(ints(match sel.span {
+                Span::Rank(s, c) => run_list(s, c, n, inverted, rev),
+                _ => {
+                    let r = ranks();
+                    let order = if sel.span == Span::Listed && !inverted {
+                        &sel.pos
+                    } else {
+                        &mask
+                    };
+                    order
+                        .iter()
+                        .map(|&p| if rev { n - 1 - r[p] } else { r[p] } as i64)
+                        .collect()
+                }
+            }))
         }
-        RT_COUNT => Some(Value::Int(sel.pos.len() as i64)),
-        RT_EXISTS => Some(Value::Bool(!sel.pos.is_empty())),
+        RT_COUNT => Some(Value::Int(pos.len() as i64)),
+        RT_EXISTS => Some(Value::Bool(!pos.is_empty())),
         RT_VALUE => Some(vals(&e.vals)),
-        RT_KEY => Some(vals(e.keys.as_ref().ok_or(PARAMETER_ERROR)?)),
+        RT_KEY => Some(vals(e.keys.as_ref().ok_or(OP_NOT_APPLICABLE)?)),
         RT_KEY_VALUE | RT_UNORDERED_MAP | RT_ORDERED_MAP => {
-            let keys = e.keys.as_ref().ok_or(PARAMETER_ERROR)?;
-            let entries = sel
-                .pos
+            let keys = e.keys.as_ref().ok_or(OP_NOT_APPLICABLE)?;
+            let entries = pos
                 .iter()
                 .map(|&p| (keys[p].clone(), e.vals[p].clone()))
                 .collect();
-            let flags = if rt == RT_ORDERED_MAP { 1 } else { 0 };
-            let mut m = Map { flags, entries };
-            if flags != 0 {
-                m.entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut m = Map { flags: 0, entries };
+            match rt {
+                RT_KEY_VALUE => m.flags = PRESERVE_ORDER,
+                RT_ORDERED_MAP => {
+                    m.flags = 1;
+                    m.entries.sort_by(|a, b| a.0.cmp(&b.0));
+                }
+                _ => {}
             }
             Some(Value::Map(m))
         }
-        _ => return Err(PARAMETER_ERROR),
+        _ => return Err(OP_NOT_APPLICABLE),
     };
-    Ok((out, sel.pos))
+    Ok((out, pos))
 }

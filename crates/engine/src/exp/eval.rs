@@ -8,9 +8,9 @@ use rmpv::Value as Mp;
 
 use super::geo;
 use crate::cdt::{apply_value, Op};
-use crate::pack::{from_mp, from_particle};
+use crate::pack::{encode, from_mp, from_particle, read_mp};
 use crate::result::PARAMETER_ERROR;
-use crate::value::Value;
+use crate::value::{List, Value};
 use crate::{RecordView, ResultCode};
 
 type R = Result<Option<Value>, ResultCode>;
@@ -57,6 +57,7 @@ pub fn eval(c: &mut Ctx, e: &Mp) -> R {
     };
     let args = &a[1..];
     match op {
+        0 => Ok(None),
         1..=6 => compare(c, op, args),
         7 => regex(c, args),
         8 => {
@@ -98,10 +99,11 @@ pub fn eval(c: &mut Ctx, e: &Mp) -> R {
         }),
         20..=39 | 50 | 51 => super::math::eval(op, &all(c, args)?),
         64 => {
-            let m = int_arg(args.first())?;
+            // The digest's last four bytes, little-endian, modulo the request's int32.
+            let m = i64::from(int_arg(args.first())? as i32);
             let d = c.rec.digest();
-            let v = i64::from(u32::from_le_bytes([d[0], d[1], d[2], d[3]]));
-            Ok((m > 0).then(|| Value::Int(v % m)))
+            let v = i64::from(u32::from_le_bytes([d[16], d[17], d[18], d[19]]));
+            Ok((m != 0).then(|| Value::Int(v % m)))
         }
         65 | 73 | 74 => Ok(Some(Value::Int(c.rec.size_bytes() as i64))),
         66 => Ok(Some(Value::Int(c.rec.last_update_ns() as i64))),
@@ -173,6 +175,17 @@ pub fn eval(c: &mut Ctx, e: &Mp) -> R {
             c.vars.truncate(depth);
             out
         }
+        101 | 102 => Ok(match arg(c, args, 0)? {
+            Some(Value::Map(m)) => Some(Value::List(List {
+                flags: 0,
+                items: m
+                    .entries
+                    .into_iter()
+                    .map(|(k, v)| if op == 101 { k } else { v })
+                    .collect(),
+            })),
+            _ => None,
+        }),
         126 => args.first().cloned().map(from_mp).transpose(),
         127 => call(c, args),
         _ => Err(PARAMETER_ERROR),
@@ -263,7 +276,10 @@ fn call(c: &mut Ctx, args: &[Mp]) -> R {
     if module & 0x3f != 0 {
         return super::module::call(c, module, args);
     }
-    let op = Op::from_mp(args.get(2).cloned().ok_or(PARAMETER_ERROR)?)?;
+    let Some(op) = resolve(c, args.get(2).ok_or(PARAMETER_ERROR)?)? else {
+        return Ok(None);
+    };
+    let op = Op::from_mp(op)?;
     let Some(target) = arg(c, args, 3)? else {
         return Ok(None);
     };
@@ -279,4 +295,30 @@ fn call(c: &mut Ctx, args: &[Mp]) -> R {
         }),
         Err(_) => Ok(None),
     }
+}
+
+/// A CDT call's op with its expression arguments (the arrays past its code, and past the
+/// context of `[0xff, ctx, op]`) replaced by their values; None when one is unknown.
+fn resolve(c: &mut Ctx, op: &Mp) -> Result<Option<Mp>, ResultCode> {
+    let Mp::Array(items) = op else {
+        return Err(PARAMETER_ERROR);
+    };
+    if items.first().and_then(Mp::as_i64) == Some(0xff) {
+        let (Some(ctx), Some(inner)) = (items.get(1), items.get(2)) else {
+            return Err(PARAMETER_ERROR);
+        };
+        return Ok(resolve(c, inner)?.map(|i| Mp::Array(vec![items[0].clone(), ctx.clone(), i])));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, m) in items.iter().enumerate() {
+        if i == 0 || !matches!(m, Mp::Array(_)) {
+            out.push(m.clone());
+            continue;
+        }
+        let Some(v) = eval(c, m)? else {
+            return Ok(None);
+        };
+        out.push(read_mp(&mut &encode(&v)[..])?);
+    }
+    Ok(Some(Mp::Array(out)))
 }

@@ -3,6 +3,7 @@
 //! Filter: the packed expression of field type 43. Operations `EXP_READ` / `EXP_MODIFY` carry
 //! `[expression, flags]` as their value: use [`read_op`] and [`write_op`].
 
+mod check;
 mod eval;
 pub mod geo;
 mod math;
@@ -29,15 +30,41 @@ fn parse(exp: &[u8]) -> Result<Mp, ResultCode> {
     read_mp(&mut buf)
 }
 
+pub use check::Ty;
+
+/// Parses and checks an expression the way a server does on receipt (see [`check`]).
+fn build(exp: &[u8]) -> Result<(Mp, Ty), ResultCode> {
+    let tree = parse(exp)?;
+    let ty = check::check(&tree)?;
+    Ok((tree, ty))
+}
+
+/// Checks a filter expression (field type 43) without a record: `Err(PARAMETER_ERROR)` when a
+/// server refuses it (malformed, mistyped, or not a boolean).
+pub fn check_filter(exp: &[u8]) -> Result<(), ResultCode> {
+    if build(exp)?.1 == Ty::Bool {
+        Ok(())
+    } else {
+        Err(PARAMETER_ERROR)
+    }
+}
+
 /// Evaluates a decoded expression to a value (None = unknown).
 pub fn eval_value(exp: &[u8], rec: &dyn RecordView) -> Result<Option<Value>, ResultCode> {
-    let tree = parse(exp)?;
+    let (tree, _) = build(exp)?;
     eval::eval(&mut eval::Ctx::new(rec), &tree)
 }
 
 /// Evaluates a filter expression (field type 43) against `rec`; `Ok(false)` = filtered out.
 pub fn matches(exp: &[u8], rec: &dyn RecordView) -> Result<bool, ResultCode> {
-    Ok(matches!(eval_value(exp, rec)?, Some(Value::Bool(true))))
+    let (tree, ty) = build(exp)?;
+    if ty != Ty::Bool {
+        return Err(PARAMETER_ERROR);
+    }
+    Ok(matches!(
+        eval::eval(&mut eval::Ctx::new(rec), &tree)?,
+        Some(Value::Bool(true))
+    ))
 }
 
 /// Evaluates a packed expression to a particle (None = nil or unknown).
@@ -45,40 +72,58 @@ pub fn eval(exp: &[u8], rec: &dyn RecordView) -> Result<Option<Particle>, Result
     Ok(eval_value(exp, rec)?.as_ref().and_then(to_particle))
 }
 
-/// Splits an `EXP_READ`/`EXP_MODIFY` op value `[expression, flags]` into (expression, flags).
-fn split_op(payload: &[u8]) -> Result<(Mp, i64), ResultCode> {
-    match parse(payload)? {
-        Mp::Array(mut a) if a.len() == 2 => {
-            let flags = a.pop().and_then(|f| f.as_i64()).ok_or(PARAMETER_ERROR)?;
-            Ok((a.pop().ok_or(PARAMETER_ERROR)?, flags))
-        }
-        _ => Err(PARAMETER_ERROR),
+/// Splits an `EXP_READ`/`EXP_MODIFY` op value `[expression, flags?]` into (expression, flags)
+/// and checks the flags the op kind accepts.
+fn split_op(payload: &[u8], modify: bool) -> Result<(Mp, i64), ResultCode> {
+    let Mp::Array(mut a) = parse(payload)? else {
+        return Err(PARAMETER_ERROR);
+    };
+    let flags = match a.len() {
+        1 => 0,
+        2 => a.pop().and_then(|f| f.as_i64()).ok_or(PARAMETER_ERROR)?,
+        _ => return Err(PARAMETER_ERROR),
+    };
+    let allowed = if modify {
+        WRITE_CREATE_ONLY
+            | WRITE_UPDATE_ONLY
+            | WRITE_ALLOW_DELETE
+            | WRITE_POLICY_NO_FAIL
+            | EVAL_NO_FAIL
+    } else {
+        EVAL_NO_FAIL
+    };
+    if flags & !allowed != 0 {
+        return Err(PARAMETER_ERROR);
     }
+    let tree = a.pop().ok_or(PARAMETER_ERROR)?;
+    check::check(&tree)?;
+    Ok((tree, flags))
 }
 
-fn eval_op(payload: &[u8], rec: &dyn RecordView) -> Result<(Option<Value>, i64), ResultCode> {
-    let (tree, flags) = split_op(payload)?;
-    let v = eval::eval(&mut eval::Ctx::new(rec), &tree);
-    match v {
-        Ok(Some(v)) => Ok((Some(v), flags)),
-        _ if flags & EVAL_NO_FAIL != 0 => Ok((None, flags)),
-        Ok(None) => Err(OP_NOT_APPLICABLE),
-        Err(e) => Err(e),
+/// The op's value: `Ok(None)` for an unknown result under `EVAL_NO_FAIL` (the op does
+/// nothing), `OP_NOT_APPLICABLE` for one without.
+fn eval_op(tree: &Mp, flags: i64, rec: &dyn RecordView) -> Result<Option<Value>, ResultCode> {
+    match eval::eval(&mut eval::Ctx::new(rec), tree)? {
+        Some(v) => Ok(Some(v)),
+        None if flags & EVAL_NO_FAIL != 0 => Ok(None),
+        None => Err(OP_NOT_APPLICABLE),
     }
 }
 
 /// `EXP_READ` (op type 7): the value to return in the op's bin (None = nil).
 pub fn read_op(payload: &[u8], rec: &dyn RecordView) -> Result<Option<Particle>, ResultCode> {
-    Ok(eval_op(payload, rec)?.0.as_ref().and_then(to_particle))
+    let (tree, flags) = split_op(payload, false)?;
+    Ok(eval_op(&tree, flags, rec)?.as_ref().and_then(to_particle))
 }
 
-/// `EXP_MODIFY` (op type 8) on bin `bin_name`: what to do with the bin.
+/// `EXP_MODIFY` (op type 8) on bin `bin_name`: what to do with the bin. The create/update-only
+/// checks come first; a nil result deletes the bin only with `ALLOW_DELETE`.
 pub fn write_op(
     payload: &[u8],
     bin_name: &str,
     rec: &dyn RecordView,
 ) -> Result<BinChange, ResultCode> {
-    let (v, flags) = eval_op(payload, rec)?;
+    let (tree, flags) = split_op(payload, true)?;
     let exists = rec.bin(bin_name).is_some();
     let denied = if flags & WRITE_CREATE_ONLY != 0 && exists {
         Some(BIN_EXISTS)
@@ -94,11 +139,15 @@ pub fn write_op(
             Err(code)
         };
     }
-    match v.as_ref().and_then(to_particle) {
+    let Some(v) = eval_op(&tree, flags, rec)? else {
+        return Ok(BinChange::Unchanged);
+    };
+    match to_particle(&v) {
         Some(p) => Ok(BinChange::Set(p)),
-        None if v.is_none() => Ok(BinChange::Unchanged),
+        None if !exists => Ok(BinChange::Unchanged),
         None if flags & WRITE_ALLOW_DELETE != 0 => Ok(BinChange::Remove),
-        None if flags & WRITE_POLICY_NO_FAIL != 0 => Ok(BinChange::Unchanged),
+        // A server lets any flag (not only POLICY_NO_FAIL) excuse a refused delete.
+        None if flags != 0 => Ok(BinChange::Unchanged),
         None => Err(OP_NOT_APPLICABLE),
     }
 }

@@ -121,6 +121,44 @@ pub(super) fn op(
             need(2)?;
             writes(m::remove_by_rank_range_from(b, a.int(3)?, mrt(a, 4)?))
         }
+        "remove_by_key_relative_index_range" => {
+            need(3)?;
+            writes(m::remove_by_key_relative_index_range(
+                b,
+                a.value(3)?,
+                a.int(4)?,
+                mrt(a, 5)?,
+            ))
+        }
+        "remove_by_key_relative_index_range_count" => {
+            need(4)?;
+            writes(m::remove_by_key_relative_index_range_count(
+                b,
+                a.value(3)?,
+                a.int(4)?,
+                a.int(5)?,
+                mrt(a, 6)?,
+            ))
+        }
+        "remove_by_value_relative_rank_range" => {
+            need(3)?;
+            writes(m::remove_by_value_relative_rank_range(
+                b,
+                a.value(3)?,
+                a.int(4)?,
+                mrt(a, 5)?,
+            ))
+        }
+        "remove_by_value_relative_rank_range_count" => {
+            need(4)?;
+            writes(m::remove_by_value_relative_rank_range_count(
+                b,
+                a.value(3)?,
+                a.int(4)?,
+                a.int(5)?,
+                mrt(a, 6)?,
+            ))
+        }
         "size" => {
             need(0)?;
             reads(m::size(b))
