@@ -231,7 +231,10 @@ pub fn by_value_list(e: &Elems, vs: &[Value], keys: bool) -> Sel {
             return vs.iter().position(|v| v == x).unwrap_or(usize::MAX);
         }
         let at = firsts.partition_point(|f| f.0 < x);
-        firsts.get(at).filter(|f| f.0 == x).map_or(usize::MAX, |f| f.1)
+        firsts
+            .get(at)
+            .filter(|f| f.0 == x)
+            .map_or(usize::MAX, |f| f.1)
     };
     pos.sort_by_key(|&p| listed(src[p]));
     let mut sel = Sel::many(pos);
