@@ -75,13 +75,16 @@ pub fn eval(exp: &[u8], rec: &dyn RecordView) -> Result<Option<Particle>, Result
 /// Splits an `EXP_READ`/`EXP_MODIFY` op value `[expression, flags?]` into (expression, flags)
 /// and checks the flags the op kind accepts.
 fn split_op(payload: &[u8], modify: bool) -> Result<(Mp, i64), ResultCode> {
-    let Mp::Array(mut a) = parse(payload)? else {
+    // The outer pair does not count toward the expression's nesting limit.
+    let mut buf = payload;
+    let n = rmp::decode::read_array_len(&mut buf).map_err(|_| PARAMETER_ERROR)?;
+    if !(1..=2).contains(&n) {
         return Err(PARAMETER_ERROR);
-    };
-    let flags = match a.len() {
-        1 => 0,
-        2 => a.pop().and_then(|f| f.as_i64()).ok_or(PARAMETER_ERROR)?,
-        _ => return Err(PARAMETER_ERROR),
+    }
+    let tree = read_mp(&mut buf)?;
+    let flags = match n {
+        2 => read_mp(&mut buf)?.as_i64().ok_or(PARAMETER_ERROR)?,
+        _ => 0,
     };
     let allowed = if modify {
         WRITE_CREATE_ONLY
@@ -95,7 +98,6 @@ fn split_op(payload: &[u8], modify: bool) -> Result<(Mp, i64), ResultCode> {
     if flags & !allowed != 0 {
         return Err(PARAMETER_ERROR);
     }
-    let tree = a.pop().ok_or(PARAMETER_ERROR)?;
     check::check(&tree)?;
     Ok((tree, flags))
 }
