@@ -22,6 +22,7 @@ mod info;
 mod offload;
 mod query;
 mod record;
+mod record_lock;
 mod sindex;
 mod stats;
 mod store;

@@ -23,6 +23,7 @@ pub mod rc {
     pub const KEY_EXISTS: u8 = 5;
     pub const BIN_TYPE: u8 = 12;
     pub const RECORD_TOO_BIG: u8 = 13;
+    pub const KEY_BUSY: u8 = 14;
     pub const NAMESPACE_NOT_FOUND: u8 = 20;
     pub const BIN_NAME: u8 = 21;
     pub const ENTERPRISE_ONLY: u8 = 25;

@@ -7,6 +7,7 @@ use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use engine::Particle;
 
 use crate::clock::CITRUSLEAF_EPOCH;
+use crate::record_lock::RecordLocks;
 
 /// Partitions per namespace.
 pub const N_PARTITIONS: usize = 4096;
@@ -111,6 +112,8 @@ pub struct Namespace {
     pub name: String,
     /// Durable deletes are accepted (an Enterprise server).
     pub durable_deletes: bool,
+    /// Turns of record UDFs, which run without holding their partition.
+    pub udf_turns: RecordLocks,
     partitions: Box<[RwLock<Partition>]>,
     sets: Mutex<Vec<String>>,
     records: AtomicU64,
@@ -121,6 +124,7 @@ impl Namespace {
         Namespace {
             name: name.to_string(),
             durable_deletes: false,
+            udf_turns: RecordLocks::default(),
             partitions: (0..N_PARTITIONS).map(|_| RwLock::default()).collect(),
             sets: Mutex::new(Vec::new()),
             records: AtomicU64::new(0),

@@ -117,6 +117,10 @@ impl RecordMut for UdfRec<'_> {
 }
 
 /// Runs the UDF named by `fields` on `digest`; appends the reply (bin SUCCESS or FAILURE).
+///
+/// Lua runs on a copy of the record with no partition lock held, so other records of the
+/// partition stay readable and writable meanwhile. UDFs on one record take turns; a plain
+/// write that lands on the record during the run makes the UDF run again on the new record.
 pub fn execute(
     shared: &Shared,
     ns: &Namespace,
@@ -132,86 +136,146 @@ pub fn execute(
         header_only(out, 0, rc::PARAMETER, slot);
         return rc::PARAMETER;
     };
-    let args = fields.get(field::UDF_ARGLIST).unwrap_or(&[0x90]);
-    let now = now_ms();
-    let mut part = ns.write(partition_of(digest));
-    if part.get(digest).is_some_and(|r| r.expired(cl_secs(now))) {
-        part.remove(digest);
-        ns.count_change(-1);
-    }
-    let existing = part.get(digest);
-    let mut rec = UdfRec {
-        bins: BinSet::new(existing.map(|r| r.bins.clone()).unwrap_or_default()),
-        key: existing.and_then(|r| r.key.clone()),
-        set: match existing {
-            Some(r) => ns.set_name(r.set_id),
-            None => String::from_utf8_lossy(req.set).into_owned(),
-        },
+    let call = Call {
+        shared,
+        ns,
         digest,
-        generation: existing.map_or(0, |r| u32::from(r.generation)),
-        void_time: existing.map_or(0, |r| r.void_time),
-        last_update_ms: existing.map_or(0, |r| r.last_update_ms),
-        exists: existing.is_some(),
-        commit: false,
-        ttl: None,
+        req,
+        module,
+        function,
+        args: fields.get(field::UDF_ARGLIST).unwrap_or(&[0x90]),
     };
-    let existed = existing.is_some();
-    let old = existing.map(|r| (r.generation, r.void_time, r.set_id));
-    let mut reply = ReplyMsg::begin(out);
-    match shared.udfs.apply(module, function, args, &mut rec) {
-        Ok(outcome) => {
-            let (mut generation, mut void_time) = (rec.generation, rec.void_time);
-            let deletes = rec.commit && existed && (!rec.exists || rec.bins.is_empty());
-            if deletes && req.info2 & INFO2_DURABLE_DELETE != 0 && !ns.durable_deletes {
-                reply.discard_body(out);
-                reply.finish(out, 0, rc::ENTERPRISE_ONLY, 0, 0, slot);
-                return rc::ENTERPRISE_ONLY;
+    let _turn = ns.udf_turns.take(digest);
+    for _ in 0..RUNS_PER_CALL {
+        if let Some(code) = call.run(out, slot) {
+            return code;
+        }
+    }
+    header_only(out, 0, rc::KEY_BUSY, slot);
+    rc::KEY_BUSY
+}
+
+/// Times a UDF runs again because plain writes kept changing its record before the server
+/// answers KEY_BUSY.
+const RUNS_PER_CALL: usize = 8;
+
+/// One record UDF call.
+struct Call<'a> {
+    shared: &'a Shared,
+    ns: &'a Namespace,
+    digest: &'a Digest,
+    req: &'a RecReq<'a>,
+    module: &'a str,
+    function: &'a str,
+    args: &'a [u8],
+}
+
+impl Call<'_> {
+    /// Runs the UDF once and commits; None when the record changed while Lua ran.
+    fn run(&self, out: &mut Vec<u8>, slot: u32) -> Option<u8> {
+        let (ns, digest, req) = (self.ns, self.digest, self.req);
+        let pid = partition_of(digest);
+        let now = now_ms();
+        let existing = {
+            let mut part = ns.write(pid);
+            if part.get(digest).is_some_and(|r| r.expired(cl_secs(now))) {
+                part.remove(digest);
+                ns.count_change(-1);
             }
-            if rec.commit {
-                if !rec.exists || rec.bins.is_empty() {
-                    if existed {
-                        part.remove(digest);
-                        ns.count_change(-1);
-                    }
-                } else {
-                    let gen = old.map_or(0, |o| o.0).wrapping_add(1).max(1);
-                    let ttl = match rec.ttl {
-                        Some(t) if t < 0 => u32::MAX,
-                        Some(t) => u32::try_from(t).unwrap_or(u32::MAX - 2),
-                        None => req.ttl,
-                    };
-                    let set_id = match old {
-                        Some(o) => o.2,
-                        None => ns.set_id(req.set).unwrap_or(0),
-                    };
-                    let record = Record {
-                        bins: std::mem::take(&mut rec.bins).into_bins(),
-                        key: rec.key.take().or_else(|| req.key.and_then(key_particle)),
-                        set_id,
-                        generation: gen,
-                        void_time: void_time_for(ttl, old.map(|o| o.1), now),
-                        last_update_ms: now,
-                    };
-                    generation = u32::from(gen);
-                    void_time = record.void_time;
-                    if part.insert(*digest, record).is_none() {
-                        ns.count_change(1);
-                    }
+            part.get(digest).cloned()
+        };
+        let mut rec = UdfRec {
+            bins: BinSet::new(
+                existing
+                    .as_ref()
+                    .map(|r| r.bins.clone())
+                    .unwrap_or_default(),
+            ),
+            key: existing.as_ref().and_then(|r| r.key.clone()),
+            set: match &existing {
+                Some(r) => ns.set_name(r.set_id),
+                None => String::from_utf8_lossy(req.set).into_owned(),
+            },
+            digest,
+            generation: existing.as_ref().map_or(0, |r| u32::from(r.generation)),
+            void_time: existing.as_ref().map_or(0, |r| r.void_time),
+            last_update_ms: existing.as_ref().map_or(0, |r| r.last_update_ms),
+            exists: existing.is_some(),
+            commit: false,
+            ttl: None,
+        };
+        let outcome = self
+            .shared
+            .udfs
+            .apply(self.module, self.function, self.args, &mut rec);
+        let mut part = ns.write(pid);
+        if part.get(digest).map(version) != existing.as_ref().map(version) {
+            return None;
+        }
+        let mut reply = ReplyMsg::begin(out);
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(failure) => {
+                reply.op(out, b"FAILURE", pt::STRING, failure.message.as_bytes());
+                reply.finish(out, 0, failure.code, 0, 0, slot);
+                return Some(failure.code);
+            }
+        };
+        let existed = existing.is_some();
+        let old = existing
+            .as_ref()
+            .map(|r| (r.generation, r.void_time, r.set_id));
+        let (mut generation, mut void_time) = (rec.generation, rec.void_time);
+        let deletes = rec.commit && existed && (!rec.exists || rec.bins.is_empty());
+        if deletes && req.info2 & INFO2_DURABLE_DELETE != 0 && !ns.durable_deletes {
+            reply.discard_body(out);
+            reply.finish(out, 0, rc::ENTERPRISE_ONLY, 0, 0, slot);
+            return Some(rc::ENTERPRISE_ONLY);
+        }
+        if rec.commit {
+            if !rec.exists || rec.bins.is_empty() {
+                if existed {
+                    part.remove(digest);
+                    ns.count_change(-1);
+                }
+            } else {
+                let gen = old.map_or(0, |o| o.0).wrapping_add(1).max(1);
+                let ttl = match rec.ttl {
+                    Some(t) if t < 0 => u32::MAX,
+                    Some(t) => u32::try_from(t).unwrap_or(u32::MAX - 2),
+                    None => req.ttl,
+                };
+                let set_id = match old {
+                    Some(o) => o.2,
+                    None => ns.set_id(req.set).unwrap_or(0),
+                };
+                let record = Record {
+                    bins: std::mem::take(&mut rec.bins).into_bins(),
+                    key: rec.key.take().or_else(|| req.key.and_then(key_particle)),
+                    set_id,
+                    generation: gen,
+                    void_time: void_time_for(ttl, old.map(|o| o.1), now),
+                    last_update_ms: now,
+                };
+                generation = u32::from(gen);
+                void_time = record.void_time;
+                if part.insert(*digest, record).is_none() {
+                    ns.count_change(1);
                 }
             }
-            match &outcome.value {
-                Some(v) => reply.op(out, b"SUCCESS", v.ptype, &v.data),
-                None => reply.op(out, b"SUCCESS", pt::NULL, &[]),
-            }
-            reply.finish(out, 0, rc::OK, generation, void_time, slot);
-            rc::OK
         }
-        Err(failure) => {
-            reply.op(out, b"FAILURE", pt::STRING, failure.message.as_bytes());
-            reply.finish(out, 0, failure.code, 0, 0, slot);
-            failure.code
+        match &outcome.value {
+            Some(v) => reply.op(out, b"SUCCESS", v.ptype, &v.data),
+            None => reply.op(out, b"SUCCESS", pt::NULL, &[]),
         }
+        reply.finish(out, 0, rc::OK, generation, void_time, slot);
+        Some(rc::OK)
     }
+}
+
+/// What changes whenever a record is written, touched, deleted or re-created.
+fn version(r: &Record) -> (u16, u64, u32, u16) {
+    (r.generation, r.last_update_ms, r.void_time, r.set_id)
 }
 
 fn key_particle(field: &[u8]) -> Option<Particle> {
