@@ -28,3 +28,7 @@ end
 function boom(s)
   return s:map(function(rec) error("kaboom") end)
 end
+
+function values_of(s, bin)
+  return s:map(function(rec) return rec[bin] end)
+end

@@ -40,9 +40,14 @@ fn records(ns: &[i64]) -> Vec<Rec> {
 }
 
 fn server(function: &str, args: &[u8], ns: &[i64]) -> Vec<Value> {
+    let mut out = Vec::new();
     registry()
-        .aggregate("m", function, args, records(ns).into_iter())
-        .unwrap()
+        .aggregate("m", function, args, records(ns).into_iter(), &mut |v| {
+            out.push(v);
+            true
+        })
+        .unwrap();
+    out
 }
 
 fn client(function: &str, args: &[Value], partials: Vec<Value>) -> Vec<Value> {
@@ -91,8 +96,28 @@ fn a_lua_error_is_a_udf_failure_with_its_message() {
     )
     .unwrap();
     let err = r
-        .aggregate("bad", "f", &[], records(&[1]).into_iter())
+        .aggregate("bad", "f", &[], records(&[1]).into_iter(), &mut |_| true)
         .unwrap_err();
     assert_eq!(err.code, engine::result::UDF_BAD_RESPONSE);
     assert!(err.message.contains("kaboom"), "{}", err.message);
+}
+
+#[test]
+fn outputs_are_emitted_as_they_come_and_a_refusal_stops_the_stream() {
+    let r = registry();
+    let mut seen = 0;
+    let err = r
+        .aggregate(
+            "m",
+            "odd",
+            &[],
+            records(&[1, 3, 5, 7]).into_iter(),
+            &mut |_| {
+                seen += 1;
+                seen < 2
+            },
+        )
+        .unwrap_err();
+    assert_eq!(seen, 2);
+    assert!(err.message.contains("gone"), "{}", err.message);
 }

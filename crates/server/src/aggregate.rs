@@ -3,6 +3,7 @@
 //! `SUCCESS` (or one with bin `FAILURE` holding the error); the client finishes the reduce.
 
 use engine::particle_type as pt;
+use engine::{Particle, RecordView};
 
 use crate::clock::{cl_secs, now_ms};
 use crate::engine_ops::View;
@@ -21,8 +22,15 @@ pub(crate) fn wanted(msg: &Msg<'_>) -> bool {
         && msg.fields.get(field::UDF_OP).and_then(|b| b.first()) == Some(&AGGREGATE)
 }
 
-/// Appends the node's partial results (and unserved partitions) to `out`.
-pub(crate) fn respond(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>, out: &mut Vec<u8>) {
+/// Appends the node's partial results (and unserved partitions) to `out`, calling
+/// `after_message` after each so that they leave in frames as they come.
+pub(crate) fn respond(
+    msg: &Msg<'_>,
+    shared: &Shared,
+    p: &Plan<'_>,
+    out: &mut Vec<u8>,
+    after_message: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+) {
     let text = |t| msg.fields.get(t).and_then(|b| std::str::from_utf8(b).ok());
     let (Some(module), Some(function)) = (text(field::UDF_PACKAGE), text(field::UDF_FUNCTION))
     else {
@@ -30,56 +38,26 @@ pub(crate) fn respond(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>, out: &mut Ve
         return;
     };
     let args = msg.fields.get(field::UDF_ARGLIST).unwrap_or(&[0x90]);
-    let records = collect(shared, p, out);
-    let views = records.iter().map(|(digest, rec, set)| View {
-        bins: &rec.bins,
-        index: None,
-        key: rec.key.as_ref(),
-        set,
-        digest,
-        generation: u32::from(rec.generation),
-        void_time: rec.void_time,
-        last_update_ms: rec.last_update_ms,
-        exists: true,
-    });
-    match shared.udfs.aggregate(module, function, args, views) {
-        Ok(values) => {
-            for v in values {
-                let mut reply = ReplyMsg::begin(out);
-                match engine::pack::to_particle(&v) {
-                    Some(p) => reply.op(out, b"SUCCESS", p.ptype, &p.data),
-                    None => reply.op(out, b"SUCCESS", pt::NULL, &[]),
-                }
-                reply.finish(out, 0, rc::OK, 0, 0, 0);
-            }
-        }
-        Err(failure) => {
+    let mut unserved = Vec::new();
+    let records = Selection::new(shared, p, &mut unserved);
+    let ran = shared
+        .udfs
+        .aggregate(module, function, args, records, &mut |v| {
             let mut reply = ReplyMsg::begin(out);
-            reply.op(out, b"FAILURE", pt::STRING, failure.message.as_bytes());
-            reply.finish(out, 0, rc::OK, 0, 0, 0);
-        }
-    }
-}
-
-/// The selected records of the partitions this node serves (a partition it cannot serve is
-/// reported done with result 11, so the client asks its owner).
-fn collect(shared: &Shared, p: &Plan<'_>, out: &mut Vec<u8>) -> Vec<(Digest, Record, String)> {
-    let now_cl = cl_secs(now_ms());
-    let mut records = Vec::new();
-    for &(pid, _) in &p.partitions {
-        let served = cluster::gated(shared, || {
-            let here = serves(shared, p, pid);
-            if here {
-                let part = p.ns.read(pid);
-                records.extend(
-                    part.iter()
-                        .filter(|(d, r)| selected(p, d, r, now_cl))
-                        .map(|(d, r)| (*d, r.clone(), p.ns.set_name(r.set_id))),
-                );
+            match engine::pack::to_particle(&v) {
+                Some(p) => reply.op(out, b"SUCCESS", p.ptype, &p.data),
+                None => reply.op(out, b"SUCCESS", pt::NULL, &[]),
             }
-            here
+            reply.finish(out, 0, rc::OK, 0, 0, 0);
+            after_message(out)
         });
-        if !served && p.send_done {
+    if let Err(failure) = ran {
+        let mut reply = ReplyMsg::begin(out);
+        reply.op(out, b"FAILURE", pt::STRING, failure.message.as_bytes());
+        reply.finish(out, 0, rc::OK, 0, 0, 0);
+    }
+    if p.send_done {
+        for pid in unserved {
             ReplyMsg::begin(out).finish(
                 out,
                 INFO3_PARTITION_DONE,
@@ -90,5 +68,130 @@ fn collect(shared: &Shared, p: &Plan<'_>, out: &mut Vec<u8>) -> Vec<(Digest, Rec
             );
         }
     }
-    records
+}
+
+/// The selected records of the partitions this node serves, copied one partition at a time
+/// as the stream asks for them; partitions it cannot serve go to `unserved` (reported done
+/// with result 11, so the client asks their owner).
+struct Selection<'a> {
+    shared: &'a Shared,
+    plan: &'a Plan<'a>,
+    unserved: &'a mut Vec<usize>,
+    next_partition: usize,
+    copied: std::vec::IntoIter<Selected>,
+    now_cl: u32,
+}
+
+impl<'a> Selection<'a> {
+    fn new(shared: &'a Shared, plan: &'a Plan<'a>, unserved: &'a mut Vec<usize>) -> Self {
+        Selection {
+            shared,
+            plan,
+            unserved,
+            next_partition: 0,
+            copied: Vec::new().into_iter(),
+            now_cl: cl_secs(now_ms()),
+        }
+    }
+
+    /// Copies the next served partition's selected records; false when none is left.
+    fn copy_next_partition(&mut self) -> bool {
+        let Some(&(pid, _)) = self.plan.partitions.get(self.next_partition) else {
+            return false;
+        };
+        self.next_partition += 1;
+        let (shared, p, now_cl) = (self.shared, self.plan, self.now_cl);
+        let mut copied = Vec::new();
+        let served = cluster::gated(shared, || {
+            let here = serves(shared, p, pid);
+            if here {
+                let part = p.ns.read(pid);
+                copied.extend(part.iter().filter(|(d, r)| selected(p, d, r, now_cl)).map(
+                    |(d, r)| Selected {
+                        digest: *d,
+                        set: p.ns.set_name(r.set_id),
+                        record: r.clone(),
+                    },
+                ));
+            }
+            here
+        });
+        if !served {
+            self.unserved.push(pid);
+        }
+        self.copied = copied.into_iter();
+        true
+    }
+}
+
+impl Iterator for Selection<'_> {
+    type Item = Selected;
+
+    fn next(&mut self) -> Option<Selected> {
+        loop {
+            if let Some(rec) = self.copied.next() {
+                return Some(rec);
+            }
+            if !self.copy_next_partition() {
+                return None;
+            }
+        }
+    }
+}
+
+/// One selected record, copied out of its partition.
+struct Selected {
+    digest: Digest,
+    set: String,
+    record: Record,
+}
+
+impl Selected {
+    fn view(&self) -> View<'_> {
+        let rec = &self.record;
+        View {
+            bins: &rec.bins,
+            index: None,
+            key: rec.key.as_ref(),
+            set: &self.set,
+            digest: &self.digest,
+            generation: u32::from(rec.generation),
+            void_time: rec.void_time,
+            last_update_ms: rec.last_update_ms,
+            exists: true,
+        }
+    }
+}
+
+impl RecordView for Selected {
+    fn bin(&self, name: &str) -> Option<&Particle> {
+        self.record.bin(name.as_bytes())
+    }
+    fn bin_names(&self) -> Vec<&str> {
+        self.record.bins.iter().map(|b| b.name.as_str()).collect()
+    }
+    fn exists(&self) -> bool {
+        true
+    }
+    fn set_name(&self) -> &str {
+        &self.set
+    }
+    fn user_key(&self) -> Option<&Particle> {
+        self.record.key.as_ref()
+    }
+    fn digest(&self) -> &[u8; 20] {
+        &self.digest
+    }
+    fn generation(&self) -> u32 {
+        u32::from(self.record.generation)
+    }
+    fn void_time_ns(&self) -> u64 {
+        self.view().void_time_ns()
+    }
+    fn last_update_ns(&self) -> u64 {
+        self.view().last_update_ns()
+    }
+    fn size_bytes(&self) -> u64 {
+        self.view().size_bytes()
+    }
 }

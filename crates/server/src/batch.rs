@@ -20,34 +20,23 @@ struct Row<'a> {
     fields: Fields<'a>,
 }
 
-/// Reply frames are cut once they hold this many bytes (a real server sends 128 KiB blocks).
-const CHUNK: usize = 128 * 1024;
-
 /// Runs every row of the batch in `msg` and appends one reply message per row, then the LAST
 /// marker. A malformed row list ends the batch with PARAMETER_ERROR.
 pub fn handle(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
     handle_with(msg, shared, out, &mut |_| true);
 }
 
-/// Like [`handle`], but writes complete proto frames of about [`CHUNK`] bytes, passing each
-/// to `emit`, which sends and clears it (false: the peer is gone, stop).
+/// Like [`handle`], but writes complete proto frames of about [`FRAME_CHUNK`] bytes, passing
+/// each to `emit`, which sends and clears it (false: the peer is gone, stop).
 pub fn handle_chunked(
     msg: &Msg<'_>,
     shared: &Shared,
     out: &mut Vec<u8>,
     emit: &mut dyn FnMut(&mut Vec<u8>) -> bool,
 ) {
-    let mut at = begin_frame(out);
-    handle_with(msg, shared, out, &mut |out| {
-        if out.len() - at < CHUNK {
-            return true;
-        }
-        end_frame(out, at, PROTO_MSG);
-        let sent = emit(out);
-        at = begin_frame(out);
-        sent
+    in_frames(out, emit, |out, after_row| {
+        handle_with(msg, shared, out, after_row)
     });
-    end_frame(out, at, PROTO_MSG);
 }
 
 /// Runs the rows, calling `after_row` after each one (false stops the batch).

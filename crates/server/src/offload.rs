@@ -45,7 +45,9 @@ pub async fn serve(shared: &Arc<Shared>, body: &[u8], sink: &mut FrameSink<'_>) 
         let mut out = Vec::new();
         if dispatch::is_stream(&msg) {
             dispatch::count_stream(&msg, &shared);
-            query::handle_long(&msg, &shared, &mut out);
+            query::handle_long(&msg, &shared, &mut out, &mut |frames| {
+                tx.blocking_send(std::mem::take(frames)).is_ok()
+            });
         } else if msg.fields.get(field::BATCH_INDEX).is_some() {
             shared.stats.count(Kind::Batch);
             batch::handle_chunked(&msg, &shared, &mut out, &mut |frames| {

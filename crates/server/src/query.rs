@@ -12,8 +12,6 @@ use crate::store::{Digest, Namespace, Record, N_PARTITIONS};
 use crate::wire::*;
 use crate::{aggregate, cluster, udf, Shared};
 
-/// Flush streamed frames once they exceed this many bytes.
-const CHUNK: usize = 128 * 1024;
 const INDEX_NOT_FOUND: u8 = 201;
 
 /// Whether `msg` is a background job or an aggregation: work that runs to completion before
@@ -22,18 +20,27 @@ pub fn is_long(msg: &Msg<'_>) -> bool {
     msg.header.info2 & INFO2_WRITE != 0 || aggregate::wanted(msg)
 }
 
-/// Runs a background job or an aggregation on the calling (blocking) thread; appends its
-/// complete reply frame to `out`.
-pub fn handle_long(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
-    let at = begin_frame(out);
-    match plan(msg, shared) {
+/// Runs a background job or an aggregation on the calling (blocking) thread, writing its reply
+/// in frames of about [`FRAME_CHUNK`] bytes and passing each to `emit` (see [`in_frames`]).
+pub fn handle_long(
+    msg: &Msg<'_>,
+    shared: &Shared,
+    out: &mut Vec<u8>,
+    emit: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+) {
+    in_frames(out, emit, |out, after_message| match plan(msg, shared) {
         Err(code) => header_only(out, INFO3_LAST, code, 0),
-        Ok(p) => run_long(msg, shared, &p, out),
-    }
-    end_frame(out, at, PROTO_MSG);
+        Ok(p) => run_long(msg, shared, &p, out, after_message),
+    });
 }
 
-fn run_long(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>, out: &mut Vec<u8>) {
+fn run_long(
+    msg: &Msg<'_>,
+    shared: &Shared,
+    p: &Plan<'_>,
+    out: &mut Vec<u8>,
+    after_message: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+) {
     if msg.header.info2 & INFO2_WRITE != 0 {
         let counts = background(msg, shared, p);
         if let Some(id) = msg
@@ -44,7 +51,7 @@ fn run_long(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>, out: &mut Vec<u8>) {
             shared.job_done(u64::from_be_bytes(id), counts);
         }
     } else {
-        aggregate::respond(msg, shared, p, out);
+        aggregate::respond(msg, shared, p, out, after_message);
     }
     header_only(out, INFO3_LAST, rc::OK, 0);
 }
@@ -104,7 +111,7 @@ pub async fn handle(
     let at = begin_frame(out);
     match plan(msg, shared) {
         Err(code) => header_only(out, INFO3_LAST, code, 0),
-        Ok(p) if is_long(msg) => run_long(msg, shared, &p, out),
+        Ok(p) if is_long(msg) => run_long(msg, shared, &p, out, &mut |_| true),
         Ok(p) => {
             let mut frame = at;
             let mut sent = 0u64;
@@ -133,7 +140,7 @@ pub async fn handle(
                     }
                 };
                 let wait = pace.wait(sent);
-                if out.len() > CHUNK || wait.is_some() {
+                if out.len() > FRAME_CHUNK || wait.is_some() {
                     end_frame(out, frame, PROTO_MSG);
                     if !sink.send(out).await {
                         return false;

@@ -308,6 +308,31 @@ pub fn end_frame(out: &mut [u8], at: usize, ptype: u8) {
     }
 }
 
+/// Bytes of reply messages gathered into one frame before it is sent (a real server sends
+/// 128 KiB blocks).
+pub const FRAME_CHUNK: usize = 128 * 1024;
+
+/// Runs `body`, which writes reply messages to `out` and calls its `after_message` argument
+/// after each: whole proto frames of about [`FRAME_CHUNK`] bytes go to `emit`, which sends and
+/// clears them (false: the peer is gone, and `after_message` then returns false).
+pub fn in_frames(
+    out: &mut Vec<u8>,
+    emit: &mut dyn FnMut(&mut Vec<u8>) -> bool,
+    body: impl FnOnce(&mut Vec<u8>, &mut dyn FnMut(&mut Vec<u8>) -> bool),
+) {
+    let mut at = begin_frame(out);
+    body(out, &mut |out| {
+        if out.len() - at < FRAME_CHUNK {
+            return true;
+        }
+        end_frame(out, at, PROTO_MSG);
+        let sent = emit(out);
+        at = begin_frame(out);
+        sent
+    });
+    end_frame(out, at, PROTO_MSG);
+}
+
 /// Builder of one reply message: header first (patched at the end), then fields, then ops.
 pub struct ReplyMsg {
     at: usize,

@@ -138,16 +138,18 @@ impl Registry {
     }
 
     /// Server half of stream UDF `module.function` over `records`: its steps up to and
-    /// including the first reduce. Each output value goes to the client in bin `SUCCESS`.
+    /// including the first reduce. Each output value goes to `emit` as it comes (the server
+    /// sends it to the client in bin `SUCCESS`); false from `emit` stops the stream.
     pub fn aggregate<R: RecordView>(
         &self,
         module: &str,
         function: &str,
         args_msgpack: &[u8],
         records: impl Iterator<Item = R>,
-    ) -> Result<Vec<Value>, UdfFailure> {
+        emit: &mut dyn FnMut(Value) -> bool,
+    ) -> Result<(), UdfFailure> {
         let args = decode_args(args_msgpack)?;
-        stream::run_server(&self.sources()?, module, function, &args, records)
+        stream::run_server(&self.sources()?, module, function, &args, records, emit)
     }
 
     fn sources(&self) -> Result<BTreeMap<String, Vec<u8>>, UdfFailure> {

@@ -14,14 +14,16 @@ use crate::RecordView;
 
 const STREAM: &str = include_str!("stream.lua");
 
-/// Runs the stream function's steps up to and including its first reduce over `records`.
+/// Runs the stream function's steps up to and including its first reduce over `records`,
+/// passing each output to `emit` as it comes (false from `emit` stops the stream).
 pub fn run_server<R: RecordView>(
     modules: &BTreeMap<String, Vec<u8>>,
     module: &str,
     function: &str,
     args: &[Value],
     records: impl Iterator<Item = R>,
-) -> Result<Vec<Value>, UdfFailure> {
+    emit: &mut dyn FnMut(Value) -> bool,
+) -> Result<(), UdfFailure> {
     let records = RefCell::new(records);
     run_half(
         modules,
@@ -33,6 +35,7 @@ pub fn run_server<R: RecordView>(
             Some(rec) => record_to_lua(lua, &rec),
             None => Ok(L::Nil),
         },
+        emit,
     )
 }
 
@@ -45,6 +48,7 @@ pub fn run_client(
     partials: Vec<Value>,
 ) -> Result<Vec<Value>, UdfFailure> {
     let partials = RefCell::new(partials.into_iter());
+    let mut outputs = Vec::new();
     run_half(
         modules,
         module,
@@ -55,7 +59,12 @@ pub fn run_client(
             Some(v) => to_lua(lua, &v),
             None => Ok(L::Nil),
         },
-    )
+        &mut |v| {
+            outputs.push(v);
+            true
+        },
+    )?;
+    Ok(outputs)
 }
 
 fn run_half(
@@ -65,16 +74,20 @@ fn run_half(
     args: &[Value],
     client: bool,
     next: impl Fn(&Lua) -> mlua::Result<L>,
-) -> Result<Vec<Value>, UdfFailure> {
+    emit: &mut dyn FnMut(Value) -> bool,
+) -> Result<(), UdfFailure> {
     let (lua, func) = prepare(modules, module, function)?;
-    let outputs = RefCell::new(Vec::new());
+    let emit = RefCell::new(emit);
     let result = lua.scope(|scope| {
         lua.load(STREAM).set_name("@stream.lua").exec()?;
         let run: mlua::Function = lua.globals().get("__aero_run_stream")?;
         let source = scope.create_function(|lua, _: MultiValue| next(lua))?;
         let emit = scope.create_function(|_, v: L| {
-            outputs.borrow_mut().push(from_lua(&v, 0)?);
-            Ok(())
+            if (emit.borrow_mut())(from_lua(&v, 0)?) {
+                Ok(())
+            } else {
+                Err(mlua::Error::runtime("the stream's reader is gone"))
+            }
         })?;
         let mut call = vec![
             L::Function(func),
@@ -87,8 +100,7 @@ fn run_half(
         }
         run.call::<()>(MultiValue::from_iter(call))
     });
-    result.map_err(|e| fail(message(&e)))?;
-    Ok(outputs.into_inner())
+    result.map_err(|e| fail(message(&e)))
 }
 
 /// A record as a stream sees it: a table of bins, its metadata for the `record` functions.
