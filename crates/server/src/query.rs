@@ -7,7 +7,8 @@ use crate::clock::{cl_secs, now_ms};
 use crate::conn::FrameSink;
 use crate::engine_ops::{self, View};
 use crate::record::{self, rc, RecReq};
-use crate::sindex::{canonical, indexed_value, Collection, Filter, SIndex, Wanted};
+use crate::sindex::bval::{self, Position};
+use crate::sindex::{canonical, indexed_value, Collection, Filter, IndexType, SIndex, Wanted};
 use crate::store::{Digest, Namespace, Record, N_PARTITIONS};
 use crate::wire::*;
 use crate::{aggregate, cluster, udf, Shared};
@@ -85,6 +86,14 @@ impl Pace {
     }
 }
 
+/// Where a partition resumes: strictly after `digest` in a scan, strictly after
+/// `(bval, digest)` in an index query.
+#[derive(Clone, Copy)]
+pub(crate) struct Resume {
+    digest: Digest,
+    bval: i64,
+}
+
 /// What a scan/query selects.
 pub(crate) struct Plan<'a> {
     pub(crate) ns: &'a Namespace,
@@ -93,8 +102,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) index: Option<(SIndex, Filter)>,
     pub(crate) filter_exp: Option<&'a [u8]>,
     pub(crate) max_records: u64,
-    /// (partition, resume after digest).
-    pub(crate) partitions: Vec<(usize, Option<Digest>)>,
+    /// (partition, where to resume it).
+    pub(crate) partitions: Vec<(usize, Option<Resume>)>,
     pub(crate) send_done: bool,
     /// The request named its partitions (else: every partition this node masters).
     pub(crate) explicit: bool,
@@ -214,12 +223,7 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
             ));
         }
     }
-    if let Some(digests) = f.get(field::DIGEST_ARRAY) {
-        for c in digests.chunks_exact(20) {
-            let d: Digest = c.try_into().map_err(|_| rc::PARAMETER)?;
-            partitions.push((crate::store::partition_of(&d), Some(d)));
-        }
-    }
+    partitions.extend(resumes(f, index.is_some())?);
     let explicit = !partitions.is_empty();
     if !explicit {
         partitions = (0..N_PARTITIONS).map(|p| (p, None)).collect();
@@ -240,6 +244,35 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
     })
 }
 
+/// The partitions to resume (field DIGEST_ARRAY): an index query needs one bval per digest
+/// (field BVAL_ARRAY), as a real server does.
+fn resumes(f: &Fields<'_>, indexed: bool) -> Result<Vec<(usize, Option<Resume>)>, u8> {
+    let digests = f.get(field::DIGEST_ARRAY).unwrap_or_default();
+    let bvals = f.get(field::BVAL_ARRAY);
+    let bvals: Vec<i64> = match bvals {
+        Some(_) if digests.is_empty() => return Err(rc::PARAMETER),
+        Some(b) if indexed => b
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
+            .collect(),
+        None if indexed && !digests.is_empty() => return Err(rc::PARAMETER),
+        _ => vec![0; digests.len() / 20],
+    };
+    if bvals.len() * 20 != digests.len() {
+        return Err(rc::PARAMETER);
+    }
+    Ok(digests
+        .chunks_exact(20)
+        .zip(bvals)
+        .map(|(c, bval)| {
+            let mut digest = [0u8; 20];
+            digest.copy_from_slice(c);
+            let pid = crate::store::partition_of(&digest);
+            (pid, Some(Resume { digest, bval }))
+        })
+        .collect())
+}
+
 /// Whether this node answers for partition `pid` in the plan.
 pub(crate) fn serves(shared: &Shared, p: &Plan<'_>, pid: usize) -> bool {
     if p.explicit {
@@ -251,16 +284,22 @@ pub(crate) fn serves(shared: &Shared, p: &Plan<'_>, pid: usize) -> bool {
 
 /// Whether `rec` is selected by the plan.
 pub(crate) fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> bool {
+    selection(p, digest, rec, now_cl).is_some()
+}
+
+/// None when the plan does not select `rec`; else the bval at which its index query meets
+/// it (None for a scan).
+fn selection(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> Option<Option<i64>> {
     if rec.expired(now_cl) {
-        return false;
+        return None;
     }
     match p.set {
-        Some(Some(id)) if rec.set_id != id => return false,
-        Some(None) => return false,
+        Some(Some(id)) if rec.set_id != id => return None,
+        Some(None) => return None,
         _ => {}
     }
     if p.index.is_none() && p.filter_exp.is_none() {
-        return true;
+        return Some(None);
     }
     let set = p.ns.set_name(rec.set_id);
     let view = View {
@@ -274,16 +313,25 @@ pub(crate) fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32)
         last_update_ms: rec.last_update_ms,
         exists: true,
     };
-    if let Some((idx, filter)) = &p.index {
-        match indexed_value(idx, &view) {
-            Some(v) if filter.matches(&v, idx.collection) => {}
-            _ => return false,
-        }
-    }
+    let bval = match &p.index {
+        Some((idx, filter)) => Some(index_bval(idx, filter, &view)?),
+        None => None,
+    };
     match p.filter_exp {
-        Some(exp) => engine_ops::filter_matches(exp, &view).unwrap_or(false),
-        None => true,
+        Some(exp) if !engine_ops::filter_matches(exp, &view).unwrap_or(false) => None,
+        _ => Some(bval),
     }
+}
+
+/// The bval at which an index query meets the record: that of its first matching element in
+/// index order; None when nothing matches.
+fn index_bval(idx: &SIndex, filter: &Filter, view: &View<'_>) -> Option<i64> {
+    let value = indexed_value(idx, view)?;
+    let numeric = idx.itype == IndexType::Numeric;
+    filter
+        .matching(&value, idx.collection)
+        .filter_map(bval::of)
+        .min_by_key(|&b| Position::new(b, [0; 20], numeric))
 }
 
 /// Appends the selected records of one partition; false when max records stopped it early.
@@ -291,15 +339,18 @@ fn scan_partition(
     p: &Plan<'_>,
     msg: &Msg<'_>,
     pid: usize,
-    resume: Option<Digest>,
+    resume: Option<Resume>,
     sent: &mut u64,
     out: &mut Vec<u8>,
 ) -> bool {
+    if let Some((idx, _)) = &p.index {
+        return query_partition(p, msg, pid, idx, resume, sent, out);
+    }
     let now_cl = cl_secs(now_ms());
     let part = p.ns.read(pid);
     // Descending digest order, resuming strictly below the given digest, as a real server.
     let upper = match &resume {
-        Some(d) => Bound::Excluded(d),
+        Some(r) => Bound::Excluded(&r.digest),
         None => Bound::Unbounded,
     };
     for (digest, rec) in part.range::<Digest, _>((Bound::Unbounded, upper)).rev() {
@@ -309,15 +360,61 @@ fn scan_partition(
         if !selected(p, digest, rec, now_cl) {
             continue;
         }
-        write_record(p.ns, msg, digest, rec, out);
+        write_record(p.ns, msg, digest, rec, None, out);
         *sent += 1;
     }
     true
 }
 
-fn write_record(ns: &Namespace, msg: &Msg<'_>, digest: &Digest, rec: &Record, out: &mut Vec<u8>) {
+/// [`scan_partition`] for an index query: (bval, digest) order, resuming strictly after the
+/// given position, each record sent with its bval.
+fn query_partition(
+    p: &Plan<'_>,
+    msg: &Msg<'_>,
+    pid: usize,
+    idx: &SIndex,
+    resume: Option<Resume>,
+    sent: &mut u64,
+    out: &mut Vec<u8>,
+) -> bool {
+    let now_cl = cl_secs(now_ms());
+    let numeric = idx.itype == IndexType::Numeric;
+    let after = resume.map(|r| Position::new(r.bval, r.digest, numeric));
+    let part = p.ns.read(pid);
+    let mut hits: Vec<(Position, i64, &Digest, &Record)> = Vec::new();
+    for (digest, rec) in part.iter() {
+        let Some(Some(b)) = selection(p, digest, rec, now_cl) else {
+            continue;
+        };
+        let at = Position::new(b, *digest, numeric);
+        if after.is_none_or(|after| at > after) {
+            hits.push((at, b, digest, rec));
+        }
+    }
+    hits.sort_unstable_by_key(|h| h.0);
+    for (_, b, digest, rec) in hits {
+        if p.max_records > 0 && *sent >= p.max_records {
+            return false;
+        }
+        write_record(p.ns, msg, digest, rec, Some(b), out);
+        *sent += 1;
+    }
+    true
+}
+
+fn write_record(
+    ns: &Namespace,
+    msg: &Msg<'_>,
+    digest: &Digest,
+    rec: &Record,
+    bval: Option<i64>,
+    out: &mut Vec<u8>,
+) {
     let mut reply = ReplyMsg::begin(out);
     reply.field(out, field::DIGEST, digest);
+    if let Some(b) = bval {
+        reply.field(out, field::BVAL_ARRAY, &b.to_le_bytes());
+    }
     reply.field(out, field::NAMESPACE, ns.name.as_bytes());
     if rec.set_id != 0 {
         reply.field(out, field::SET, ns.set_name(rec.set_id).as_bytes());

@@ -42,18 +42,25 @@ impl Filter {
 
     /// Whether a record whose indexed value is `v` matches: the value itself, or one of its
     /// elements for a list / map-keys / map-values index.
+    #[cfg(test)]
     pub fn matches(&self, v: &Value, collection: Collection) -> bool {
-        match (collection, v) {
-            (Collection::Default, v) => self.matches_one(v),
-            (Collection::List, Value::List(l)) => l.items.iter().any(|e| self.matches_one(e)),
-            (Collection::MapKeys, Value::Map(m)) => {
-                m.entries.iter().any(|e| self.matches_one(&e.0))
-            }
-            (Collection::MapValues, Value::Map(m)) => {
-                m.entries.iter().any(|e| self.matches_one(&e.1))
-            }
-            _ => false,
-        }
+        self.matching(v, collection).next().is_some()
+    }
+
+    /// The elements of `v` (or `v` itself) that match.
+    pub fn matching<'v>(
+        &'v self,
+        v: &'v Value,
+        collection: Collection,
+    ) -> impl Iterator<Item = &'v Value> + 'v {
+        let elements: Box<dyn Iterator<Item = &'v Value> + 'v> = match (collection, v) {
+            (Collection::Default, v) => Box::new(std::iter::once(v)),
+            (Collection::List, Value::List(l)) => Box::new(l.items.iter()),
+            (Collection::MapKeys, Value::Map(m)) => Box::new(m.entries.iter().map(|e| &e.0)),
+            (Collection::MapValues, Value::Map(m)) => Box::new(m.entries.iter().map(|e| &e.1)),
+            _ => Box::new(std::iter::empty()),
+        };
+        elements.filter(|e| self.matches_one(e))
     }
 
     fn matches_one(&self, v: &Value) -> bool {

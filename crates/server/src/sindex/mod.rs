@@ -1,9 +1,11 @@
 //! Secondary index definitions: on a bin, on a value inside a bin (CDT context) or on an
 //! expression, of a value type, over a collection's elements or not.
 //!
-//! Queries scan partitions and match each record's indexed value, so results and partition
-//! resume behave like the partitioned queries of a real server.
+//! Queries scan partitions and match each record's indexed value, walking each partition in
+//! the real server's (bval, digest) order, so results and partition resume behave like the
+//! partitioned queries of a real server.
 
+pub mod bval;
 mod filter;
 mod key;
 
