@@ -9,6 +9,7 @@ mod list;
 mod map;
 mod scalar;
 
+use aerospike::operations::bitwise::BitwiseOverflowActions;
 use aerospike::operations::Operation;
 use aerospike::{ListReturnType, MapReturnType, Value};
 use pyo3::prelude::*;
@@ -214,4 +215,14 @@ pub(super) fn not_nil(a: &Args<'_, '_>, i: usize) -> PyResult<Value> {
         return Err(a.err("the value must not be None (remove the item instead)"));
     }
     Ok(v)
+}
+
+/// Item `i` as a bit overflow action (bit ops and bit modify expressions).
+pub(crate) fn bit_overflow(a: &Args<'_, '_>, i: usize) -> PyResult<BitwiseOverflowActions> {
+    Ok(match a.int(i)? {
+        0 => BitwiseOverflowActions::Fail,
+        2 => BitwiseOverflowActions::Saturate,
+        4 => BitwiseOverflowActions::Wrap,
+        v => return Err(a.err(format!("unknown overflow action {v}"))),
+    })
 }
