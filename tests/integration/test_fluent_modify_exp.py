@@ -98,3 +98,17 @@ async def test_hll_modify_expressions(fl: Flavor, set_name: str) -> None:
     await fl.run(k.bin("h").write_exp(h.add(words[20:])).execute())
     got = await fl.run(k.get())
     assert got is not None and got["h"] == by_op["h"]
+
+
+async def test_bit_and_hll_ael_text_on_the_server(fl: Flavor, set_name: str) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    await fl.run(s.key("a").put({"b": b"\xf0\x01"}))
+    await fl.run(s.key("z").put({"b": b"\x01\x01"}))
+    await fl.run(s.key("a").bin("h").hll.add(["x", "y"], index_bits=8).execute())
+    assert await fl.run(s.query().where("bits.count($.b, 0, 8) == 4").count()) == 1
+    text = "bits.getInt(bits.lshift($.b, 0, 16, 4), 0, 16) == 0x0010"
+    assert await fl.run(s.query().where(text).count()) == 1
+    text = "bits.not($.b, 0, 8) == x'0f01'"
+    assert await fl.run(s.query().where(text).count()) == 1
+    text = "hll.getCount(hll.add($.h, ['z'], -1, -1)) == 3"
+    assert await fl.run(s.query().where(text).count()) == 1
