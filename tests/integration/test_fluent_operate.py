@@ -7,13 +7,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from aerospike_fluent import F
+from aerospike_fluent import ExpRead, ExpWrite, F
 from aerospike_fluent.errors import (
+    BinNotFoundError,
     GenerationError,
     InvalidArgumentError,
     InvalidTypeError,
+    OpNotApplicableError,
     ParameterError,
     RecordNotFoundError,
+    ServerError,
 )
 
 from ._flavor import Flavor
@@ -135,3 +138,27 @@ async def test_one_record_shape_for_every_chain(fl: Flavor, set_name: str) -> No
     assert computed is not None and computed.bins == {"v": 30} and computed.results == [30]
     plain = await fl.run(s.key("a").get())
     assert plain is not None and plain.results is None
+
+
+async def test_expression_ops_take_typed_flags_and_ael(fl: Flavor, set_name: str) -> None:
+    k = fl.db.namespace("test").set(set_name).key("x")
+    await fl.run(k.put({"a": 4, "b": 1}))
+    rec = await fl.run(k.bin("t").read_exp("$.a * 10").bin("a").write_exp("$.a + $.b").execute())
+    assert rec is not None and rec.bins == {"t": 40}
+    with pytest.raises(BinNotFoundError):
+        await fl.run(k.bin("new").write_exp(F.val(1), flags=ExpWrite.UPDATE_ONLY).execute())
+    skip = ExpWrite.UPDATE_ONLY | ExpWrite.POLICY_NO_FAIL
+    await fl.run(k.bin("new").write_exp(F.val(1), flags=skip).execute())
+    with pytest.raises(ServerError) as exc:
+        await fl.run(k.bin("a").write_exp(F.val(1), flags=ExpWrite.CREATE_ONLY).execute())
+    assert exc.value.result_code == 6
+    with pytest.raises(OpNotApplicableError):
+        await fl.run(k.bin("b").write_exp(F.val(None)).execute())
+    await fl.run(k.bin("b").write_exp(F.val(None), flags=ExpWrite.ALLOW_DELETE).execute())
+    with pytest.raises(OpNotApplicableError):
+        await fl.run(k.bin("a").write_exp(F.unknown()).execute())
+    await fl.run(k.bin("a").write_exp(F.unknown(), flags=ExpWrite.EVAL_NO_FAIL).execute())
+    rec = await fl.run(k.bin("u").read_exp(F.unknown(), flags=ExpRead.EVAL_NO_FAIL).execute())
+    assert rec is not None and rec.get("u") is None
+    got = await fl.run(k.get())
+    assert got is not None and got.bins == {"a": 5}

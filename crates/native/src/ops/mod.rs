@@ -108,7 +108,7 @@ impl Ops {
         if name == "touch" {
             self.answers.touches.push(self.ops.len());
         }
-        // Bit writes and most HLL writes answer nothing: they name no bin in the result.
+        // Writes answer nothing (a server's nil): they name no bin in the result.
         let silent = (name.starts_with("bit_") && !reads)
             || matches!(
                 name,
@@ -116,6 +116,7 @@ impl Ops {
                     | "hll_set_union"
                     | "hll_fold"
                     | "write"
+                    | "exp_write"
                     | "add"
                     | "append"
                     | "prepend"
