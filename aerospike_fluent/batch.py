@@ -136,10 +136,13 @@ class Batch(Frozen, Generic[M]):
         ref = _key_of(key)
         return self._row(("read", ref.key, None, True, ref._policy()), True)
 
-    def delete(self, key: KeyRef[Any], *, durable: bool = False) -> Batch[M]:
-        """Add a delete row."""
+    def delete(
+        self, key: KeyRef[Any], *, generation: int | None = None, durable: bool = False
+    ) -> Batch[M]:
+        """Add a delete row (only if the record is at ``generation``, when given)."""
         ref = _key_of(key)
-        return self._row(("delete", ref.key, ref._policy(durable=durable)), True)
+        policy = ref._policy(generation=generation, durable=durable)
+        return self._row(("delete", ref.key, policy), True)
 
     def operate(
         self,

@@ -80,6 +80,11 @@ async def test_generation_checks_on_delete_and_touch(fl: Flavor, set_name: str) 
     with pytest.raises(GenerationError):
         await fl.run(k.record.delete().execute(generation=5))
     assert await fl.run(k.exists()) is True
+    other = s.key("g2")
+    await fl.run(other.put({"a": 1}))
+    rows = await fl.run(fl.db.batch().delete(k, generation=9).delete(other, generation=1).execute())
+    assert isinstance(rows[0].error, GenerationError) and rows[1].error is None
+    assert await fl.run(k.exists()) is True and await fl.run(other.exists()) is False
 
 
 async def test_expire_at(fl: Flavor, set_name: str) -> None:
