@@ -15,6 +15,7 @@ from __future__ import annotations
 from aerospike_fluent import errors, exp, progress, sync
 from aerospike_fluent import exp as F
 from aerospike_fluent._arrow import ArrowBatches, AsyncArrowBatches
+from aerospike_fluent._bins import ExpRead, ExpWrite
 from aerospike_fluent._bits import BitOverflow, BitResize, BitWrite
 from aerospike_fluent._exec import Async, Sync
 from aerospike_fluent._hll import HllWrite
@@ -52,6 +53,8 @@ __all__ = [
     "BitWrite",
     "Client",
     "Connecting",
+    "ExpRead",
+    "ExpWrite",
     "F",
     "GeoJSON",
     "HllWrite",

@@ -6,6 +6,7 @@ chain can continue with another ``.bin(...)``. List and map builders live in ``_
 
 from __future__ import annotations
 
+from enum import IntFlag
 from typing import TYPE_CHECKING, Any
 
 from aerospike_fluent import _validate
@@ -20,7 +21,31 @@ from aerospike_fluent.errors import InvalidTypeError
 if TYPE_CHECKING:
     from aerospike_fluent.exp import Exp
 
-__all__ = ["BinRef", "BitsRef", "ElementRef", "HllRef", "ListRef", "MapRef"]
+__all__ = ["BinRef", "BitsRef", "ElementRef", "ExpRead", "ExpWrite", "HllRef", "ListRef", "MapRef"]
+
+
+class ExpWrite(IntFlag):
+    """Flags of ``write_exp``."""
+
+    DEFAULT = 0
+    CREATE_ONLY = 1
+    """Only create the bin; an existing bin is BinExistsError (code 6)."""
+    UPDATE_ONLY = 2
+    """Only change an existing bin; a missing bin is BinNotFoundError (code 17)."""
+    ALLOW_DELETE = 4
+    """A nil result removes the bin (otherwise it is an error)."""
+    POLICY_NO_FAIL = 8
+    """Skip the write instead of failing on CREATE_ONLY / UPDATE_ONLY."""
+    EVAL_NO_FAIL = 16
+    """An *unknown* result leaves the bin as it is instead of failing."""
+
+
+class ExpRead(IntFlag):
+    """Flags of ``read_exp``."""
+
+    DEFAULT = 0
+    EVAL_NO_FAIL = 16
+    """An *unknown* result answers None instead of failing."""
 
 
 class BinRef(ElementRef[C]):
@@ -65,20 +90,24 @@ class BinRef(ElementRef[C]):
         """Read the bin (after the operations before it in the chain)."""
         return self._chain._with_op(scalar_op("read", self._bin))
 
-    def write_exp(self, exp: Exp, *, flags: int = 0) -> C:
-        """Write the value of ``exp`` into the bin."""
-        return self._chain._with_op(scalar_op("exp_write", self._bin, _exp(exp), flags))
+    def write_exp(self, exp: Exp | str, *, flags: ExpWrite = ExpWrite.DEFAULT) -> C:
+        """Write the value of ``exp`` (an expression or AEL text) into the bin."""
+        op = scalar_op("exp_write", self._bin, _exp(exp), int(ExpWrite(flags)))
+        return self._chain._with_op(op)
 
-    def read_exp(self, exp: Exp, *, flags: int = 0) -> C:
-        """Compute ``exp`` and return it under this name (no bin is written)."""
-        return self._chain._with_op(scalar_op("exp_read", self._bin, _exp(exp), flags))
+    def read_exp(self, exp: Exp | str, *, flags: ExpRead = ExpRead.DEFAULT) -> C:
+        """Compute ``exp`` (an expression or AEL text); answer it under this name, write nothing."""
+        op = scalar_op("exp_read", self._bin, _exp(exp), int(ExpRead(flags)))
+        return self._chain._with_op(op)
 
 
 def _exp(e: object) -> tuple[Any, ...]:
-    from aerospike_fluent.exp import Exp
+    from aerospike_fluent.exp import Exp, parse
 
+    if isinstance(e, str):
+        e = parse(e)
     if not isinstance(e, Exp):
-        raise InvalidTypeError(f"expected an expression, got {type(e).__name__}")
+        raise InvalidTypeError(f"expected an expression or AEL text, got {type(e).__name__}")
     return e.compile()
 
 

@@ -10,6 +10,7 @@ from aerospike_fluent._bins import BinRef
 from aerospike_fluent._collections import number
 from aerospike_fluent._exec import Executor, M
 from aerospike_fluent._plan import scalar_op
+from aerospike_fluent._record_ops import RecordOps
 from aerospike_fluent._types import Op
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp, parse
@@ -122,6 +123,11 @@ class OpChain(Frozen, Generic[M]):
     def bin(self, name: str) -> BinRef[Self]:
         """Operations on bin ``name``: ``.set``, ``.add``, ``.append``, ``.list``, ``.map``..."""
         return BinRef(self, _validate.bin_name(name), ())
+
+    @property
+    def record(self) -> RecordOps[Self]:
+        """Record-wide operations in the chain: ``.record.touch()``, ``.record.delete()``."""
+        return RecordOps(self)
 
     def set_bins(self, bins: dict[str, Any]) -> Self:
         """Write several bins (in the same request as the chain's other operations)."""

@@ -118,8 +118,10 @@ class Record:
     def ttl(self) -> int | None: ...
     @property
     def results(self) -> list[Any] | None:
-        """Operate only: every op's result in request order. ``bins`` then holds, per bin, the
-        last result of an op that reports one (reads, CDT ops, ``exp_read``)."""
+        """Operate chains only (one key, or a batch row): every op's result in request order,
+        ``None`` for ops that answer nothing (writes, ``touch``, ``delete``). ``bins`` then
+        holds, per bin, the last result of an op that reports one (reads, CDT ops,
+        ``exp_read``)."""
     @property
     def user_key(self) -> str | int | bytes | None:
         """The user key (``None`` when only the digest is known)."""

@@ -277,6 +277,23 @@ MapNode = Literal[
 BitNode = Literal["count", "get", "get_int", "lscan", "rscan"]
 """Bit read expressions, sent as ``bits.<name>`` (``crates/native/src/expr/bit.rs``)."""
 
+BitModifyNode = Literal[
+    "add",
+    "and",
+    "insert",
+    "lshift",
+    "not",
+    "or",
+    "remove",
+    "resize",
+    "rshift",
+    "set",
+    "set_int",
+    "subtract",
+    "xor",
+]
+"""Bit modify expressions (the changed blob), sent as ``bits.<name>`` too."""
+
 
 HllNode = Literal[
     "describe",
@@ -288,6 +305,9 @@ HllNode = Literal[
     "may_contain",
 ]
 """HLL read expressions, sent as ``hlls.<name>`` (``crates/native/src/expr/hll.rs``)."""
+
+HllModifyNode = Literal["add", "init"]
+"""HLL modify expressions (the changed HLL), sent as ``hlls.<name>`` too."""
 
 BIT_READS = frozenset(get_args(BitNode))
 """The bit ops that only read: the ones that are also read expressions."""
@@ -354,12 +374,12 @@ def map_node(name: MapNode) -> CdtNode:
     return CdtNode(f"maps.{name}")
 
 
-def bit_node(name: BitNode) -> CdtNode:
+def bit_node(name: BitNode | BitModifyNode) -> CdtNode:
     """Qualify a bit read expression's name."""
     return CdtNode(f"bits.{name}")
 
 
-def hll_node(name: HllNode) -> CdtNode:
+def hll_node(name: HllNode | HllModifyNode) -> CdtNode:
     """Qualify an HLL read expression's name."""
     return CdtNode(f"hlls.{name}")
 
@@ -373,7 +393,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "expr/core.rs": frozenset(get_args(CoreNode)),
     "expr/list.rs": frozenset(get_args(ListNode)),
     "expr/map.rs": frozenset(get_args(MapNode)),
-    "expr/bit.rs": frozenset(get_args(BitNode)),
-    "expr/hll.rs": frozenset(get_args(HllNode)),
+    "expr/bit.rs": frozenset(get_args(BitNode) + get_args(BitModifyNode)),
+    "expr/hll.rs": frozenset(get_args(HllNode) + get_args(HllModifyNode)),
 }
 """Each family's names, by the native file (under ``crates/native/src/``) that converts them."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Final, Literal
 
 from aerospike_fluent import _native, _validate
@@ -21,6 +21,19 @@ Limits = tuple[int | None, int | None, int | None, bool]
 """Total ms, socket ms, retries, whether writes may be retried."""
 TTL = int | timedelta | None
 """A record TTL: seconds or a ``timedelta``; -1 never expires, -2 keeps the current TTL."""
+
+
+def expiry(ttl: TTL, expire_at: datetime | None) -> TTL:
+    """Return the TTL of a write: ``ttl``, or the seconds from now until ``expire_at``.
+
+    ``expire_at`` is an absolute expiry (a timezone-aware ``datetime`` in the future); it is
+    converted here, just before the request is built, so that clock and TTL agree.
+    """
+    if expire_at is None:
+        return ttl
+    if ttl is not None:
+        raise InvalidArgumentError("give ttl or expire_at, not both")
+    return _validate.expire_at(expire_at)
 
 
 def is_default(

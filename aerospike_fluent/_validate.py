@@ -8,8 +8,9 @@ contain themselves, are rejected). Strings must be encodable as UTF-8 (no lone s
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
-from datetime import timedelta
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
 from aerospike_fluent import _native
@@ -138,6 +139,23 @@ def ttl(value: int | timedelta | None) -> int | None:
     return integer("ttl", value, -2, TTL_MAX)
 
 
+def expire_at(when: object) -> int:
+    """Convert an absolute expiry (an aware ``datetime``) to a TTL: whole seconds from now."""
+    if not isinstance(when, datetime):
+        raise InvalidTypeError(f"expire_at must be a datetime, not {type(when).__name__}")
+    if when.tzinfo is None or when.utcoffset() is None:
+        raise InvalidArgumentError(
+            f"expire_at {when} has no timezone; give an aware datetime "
+            "(e.g. datetime.now(timezone.utc) + timedelta(days=1))"
+        )
+    seconds = math.ceil(when.timestamp() - time.time())
+    if seconds <= 0:
+        raise InvalidArgumentError(f"expire_at {when.isoformat()} is not in the future")
+    if seconds > TTL_MAX:
+        raise InvalidArgumentError(f"expire_at {when.isoformat()} is beyond the largest TTL")
+    return seconds
+
+
 def generation(value: int | None) -> int | None:
     """Check an expected generation."""
     return None if value is None else integer("generation", value, 0, GENERATION_MAX)
@@ -256,3 +274,11 @@ def bins(values: object) -> dict[str, Any]:
         elif t not in _PLAIN:
             value(k, v)
     return dict(values)
+
+
+def udf_call(module: str, function: str, args: Sequence[Any]) -> None:
+    """Check a UDF call's module and function names and its arguments."""
+    name("udf module", module, 127)
+    name("udf function", function, 127)
+    for a in args:
+        value("<udf argument>", a)

@@ -16,15 +16,16 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Coroutine
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, ClassVar, Generic, overload
 
 from aerospike_fluent import _native, _policy, _validate
 from aerospike_fluent._chain import Frozen
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
 from aerospike_fluent._policy import TTL
+from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
-from aerospike_fluent.keys import KeyRef, _check_udf
+from aerospike_fluent.keys import KeyRef
 from aerospike_fluent.results import BatchResult
 
 
@@ -81,17 +82,24 @@ class Batch(Frozen, Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> Batch[M]:
         """Add an upsert row."""
-        return self._write("put", key, bins, ttl, generation, send_key)
+        return self._write("put", key, bins, _expiry(ttl, expire_at), generation, send_key)
 
     def insert(
-        self, key: KeyRef[Any], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+        self,
+        key: KeyRef[Any],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        expire_at: datetime | None = None,
+        send_key: bool = False,
     ) -> Batch[M]:
         """Add a create-only row."""
-        return self._write("insert", key, bins, ttl, None, send_key)
+        return self._write("insert", key, bins, _expiry(ttl, expire_at), None, send_key)
 
     def update(
         self,
@@ -99,10 +107,11 @@ class Batch(Frozen, Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
     ) -> Batch[M]:
         """Add an update-only row."""
-        return self._write("update", key, bins, ttl, generation, False)
+        return self._write("update", key, bins, _expiry(ttl, expire_at), generation, False)
 
     def replace(
         self,
@@ -110,10 +119,11 @@ class Batch(Frozen, Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
     ) -> Batch[M]:
         """Add a replace row."""
-        return self._write("replace", key, bins, ttl, generation, False)
+        return self._write("replace", key, bins, _expiry(ttl, expire_at), generation, False)
 
     def get(self, key: KeyRef[Any], *bins: str) -> Batch[M]:
         """Add a read row (only ``bins`` when given)."""
@@ -126,16 +136,20 @@ class Batch(Frozen, Generic[M]):
         ref = _key_of(key)
         return self._row(("read", ref.key, None, True, ref._policy()), True)
 
-    def delete(self, key: KeyRef[Any], *, durable: bool = False) -> Batch[M]:
-        """Add a delete row."""
+    def delete(
+        self, key: KeyRef[Any], *, generation: int | None = None, durable: bool = False
+    ) -> Batch[M]:
+        """Add a delete row (only if the record is at ``generation``, when given)."""
         ref = _key_of(key)
-        return self._row(("delete", ref.key, ref._policy(durable=durable)), True)
+        policy = ref._policy(generation=generation, durable=durable)
+        return self._row(("delete", ref.key, policy), True)
 
     def operate(
         self,
         key: KeyRef[Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         exists: _policy.Exists = "upsert",
     ) -> Batch[M]:
@@ -144,14 +158,17 @@ class Batch(Frozen, Generic[M]):
         if not ref._ops:
             raise InvalidArgumentError("operate() needs a key chain with operations")
         policy = ref._policy(
-            ttl=ttl, generation=generation, exists=_policy.exists(exists), operate=True
+            ttl=_expiry(ttl, expire_at),
+            generation=generation,
+            exists=_policy.exists(exists),
+            operate=True,
         )
         return self._row(("write", ref.key, list(ref._ops), policy), False)
 
     def udf(self, key: KeyRef[Any], module: str, function: str, *args: Any) -> Batch[M]:
         """Add a UDF row."""
         ref = _key_of(key)
-        _check_udf(module, function, args)
+        _validate.udf_call(module, function, args)
         return self._row(("udf", ref.key, module, function, list(args), ref._policy()), False)
 
     def timeout(

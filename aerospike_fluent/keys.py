@@ -1,4 +1,4 @@
-"""Key builders: one key (``KeyRef``) or many keys (``KeysRef``).
+"""Key builders: one key (``KeyRef``) or many keys (``KeysRef``, in ``_many``).
 
 A ``KeyRef`` chain compiles to one single-record call, a ``KeysRef`` chain to one batch call.
 
@@ -7,19 +7,20 @@ Terminal verbs return awaitables on an async client and values on a sync one.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, overload
 
-from aerospike_fluent import _native, _policy, _validate
-from aerospike_fluent._chain import _SET_BASE, _SET_OPS, LIMITS, TARGET, OpChain
-from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
-from aerospike_fluent._keys_arrow import KeysArrow
+from aerospike_fluent import _policy, _validate
+from aerospike_fluent._chain import _SET_BASE, _SET_OPS, TARGET, OpChain
+from aerospike_fluent._exec import Async, Call, Executor, M, Sync, discard
+from aerospike_fluent._many import KeysRef
 from aerospike_fluent._native import Record
 from aerospike_fluent._plan import reads
 from aerospike_fluent._policy import TTL
+from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError
-from aerospike_fluent.results import BatchResult
 
 _is_default = _policy.is_default
 
@@ -92,7 +93,12 @@ class KeyRef(OpChain[M], Generic[M]):
 
     def _plain(self, verb: str) -> None:
         if self._ops:
-            raise InvalidArgumentError(f"{verb}() cannot follow bin operations; use execute()")
+            raise InvalidArgumentError(
+                f"{verb}() cannot follow bin operations; use execute() "
+                f"(and .record.{verb}() for a {verb} inside the chain)"
+                if verb in ("delete", "touch")
+                else f"{verb}() cannot follow bin operations; use execute()"
+            )
 
     # ----------------------------------------------------------------- writes
     @overload
@@ -101,6 +107,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> Coroutine[Any, Any, None]: ...
@@ -110,6 +117,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> None: ...
@@ -118,6 +126,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> Any:
@@ -126,11 +135,13 @@ class KeyRef(OpChain[M], Generic[M]):
         Args:
             bins: bin name → value (``None`` removes the bin).
             ttl: seconds or timedelta; -1 never expires, -2 keeps the current TTL.
+            expire_at: expire at this moment instead (a timezone-aware ``datetime``).
             generation: fail with GenerationError unless the record is at this generation.
             send_key: store the user key with the record.
 
         """
         ex, filt, lim, key = self._base
+        ttl = _expiry(ttl, expire_at)
         if not self._ops and _is_default(ttl, generation, 0, send_key, False, filt, lim):
             # the common case: one native put with the default policy
             return ex.verbs["put"](key, _validate.bins(bins), None)
@@ -138,15 +149,34 @@ class KeyRef(OpChain[M], Generic[M]):
 
     @overload
     def insert(
-        self: KeyRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+        self: KeyRef[Async],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        expire_at: datetime | None = None,
+        send_key: bool = False,
     ) -> Coroutine[Any, Any, None]: ...
     @overload
     def insert(
-        self: KeyRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
+        self: KeyRef[Sync],
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        expire_at: datetime | None = None,
+        send_key: bool = False,
     ) -> None: ...
-    def insert(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
-        """Create the record; RecordExistsError if it exists."""
-        return self._ex.call(self._write_call("insert", bins, ttl, None, send_key))
+    def insert(
+        self,
+        bins: dict[str, Any],
+        *,
+        ttl: TTL = None,
+        expire_at: datetime | None = None,
+        send_key: bool = False,
+    ) -> Any:
+        """Create the record; RecordExistsError if it exists (``expire_at``: as for put)."""
+        return self._ex.call(
+            self._write_call("insert", bins, _expiry(ttl, expire_at), None, send_key)
+        )
 
     @overload
     def update(
@@ -154,6 +184,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> Coroutine[Any, Any, None]: ...
@@ -163,6 +194,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> None: ...
@@ -171,11 +203,14 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> Any:
         """Update bins of an existing record; RecordNotFoundError if it does not exist."""
-        return self._ex.call(self._write_call("update", bins, ttl, generation, send_key))
+        return self._ex.call(
+            self._write_call("update", bins, _expiry(ttl, expire_at), generation, send_key)
+        )
 
     @overload
     def replace(
@@ -183,6 +218,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> Coroutine[Any, Any, None]: ...
@@ -192,6 +228,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> None: ...
@@ -200,11 +237,14 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> Any:
         """Replace every bin (creating the record when missing)."""
-        return self._ex.call(self._write_call("replace", bins, ttl, generation, send_key))
+        return self._ex.call(
+            self._write_call("replace", bins, _expiry(ttl, expire_at), generation, send_key)
+        )
 
     @overload
     def replace_if_exists(
@@ -212,6 +252,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> Coroutine[Any, Any, None]: ...
@@ -221,6 +262,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> None: ...
@@ -229,11 +271,14 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: dict[str, Any],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         send_key: bool = False,
     ) -> Any:
         """Replace every bin of an existing record; RecordNotFoundError if missing."""
-        call = self._write_call("replace_if_exists", bins, ttl, generation, send_key)
+        call = self._write_call(
+            "replace_if_exists", bins, _expiry(ttl, expire_at), generation, send_key
+        )
         return self._ex.call(call)
 
     # ----------------------------------------------------------------- reads
@@ -270,34 +315,65 @@ class KeyRef(OpChain[M], Generic[M]):
         return ex.verbs["exists"](key, self._policy())
 
     @overload
-    def delete(self: KeyRef[Async], *, durable: bool = False) -> Coroutine[Any, Any, bool]: ...
+    def delete(
+        self: KeyRef[Async], *, generation: int | None = None, durable: bool = False
+    ) -> Coroutine[Any, Any, bool]: ...
     @overload
-    def delete(self: KeyRef[Sync], *, durable: bool = False) -> bool: ...
-    def delete(self, *, durable: bool = False) -> Any:
+    def delete(
+        self: KeyRef[Sync], *, generation: int | None = None, durable: bool = False
+    ) -> bool: ...
+    def delete(self, *, generation: int | None = None, durable: bool = False) -> Any:
         """Delete the record; True if it existed.
 
-        ``durable`` leaves a tombstone (Enterprise servers; a Community server refuses it with
-        :class:`~aerospike_fluent.errors.EnterpriseOnlyError`).
+        ``generation``: only if the record is at this generation (else
+        :class:`~aerospike_fluent.errors.GenerationError`). ``durable`` leaves a tombstone
+        (Enterprise servers; a Community server refuses it with
+        :class:`~aerospike_fluent.errors.EnterpriseOnlyError`). Inside a chain, use
+        ``.record.delete()``.
         """
         self._plain("delete")
         ex, _, _, key = self._base
-        return ex.verbs["delete"](key, self._policy(durable=durable))
+        return ex.verbs["delete"](key, self._policy(generation=generation, durable=durable))
 
     @overload
-    def touch(self: KeyRef[Async], *, ttl: TTL = None) -> Coroutine[Any, Any, None]: ...
+    def touch(
+        self: KeyRef[Async],
+        *,
+        ttl: TTL = None,
+        expire_at: datetime | None = None,
+        generation: int | None = None,
+    ) -> Coroutine[Any, Any, None]: ...
     @overload
-    def touch(self: KeyRef[Sync], *, ttl: TTL = None) -> None: ...
-    def touch(self, *, ttl: TTL = None) -> Any:
-        """Reset the record's TTL (to ``ttl`` or the namespace default)."""
+    def touch(
+        self: KeyRef[Sync],
+        *,
+        ttl: TTL = None,
+        expire_at: datetime | None = None,
+        generation: int | None = None,
+    ) -> None: ...
+    def touch(
+        self,
+        *,
+        ttl: TTL = None,
+        expire_at: datetime | None = None,
+        generation: int | None = None,
+    ) -> Any:
+        """Reset the record's TTL (to ``ttl``, ``expire_at`` or the namespace default).
+
+        ``generation``: only if the record is at this generation (else GenerationError); a
+        missing record is RecordNotFoundError. Inside a chain, use ``.record.touch()``.
+        """
         self._plain("touch")
         ex, _, _, key = self._base
-        return ex.verbs["touch"](key, self._policy(ttl=ttl))
+        policy = self._policy(ttl=_expiry(ttl, expire_at), generation=generation)
+        return ex.verbs["touch"](key, policy)
 
     @overload
     def execute(
         self: KeyRef[Async],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         exists: _policy.Exists = "upsert",
         send_key: bool = False,
@@ -308,6 +384,7 @@ class KeyRef(OpChain[M], Generic[M]):
         self: KeyRef[Sync],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         exists: _policy.Exists = "upsert",
         send_key: bool = False,
@@ -317,6 +394,7 @@ class KeyRef(OpChain[M], Generic[M]):
         self,
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         generation: int | None = None,
         exists: _policy.Exists = "upsert",
         send_key: bool = False,
@@ -326,6 +404,7 @@ class KeyRef(OpChain[M], Generic[M]):
 
         Args:
             ttl: TTL to set with the writes.
+            expire_at: absolute expiry instead of ``ttl`` (a timezone-aware ``datetime``).
             generation: expected generation.
             exists: ``"upsert"``, ``"update"``, ``"replace"``, ``"replace_only"`` or ``"create"``.
             send_key: store the user key.
@@ -335,6 +414,7 @@ class KeyRef(OpChain[M], Generic[M]):
         if not self._ops:
             raise InvalidArgumentError("execute() needs at least one operation in the chain")
         ex, filt, lim, key = self._base
+        ttl = _expiry(ttl, expire_at)
         if (
             type(exists) is str
             and exists == "upsert"
@@ -361,7 +441,7 @@ class KeyRef(OpChain[M], Generic[M]):
     def udf(self, module: str, function: str, *args: Any) -> Any:
         """Apply the registered Lua function ``module.function(record, *args)``."""
         self._plain("udf")
-        _check_udf(module, function, args)
+        _validate.udf_call(module, function, args)
         call = Call("udf_apply", (self.key, module, function, list(args), self._policy()))
         return self._ex.call(call)
 
@@ -373,226 +453,4 @@ def _header_only(rec: Record | None) -> Record | None:
     return Record._restore({}, rec.key, rec.generation, rec.ttl, None)
 
 
-def _check_udf(module: str, function: str, args: Sequence[Any]) -> None:
-    _validate.name("udf module", module, 127)
-    _validate.name("udf function", function, 127)
-    for a in args:
-        _validate.value("<udf argument>", a)
-
-
-def _batch_program(
-    rows: list[tuple[Any, ...]], missing_ok: bool, policy: _native.Policy | None
-) -> Program[BatchResult]:
-    result = yield Call("batch", (rows, policy))
-    return BatchResult(result, missing_ok)
-
-
-class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
-    """Many records: the same operations on every key, compiled to one batch request.
-
-    Results are :class:`BatchResult` rows in key order, each with its own record or error; their
-    bins have the shape a single key's ``execute()`` gives: ``keys.add("n", 1).read("n")`` gives
-    ``{"n": 6}``.
-    """
-
-    __slots__ = ()
-    _base: tuple[Executor[M], tuple[Any, ...] | None, _policy.Limits | None, tuple[Key, ...]]
-
-    def _batch_policy(self) -> _native.Policy | None:
-        """Return the whole request's policy: the chain's limits (rows carry the rest)."""
-        lim = self._base[LIMITS]
-        return None if lim is None else _policy.build(lim=lim)
-
-    def __init__(self, ex: Executor[M], keys: tuple[Key, ...]) -> None:
-        self._init((ex, None, None, keys), ())
-
-    @property
-    def _keys(self) -> tuple[Key, ...]:
-        return self._base[TARGET]
-
-    def __repr__(self) -> str:
-        return f"KeysRef({len(self._keys)} keys, ops={len(self._ops)})"
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    @property
-    def keys(self) -> tuple[Key, ...]:
-        """The key tuples."""
-        return self._keys
-
-    def _rows_of_ops(self, ops: list[Any], policy: Any) -> list[tuple[Any, ...]]:
-        return [("write", k, ops, policy) for k in self._keys]
-
-    def _write_all(self, verb: str, bins: object, ttl: TTL, send_key: bool) -> Any:
-        """Write the same bins (then the chained ops) to every key in one batch."""
-        ops = self._writes_then_ops(_validate.bins(bins))
-        policy = self._write_policy(verb, ttl, None, send_key)
-        return self._ex.run(
-            _batch_program(self._rows_of_ops(ops, policy), False, self._batch_policy())
-        )
-
-    @overload
-    def put(
-        self: KeysRef[Async],
-        bins: dict[str, Any],
-        *,
-        ttl: TTL = None,
-        send_key: bool = False,
-    ) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def put(
-        self: KeysRef[Sync],
-        bins: dict[str, Any],
-        *,
-        ttl: TTL = None,
-        send_key: bool = False,
-    ) -> BatchResult: ...
-    def put(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
-        """Upsert the same bins into every record."""
-        return self._write_all("put", bins, ttl, send_key)
-
-    @overload
-    def insert(
-        self: KeysRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def insert(
-        self: KeysRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> BatchResult: ...
-    def insert(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
-        """Create every record; rows of existing records fail with RecordExistsError."""
-        return self._write_all("insert", bins, ttl, send_key)
-
-    @overload
-    def update(
-        self: KeysRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def update(
-        self: KeysRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> BatchResult: ...
-    def update(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
-        """Update existing records; rows of missing ones fail with RecordNotFoundError."""
-        return self._write_all("update", bins, ttl, send_key)
-
-    @overload
-    def replace(
-        self: KeysRef[Async], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def replace(
-        self: KeysRef[Sync], bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False
-    ) -> BatchResult: ...
-    def replace(self, bins: dict[str, Any], *, ttl: TTL = None, send_key: bool = False) -> Any:
-        """Replace every bin of every record."""
-        return self._write_all("replace", bins, ttl, send_key)
-
-    @overload
-    def get(self: KeysRef[Async], *bins: str) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def get(self: KeysRef[Sync], *bins: str) -> BatchResult: ...
-    def get(self, *bins: str) -> Any:
-        """Read every record (only ``bins`` when given) in one batch; missing → ``None``."""
-        names = list(_validate.bin_names(bins)) if bins else None
-        policy = self._policy(operate=bool(self._ops))
-        if self._ops:
-            ops: list[Any] = list(self._ops)
-            ops.extend([("read", b) for b in names] if names else [("read_all", None)])
-            return self._ex.run(
-                _batch_program(self._rows_of_ops(ops, policy), True, self._batch_policy())
-            )
-        rows = [("read", k, names, False, policy) for k in self._keys]
-        return self._ex.run(_batch_program(rows, True, self._batch_policy()))
-
-    @overload
-    def get_header(self: KeysRef[Async]) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def get_header(self: KeysRef[Sync]) -> BatchResult: ...
-    def get_header(self) -> Any:
-        """Read generation and TTL of every record."""
-        policy = self._policy()
-        rows = [("read", k, None, True, policy) for k in self._keys]
-        return self._ex.run(_batch_program(rows, True, self._batch_policy()))
-
-    @overload
-    def exists(self: KeysRef[Async]) -> Coroutine[Any, Any, list[bool]]: ...
-    @overload
-    def exists(self: KeysRef[Sync]) -> list[bool]: ...
-    def exists(self) -> Any:
-        """Whether each record exists (one header-only batch read)."""
-        policy = self._policy()
-        rows = [("read", k, None, True, policy) for k in self._keys]
-        return self._ex.run(_exists_program(rows, self._batch_policy()))
-
-    @overload
-    def delete(
-        self: KeysRef[Async], *, durable: bool = False
-    ) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def delete(self: KeysRef[Sync], *, durable: bool = False) -> BatchResult: ...
-    def delete(self, *, durable: bool = False) -> Any:
-        """Delete every record; missing records are not errors."""
-        policy = self._policy(durable=durable)
-        rows = [("delete", k, policy) for k in self._keys]
-        return self._ex.run(_batch_program(rows, True, self._batch_policy()))
-
-    @overload
-    def touch(self: KeysRef[Async], *, ttl: TTL = None) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def touch(self: KeysRef[Sync], *, ttl: TTL = None) -> BatchResult: ...
-    def touch(self, *, ttl: TTL = None) -> Any:
-        """Reset every record's TTL."""
-        rows = self._rows_of_ops([("touch", None)], self._policy(ttl=ttl))
-        return self._ex.run(_batch_program(rows, False, self._batch_policy()))
-
-    @overload
-    def execute(
-        self: KeysRef[Async],
-        *,
-        ttl: TTL = None,
-        exists: _policy.Exists = "upsert",
-        send_key: bool = False,
-    ) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def execute(
-        self: KeysRef[Sync],
-        *,
-        ttl: TTL = None,
-        exists: _policy.Exists = "upsert",
-        send_key: bool = False,
-    ) -> BatchResult: ...
-    def execute(
-        self, *, ttl: TTL = None, exists: _policy.Exists = "upsert", send_key: bool = False
-    ) -> Any:
-        """Run the chain's operations on every key, as one batch request."""
-        if not self._ops:
-            raise InvalidArgumentError("execute() needs at least one operation in the chain")
-        policy = self._policy(
-            ttl=ttl, exists=_policy.exists(exists), send_key=send_key, operate=True
-        )
-        return self._ex.run(
-            _batch_program(self._rows_of_ops(list(self._ops), policy), False, self._batch_policy())
-        )
-
-    @overload
-    def udf(
-        self: KeysRef[Async], module: str, function: str, *args: Any
-    ) -> Coroutine[Any, Any, BatchResult]: ...
-    @overload
-    def udf(self: KeysRef[Sync], module: str, function: str, *args: Any) -> BatchResult: ...
-    def udf(self, module: str, function: str, *args: Any) -> Any:
-        """Apply a Lua function to every record in one batch."""
-        _check_udf(module, function, args)
-        policy = self._policy()
-        rows = [("udf", k, module, function, list(args), policy) for k in self._keys]
-        return self._ex.run(_batch_program(rows, False, self._batch_policy()))
-
-
-def _exists_program(
-    rows: list[tuple[Any, ...]], policy: _native.Policy | None
-) -> Program[list[bool]]:
-    result = yield Call("batch", (rows, policy))
-    batch = BatchResult(result, True)
-    batch.raise_on_error()
-    return [row.record is not None for row in batch]
+__all__ = ["KeyRef", "KeysRef"]

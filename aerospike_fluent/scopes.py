@@ -17,6 +17,7 @@ from aerospike_fluent._indexes import (
     definition,
 )
 from aerospike_fluent._policy import TTL
+from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidTypeError
 from aerospike_fluent.exp import Exp
@@ -134,6 +135,7 @@ class RecordSet(_Scope[M]):
         records: Mapping[str | int | bytes, Mapping[str, Any]],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         send_key: bool = False,
     ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
@@ -142,6 +144,7 @@ class RecordSet(_Scope[M]):
         records: Mapping[str | int | bytes, Mapping[str, Any]],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         send_key: bool = False,
     ) -> BatchResult: ...
     def put_many(
@@ -149,12 +152,13 @@ class RecordSet(_Scope[M]):
         records: Mapping[str | int | bytes, Mapping[str, Any]],
         *,
         ttl: TTL = None,
+        expire_at: datetime | None = None,
         send_key: bool = False,
     ) -> Any:
         """Upsert ``{key: bins}`` in one batch request."""
         if not isinstance(records, Mapping):
             raise InvalidTypeError("put_many() takes a mapping of key -> bins")
-        policy = _policy.build(ttl=_validate.ttl(ttl), send_key=bool(send_key))
+        policy = _policy.build(ttl=_validate.ttl(_expiry(ttl, expire_at)), send_key=bool(send_key))
         rows = [
             (
                 "write",

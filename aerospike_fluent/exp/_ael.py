@@ -21,7 +21,9 @@ Supported (anything else raises :class:`AelSyntaxError` with a position):
   ``<< >> >>>``; ``+ -``; ``* / %``; ``**`` (right-associative); unary ``- + ~``;
 * ``let(x = ..., y = ...) then (...)`` with ``${x}``; ``when(c => v, ..., default => v)``;
   functions ``abs``, ``floor``, ``ceil``, ``min``, ``max``, ``regex(value, 'pattern'[, flags])``,
-  ``exclusive(a, b, ...)``, ``not(...)``, ``int_count``, ``int_lscan``, ``int_rscan``.
+  ``exclusive(a, b, ...)``, ``not(...)``, ``int_count``, ``int_lscan``, ``int_rscan``;
+* blobs ``x'0fa0'``; bit and HLL expressions ``bits.count($.b, 0, 8)``,
+  ``hll.getCount($.h)`` (see ``_ael_family``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import Any
 from aerospike_fluent import _validate
 from aerospike_fluent._plan import CoreNode
 from aerospike_fluent.errors import AelSyntaxError, InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.exp import _ael_family as family
 from aerospike_fluent.exp import _ael_path as path
 from aerospike_fluent.exp import _core
 from aerospike_fluent.exp._ael_lex import (
@@ -285,6 +288,11 @@ class _Parser:
             return self.path()
         if kind == "name":
             low = text.lower()
+            if low in ("bits", "hll") and self.peek()[1] == ".":
+                self.i += 1
+                return family.call(self, low)
+            if low == "x" and self.peek()[0] == "str":
+                return family.blob(self)
             if low in ("true", "false"):
                 self.i += 1
                 return val(low == "true")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aerospike_fluent.errors import InvalidArgumentError
+from aerospike_fluent.exp import _ael_family as family
 from aerospike_fluent.exp import _core
 from aerospike_fluent.exp._ael_lex import AEL_TYPE, name_text, quote
 from aerospike_fluent.exp._ael_path import ctx_text, read_text
@@ -37,8 +38,8 @@ def to_ael(e: Exp) -> str:
     """Render an expression as AEL text that :func:`parse` compiles back to the same plan.
 
     Raises:
-        InvalidArgumentError: for nodes AEL text cannot express (blobs, nil, GeoJSON, HLL and
-            bit reads, create-contexts, non-literal path steps, ...).
+        InvalidArgumentError: for nodes AEL text cannot express (nil, GeoJSON, create-contexts,
+            non-literal path steps, ...).
 
     """
     kind, name, args = e._kind, e._name, e._args
@@ -90,6 +91,10 @@ def _fn(e: Exp, name: str, args: tuple[Any, ...]) -> str:
         pattern, flags, value = args
         extra = f", {flags}" if flags else ""
         return f"regex({to_ael(value)}, {quote(pattern)}{extra})"
+    if name.startswith(("bits.", "hlls.")):
+        text = family.render(name, args, to_ael)
+        if text is not None:
+            return text
     if name in ("lists.size", "maps.size"):
         return _size_text(name, *args)
     if name.startswith(("lists.", "maps.")):
@@ -156,6 +161,8 @@ def _literal(node: tuple[Any, ...]) -> str:
         return quote(node[1])
     if tag == "bool_val":
         return "true" if node[1] else "false"
+    if tag == "blob_val":
+        return f"x'{node[1].hex()}'"
     if tag in ("list_val", "map_val"):
         return _constant(node[1])
     raise InvalidArgumentError(f"{tag} literals have no AEL text form")
@@ -171,6 +178,8 @@ def _constant(v: object) -> str:
         return _literal(("float_val", v))
     if isinstance(v, str):
         return quote(v)
+    if isinstance(v, bytes):
+        return f"x'{v.hex()}'"
     if isinstance(v, list):
         return "[" + ", ".join(_constant(x) for x in v) + "]"
     if isinstance(v, dict):

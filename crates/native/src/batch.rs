@@ -8,11 +8,11 @@ use std::sync::Arc;
 use aerospike::operations::Operation;
 use aerospike::{BatchOperation, Bins, Value};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::PyTuple;
 
 use crate::args::Args;
 use crate::errors::invalid_argument;
-use crate::ops::to_ops;
+use crate::ops::{to_ops, Answers};
 use crate::policy::{Defaults, Natives, Policy};
 use crate::values::{to_key_parts_in, to_value, Ctx, KeyParts, KeyScope};
 
@@ -36,55 +36,11 @@ pub enum Outcome {
     Write,
 }
 
-/// Which bin each op of an operate row names and which ops report, to give the row's bins the
-/// shape a single-key operate gives (every op of a batch row answers, writes with nil, and a bin
-/// named by several ops answers with a list).
-pub struct Shape {
-    bins: Vec<Option<String>>,
-    reports: Vec<Option<String>>,
-}
-
-impl Shape {
-    fn of(ops: &Bound<'_, PyAny>, reports: Vec<Option<String>>) -> PyResult<Self> {
-        let mut bins = Vec::with_capacity(reports.len());
-        for op in ops.try_iter()? {
-            bins.push(op?.get_item(1).and_then(|b| b.extract::<String>()).ok());
-        }
-        Ok(Shape { bins, reports })
-    }
-
-    /// Keep, per bin, the last answer of an op that reports one; drop bins only writes named.
-    pub fn apply(&self, bins: &Bound<'_, PyDict>) -> PyResult<()> {
-        for name in bins.keys() {
-            let text: String = name.extract()?;
-            let ops: Vec<usize> = (0..self.bins.len())
-                .filter(|&i| self.bins[i].as_deref() == Some(text.as_str()))
-                .collect();
-            let last_report = ops.iter().rposition(|&i| self.reports[i].is_some());
-            match (ops.len(), last_report) {
-                (0, _) | (1, Some(_)) => {}
-                (_, None) => bins.del_item(&name)?,
-                (n, Some(pos)) => {
-                    let Some(value) = bins.get_item(&name)? else {
-                        continue;
-                    };
-                    if let Ok(answers) = value.cast::<PyList>() {
-                        if answers.len() == n {
-                            bins.set_item(&name, answers.get_item(pos)?)?;
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
 /// One converted row.
 pub struct Row {
     kind: Kind,
-    /// For operate rows without whole-record reads: how to shape the answers.
-    pub shape: Option<Arc<Shape>>,
+    /// For operate rows: how the answers map back to the ops (the record shape of a chain).
+    pub shape: Option<Arc<Answers>>,
     key_parts: KeyParts,
     /// The row's own policy (`None`: the batch's).
     policy: Option<Arc<Natives>>,
@@ -177,9 +133,7 @@ fn convert_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
                 a.arity(3)?;
                 let seq = a.item(2)?;
                 let ops = to_ops(&seq)?;
-                if !ops.whole {
-                    shape = Some(Arc::new(Shape::of(&seq, ops.reports)?));
-                }
+                shape = Some(Arc::new(ops.answers));
                 if ops.read_only {
                     (Kind::ReadOps(ops.ops), 3)
                 } else {

@@ -11,11 +11,11 @@ use aerospike::{
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::batch::{Outcome, Row, Shape};
+use crate::batch::{Outcome, Row};
 use crate::client::Inner;
 use crate::completion::{Failure, IntoPy, OpResult};
 use crate::depth;
-use crate::ops::Ops;
+use crate::ops::{Answers, Ops};
 use crate::policy::Natives;
 use crate::record::{BatchRow, Record};
 use crate::values::{from_value, Names};
@@ -39,19 +39,14 @@ impl IntoPy for RecordOut {
 }
 
 /// An operate result (or none), with what each op reports.
-pub struct OperateOut(
-    Option<AsRecord>,
-    (Key, Py<PyAny>),
-    Vec<Option<String>>,
-    bool,
-);
+pub struct OperateOut(Option<AsRecord>, (Key, Py<PyAny>), Answers);
 
 impl IntoPy for OperateOut {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.0 {
             Some(r) => {
                 let key = (&self.1 .0, self.1 .1.bind(py));
-                let rec = Record::from_operate(py, &r, key, &self.2, self.3)?;
+                let rec = Record::from_operate(py, &r, key, &self.2)?;
                 Ok(Py::new(py, rec)?.into_any())
             }
             None => Ok(py.None()),
@@ -118,12 +113,9 @@ pub async fn operate(
         Ok(r) => Ok(OperateOut(
             Some(bounded(r, &key)?),
             (key, orig),
-            ops.reports,
-            ops.whole,
+            ops.answers,
         )),
-        Err(e) if ops.read_only && not_found(&e) => {
-            Ok(OperateOut(None, (key, orig), ops.reports, ops.whole))
-        }
+        Err(e) if ops.read_only && not_found(&e) => Ok(OperateOut(None, (key, orig), ops.answers)),
         Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
     }
 }
@@ -179,7 +171,7 @@ impl BatchOut {
     /// Each row's operation, key tuple, outcome and shape (for another output format).
     pub(crate) fn parts(
         &self,
-    ) -> impl Iterator<Item = (&BatchOperation, &Py<PyAny>, Outcome, Option<&Shape>)> {
+    ) -> impl Iterator<Item = (&BatchOperation, &Py<PyAny>, Outcome, Option<&Answers>)> {
         self.0
             .iter()
             .zip(&self.1)
@@ -206,7 +198,7 @@ pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<B
     ))
 }
 
-type RowKeys = Vec<(Py<PyAny>, Outcome, Option<Arc<Shape>>)>;
+type RowKeys = Vec<(Py<PyAny>, Outcome, Option<Arc<Answers>>)>;
 
 fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, RowKeys)> {
     let mut ops = Vec::with_capacity(rows.len());

@@ -6,8 +6,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator, PyList, PyTuple};
 
-use crate::batch::{Outcome, Shape};
+use crate::batch::Outcome;
 use crate::errors;
+use crate::ops::Answers;
 use crate::values::{from_value, key_tuple, Names};
 
 /// A record as read: bins, key, generation and TTL (seconds; `None` = never expires).
@@ -68,29 +69,47 @@ impl Record {
         }
     }
 
-    /// An operate result: `bins` holds, per bin, the last result of an op that reports one;
-    /// `results` holds every op's result in request order.
+    /// A chain's record (an operate, or a batch row of one), see `from_answers`.
     pub fn from_operate(
         py: Python<'_>,
         rec: &AsRecord,
         (key, orig): (&aerospike::Key, &Bound<'_, PyAny>),
-        reports: &[Option<String>],
-        whole: bool,
+        answers: &Answers,
+    ) -> PyResult<Self> {
+        let key = key_tuple(py, Some(orig), key)?;
+        Record::from_answers(py, rec, key, answers, &mut Names::default())
+    }
+
+    /// A chain's record: `bins` holds, per bin, the last answer of an op that reports one, and
+    /// `results` one entry per op in request order (`None` for ops that report nothing, such as
+    /// writes and `touch`, which a server leaves out of its answer). With a whole-record read
+    /// (`read_all`, `read_header`) the bins are the ones the server named.
+    pub fn from_answers<'py>(
+        py: Python<'py>,
+        rec: &AsRecord,
+        key: Bound<'py, PyTuple>,
+        answers: &Answers,
+        names: &mut Names<'py>,
     ) -> PyResult<Self> {
         let Some(results) = rec.results.as_ref() else {
-            return Record::from_native(py, rec, Some(key), Some(orig));
+            return Record::convert(py, rec, Some(key), names);
         };
-        if whole || results.len() != reports.len() {
-            let mut out = Record::from_native(py, rec, Some(key), Some(orig))?;
-            out.results = Some(results_list(py, results)?.unbind());
+        let list = results_list(py, results)?;
+        let ops = answers.reports.len();
+        if !answers.touches.is_empty() && list.len() + answers.touches.len() == ops {
+            for &i in &answers.touches {
+                list.insert(i, py.None())?;
+            }
+        }
+        if answers.whole || list.len() != ops {
+            let mut out = Record::convert(py, rec, Some(key), names)?;
+            out.results = Some(list.unbind());
             return Ok(out);
         }
-        let key = key_tuple(py, Some(orig), key)?;
-        let list = results_list(py, results)?;
         let bins = PyDict::new(py);
-        for (name, v) in reports.iter().zip(list.iter()) {
+        for (name, v) in answers.reports.iter().zip(list.iter()) {
             if let Some(name) = name {
-                bins.set_item(name, v)?;
+                bins.set_item(names.get(py, name), v)?;
             }
         }
         let mut out = Record::new(rec, Some(key), bins);
@@ -289,7 +308,7 @@ impl BatchRow {
         op: &BatchOperation,
         orig: Option<&Bound<'py, PyAny>>,
         outcome: Outcome,
-        shape: Option<&Shape>,
+        shape: Option<&Answers>,
         names: &mut Names<'py>,
     ) -> PyResult<Self> {
         let br = op.batch_record();
@@ -304,10 +323,10 @@ impl BatchRow {
         let record = match op.record() {
             Some(_) if outcome == Outcome::Udf => None,
             Some(r) => {
-                let rec = Record::convert(py, r, Some(key.clone()), names)?;
-                if let Some(shape) = shape {
-                    shape.apply(rec.bins.bind(py))?;
-                }
+                let rec = match shape {
+                    Some(answers) => Record::from_answers(py, r, key.clone(), answers, names)?,
+                    None => Record::convert(py, r, Some(key.clone()), names)?,
+                };
                 Some(Py::new(py, rec)?)
             }
             None => None,

@@ -36,6 +36,8 @@ const MAX_RECORD_SIZE: usize = 8 * 1024 * 1024;
 const MAX_WRITE_OPS: usize = 32 * 1024;
 /// Reads with more ops than this on a record with more bins than this index the bins first.
 const INDEX_READS_FROM: usize = 16;
+/// The write must find the record (update-only or replace-only).
+const UPDATE_OR_REPLACE: u8 = INFO3_UPDATE_ONLY | INFO3_REPLACE_ONLY;
 
 /// What a single-record request asks for (from a message or a batch row).
 #[derive(Clone, Copy)]
@@ -264,6 +266,25 @@ fn write(
         ns.count_change(-1);
     }
     let existing = part.get(digest);
+    // As a real server: existence first (a delete, a touch op, update/replace-only), then
+    // create-only, then the generation.
+    let replace = req.info3 & (INFO3_CREATE_OR_REPLACE | INFO3_REPLACE_ONLY) != 0;
+    let touches = req.ops.iter().any(|o| o.op == op::TOUCH);
+    if replace
+        && req
+            .ops
+            .iter()
+            .any(|o| matches!(o.op, op::TOUCH | op::DELETE))
+    {
+        return Outcome::err(rc::PARAMETER);
+    }
+    let must_exist = touches || req.info2 & INFO2_DELETE != 0 || req.info3 & UPDATE_OR_REPLACE != 0;
+    if must_exist && existing.is_none() {
+        return Outcome::err(rc::KEY_NOT_FOUND);
+    }
+    if req.info2 & INFO2_CREATE_ONLY != 0 && existing.is_some() {
+        return Outcome::err(rc::KEY_EXISTS);
+    }
     let old_gen = existing.map_or(0, |r| u32::from(r.generation));
     if req.info2 & INFO2_GENERATION != 0 && req.generation != old_gen {
         return Outcome::err(rc::GENERATION);
@@ -271,29 +292,16 @@ fn write(
     if req.info2 & INFO2_GENERATION_GT != 0 && req.generation <= old_gen {
         return Outcome::err(rc::GENERATION);
     }
-    if req.info2 & INFO2_DELETE != 0 {
-        let Some(rec) = existing else {
-            return Outcome::err(rc::KEY_NOT_FOUND);
-        };
-        if let Err(e) = check_filter(ns, digest, rec, req.filter) {
-            return Outcome::err(e);
-        }
-        part.remove(digest);
-        ns.count_change(-1);
-        return Outcome::err(rc::OK);
-    }
-    if req.info2 & INFO2_CREATE_ONLY != 0 && existing.is_some() {
-        return Outcome::err(rc::KEY_EXISTS);
-    }
-    if req.info3 & (INFO3_UPDATE_ONLY | INFO3_REPLACE_ONLY) != 0 && existing.is_none() {
-        return Outcome::err(rc::KEY_NOT_FOUND);
-    }
     if let Some(rec) = existing {
         if let Err(e) = check_filter(ns, digest, rec, req.filter) {
             return Outcome::err(e);
         }
     }
-    let replace = req.info3 & (INFO3_CREATE_OR_REPLACE | INFO3_REPLACE_ONLY) != 0;
+    if req.info2 & INFO2_DELETE != 0 {
+        part.remove(digest); // it exists: checked above
+        ns.count_change(-1);
+        return Outcome::err(rc::OK);
+    }
     let mut work = Work {
         bins: match existing {
             Some(r) if !replace => BinSet::new(r.bins.clone()),
@@ -322,6 +330,7 @@ fn write(
                 all_bins(work.bins.bins(), reply, out);
                 continue;
             }
+            Ok(StepOut::Silent) => continue,
             Ok(StepOut::Nothing) => {
                 if respond_all {
                     reply.op(out, op.name, pt::NULL, &[]);
@@ -400,6 +409,8 @@ enum StepOut {
     Value(Option<Particle>),
     AllBins,
     Nothing,
+    /// No answer even when every op must answer (a touch, as on a real server).
+    Silent,
 }
 
 /// What expression ops need to see besides the bins.
@@ -458,7 +469,7 @@ impl Work {
                     return Err(rc::KEY_NOT_FOUND);
                 }
                 self.dirty = true;
-                return Ok(StepOut::Nothing);
+                return Ok(StepOut::Silent);
             }
             op::DELETE => {
                 self.bins.clear();

@@ -263,3 +263,38 @@ async fn the_record_size_limit_counts_a_stored_key() {
         .await
         .expect("7 MB of bins fit in 8 MB");
 }
+
+#[tokio::test]
+async fn touch_and_delete_ops_as_a_real_server() {
+    let (_server, client) = common::connect().await;
+    let key = as_key!("test", "rec_touch_ops", 1);
+    let wp = WritePolicy::default();
+    client
+        .put(&wp, &key, &[as_bin!("n", 5)])
+        .await
+        .expect("put");
+    // A touch answers nothing, even when every op must answer (a write sets RESPOND_ALL_OPS).
+    let ops = [operations::touch(), operations::get_bin("n")];
+    let rec = client.operate(&wp, &key, &ops).await.expect("operate");
+    assert_eq!(rec.results, Some(vec![Value::Int(5)]));
+    assert_eq!(rec.generation, 2);
+    // Touch or delete-all with a replace policy is a parameter error.
+    let mut replace = WritePolicy::default();
+    replace.record_exists_action = RecordExistsAction::Replace;
+    let touch = [operations::put(&as_bin!("n", 1)), operations::touch()];
+    assert_eq!(code(client.operate(&replace, &key, &touch).await), 4);
+    let delete = [operations::delete(), operations::put(&as_bin!("n", 1))];
+    assert_eq!(code(client.operate(&replace, &key, &delete).await), 4);
+    // A missing record is "not found" before the generation is checked.
+    let mut gen = WritePolicy::default();
+    gen.generation_policy = GenerationPolicy::ExpectGenEqual;
+    gen.generation = 9;
+    let gone = as_key!("test", "rec_touch_ops", "missing");
+    assert_eq!(code(client.touch(&gen, &gone).await), 2);
+    assert!(!client
+        .delete(&gen, &gone)
+        .await
+        .expect("delete of a missing record"));
+    assert_eq!(code(client.touch(&gen, &key).await), 3);
+    assert_eq!(code(client.delete(&gen, &key).await), 3);
+}

@@ -1,9 +1,7 @@
 //! Bit ops on blob bins (`bit_<fn>` tuples): `(name, bin, *args)` in the crate's order without
 //! `bin`, the write flags last (bit ops take no CDT context: the server refuses one).
 
-use aerospike::operations::bitwise::{
-    self as b, BitPolicy, BitwiseOverflowActions, BitwiseResizeFlags, BitwiseWriteFlags,
-};
+use aerospike::operations::bitwise::{self as b, BitPolicy, BitwiseResizeFlags, BitwiseWriteFlags};
 use aerospike::operations::Operation;
 use aerospike::Value;
 use pyo3::prelude::*;
@@ -24,15 +22,6 @@ fn blob(a: &Args<'_, '_>, i: usize) -> PyResult<Value> {
         .extract()
         .map_err(|_| a.err(format!("argument {i} must be bytes")))?;
     Ok(Value::Blob(v))
-}
-
-fn overflow(a: &Args<'_, '_>, i: usize) -> PyResult<BitwiseOverflowActions> {
-    Ok(match a.int(i)? {
-        0 => BitwiseOverflowActions::Fail,
-        2 => BitwiseOverflowActions::Saturate,
-        4 => BitwiseOverflowActions::Wrap,
-        v => return Err(a.err(format!("unknown overflow action {v}"))),
-    })
 }
 
 /// `bit_<fn>`: args start at tuple index 2.
@@ -76,7 +65,7 @@ pub(super) fn op(f: &str, a: &Args<'_, '_>, bin: String) -> PyResult<(Operation,
         "add" | "subtract" => {
             need(6)?;
             let build = if f == "add" { b::add } else { b::subtract };
-            let (signed, action) = (a.bool(5)?, overflow(a, 6)?);
+            let (signed, action) = (a.bool(5)?, super::bit_overflow(a, 6)?);
             let p = policy(a, 7)?;
             writes(build(bin, int(2)?, int(3)?, int(4)?, signed, action, &p))
         }

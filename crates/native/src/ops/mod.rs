@@ -9,6 +9,7 @@ mod list;
 mod map;
 mod scalar;
 
+use aerospike::operations::bitwise::BitwiseOverflowActions;
 use aerospike::operations::Operation;
 use aerospike::{ListReturnType, MapReturnType, Value};
 use pyo3::prelude::*;
@@ -24,8 +25,17 @@ pub struct Ops {
     pub ops: Vec<Operation>,
     /// True when no op writes (so "not found" means "no record").
     pub read_only: bool,
+    /// How the server's answers map back to the ops.
+    pub answers: Answers,
+}
+
+/// How an operate's answers map back to its ops: the record shape every chain returns.
+#[derive(Default)]
+pub struct Answers {
     /// Per op: the bin whose result it reports (None for ops that report nothing).
     pub reports: Vec<Option<String>>,
+    /// The positions of `touch` ops, which a server answers with no slot at all.
+    pub touches: Vec<usize>,
     /// Whether a `read_all` / `read_header` op is present (results are then whole bins).
     pub whole: bool,
 }
@@ -39,8 +49,7 @@ fn convert_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
     let mut out = Ops {
         ops: Vec::new(),
         read_only: true,
-        reports: Vec::new(),
-        whole: false,
+        answers: Answers::default(),
     };
     if let Ok(l) = seq.cast::<PyList>() {
         out.reserve(l.len());
@@ -72,7 +81,7 @@ type Converted = (Operation, bool, Option<String>);
 impl Ops {
     fn reserve(&mut self, n: usize) {
         self.ops.reserve_exact(n);
-        self.reports.reserve_exact(n);
+        self.answers.reports.reserve_exact(n);
     }
 
     /// Convert one op tuple and append it.
@@ -86,7 +95,7 @@ impl Ops {
         };
         self.read_only &= reads;
         self.ops.push(op);
-        self.reports.push(report);
+        self.answers.reports.push(report);
         Ok(())
     }
 
@@ -95,8 +104,11 @@ impl Ops {
         let (op, reads) = to_op(t)?;
         let name = t.get_item(0)?;
         let name = name.extract::<&str>().unwrap_or("");
-        self.whole |= matches!(name, "read_all" | "read_header");
-        // Bit writes and most HLL writes answer nothing: they name no bin in the result.
+        self.answers.whole |= matches!(name, "read_all" | "read_header");
+        if name == "touch" {
+            self.answers.touches.push(self.ops.len());
+        }
+        // Writes answer nothing (a server's nil): they name no bin in the result.
         let silent = (name.starts_with("bit_") && !reads)
             || matches!(
                 name,
@@ -104,6 +116,7 @@ impl Ops {
                     | "hll_set_union"
                     | "hll_fold"
                     | "write"
+                    | "exp_write"
                     | "add"
                     | "append"
                     | "prepend"
@@ -203,4 +216,14 @@ pub(super) fn not_nil(a: &Args<'_, '_>, i: usize) -> PyResult<Value> {
         return Err(a.err("the value must not be None (remove the item instead)"));
     }
     Ok(v)
+}
+
+/// Item `i` as a bit overflow action (bit ops and bit modify expressions).
+pub(crate) fn bit_overflow(a: &Args<'_, '_>, i: usize) -> PyResult<BitwiseOverflowActions> {
+    Ok(match a.int(i)? {
+        0 => BitwiseOverflowActions::Fail,
+        2 => BitwiseOverflowActions::Saturate,
+        4 => BitwiseOverflowActions::Wrap,
+        v => return Err(a.err(format!("unknown overflow action {v}"))),
+    })
 }
