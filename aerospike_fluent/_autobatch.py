@@ -63,11 +63,14 @@ def max_keys(option: object) -> int | None:
 class _Tick:
     """Calls waiting for the end of one loop's (or trio run's) current iteration."""
 
-    __slots__ = ("armed", "in_flight", "loop", "reads", "start", "writes")
+    __slots__ = ("armed", "flush", "in_flight", "loop", "reads", "start", "writes")
 
-    def __init__(self, loop: weakref.ref[Any] | None, start: Start) -> None:
+    def __init__(
+        self, loop: weakref.ref[Any] | None, start: Start, flush: Callable[[], object]
+    ) -> None:
         self.loop = loop  # asyncio: the loop, weakly; trio: None
         self.start = start  # start(fut, method, args) on this loop
+        self.flush = flush  # hands the requests started so far to the runtime now
         self.armed = False
         self.in_flight = 0  # batch requests sent and not answered yet (lone calls: not counted)
         self.reads: list[Waiter] = []
@@ -158,7 +161,9 @@ class Batcher:
     def _tick(self, loop: asyncio.AbstractEventLoop) -> _Tick:
         tick = self._ticks.get(loop)
         if tick is None:
-            tick = self._ticks[loop] = _Tick(weakref.ref(loop), partial(_start_on, loop))
+            c = _aio.completer(loop)
+            flush = _nothing if c is None else c.flush
+            tick = self._ticks[loop] = _Tick(weakref.ref(loop), partial(_start_on, loop), flush)
         self._last = tick
         return tick
 
@@ -175,7 +180,7 @@ class Batcher:
         try:
             tick = self._trio_ticks.get()
         except LookupError:
-            tick = _Tick(None, _start_on_trio)
+            tick = _Tick(None, _start_on_trio, _trio.completer(_aio.LOOP_RUNTIME).flush)
             self._trio_ticks.set(tick)
         if not tick.armed:
             tick.armed = True
@@ -190,19 +195,25 @@ class Batcher:
     # ------------------------------------------------------------------ sending
     def _flush(self, tick: _Tick) -> None:
         tick.armed = False
+        sent = False
         if tick.reads:
             waiting, tick.reads = tick.reads, []
-            self._send_all(tick, waiting)
+            sent = self._send_all(tick, waiting)
         if tick.writes:
             waiting, tick.writes = tick.writes, []
-            self._send_all(tick, waiting)
+            sent = self._send_all(tick, waiting) or sent
+        if sent:
+            # The requests go out now, not at the completer's own flush an iteration later.
+            tick.flush()
 
-    def _send_all(self, tick: _Tick, waiting: list[Waiter]) -> None:
+    def _send_all(self, tick: _Tick, waiting: list[Waiter]) -> bool:
+        """Send ``waiting`` in requests of at most ``max_keys`` rows; False if none is left."""
         # callers cancelled before the flush ask for nothing
         waiting = [w for w in waiting if not w.fut.done()]
         step = self._max
         for i in range(0, len(waiting), step):
             self._send(tick, waiting[i : i + step])
+        return bool(waiting)
 
     def _send(self, tick: _Tick, waiting: list[Waiter]) -> None:
         """One batch request for ``waiting`` (one caller: its own call, as without batching)."""
@@ -222,6 +233,10 @@ class Batcher:
             return False
         tick.in_flight += 1
         return True
+
+
+def _nothing() -> None:
+    return None
 
 
 def _rows_of(waiting: list[Waiter]) -> tuple[Any, ...]:

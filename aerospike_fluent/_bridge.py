@@ -64,7 +64,10 @@ async def call(method: Callable[..., Pending], *args: Any) -> Any:
     if running is not None:
         loop, completer = running
         fut = loop.create_future()
-        pending = _start(loop, completer, fut, method, args)
+        if completer is not None:  # ``_aio.start``, inlined: one frame less per call
+            pending = method((completer, fut), *args)
+        else:
+            pending = _start(loop, completer, fut, method, args)
         if fut.done():
             return await _answered(fut)
         try:

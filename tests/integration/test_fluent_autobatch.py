@@ -146,8 +146,9 @@ async def test_a_closed_client_fails_each_waiting_caller(
     db = await af.connect(srv.seeds, auto_batch=True)
     s = db.namespace("test").set(set_name)
     await s.key(1).put({"i": 1})
+    # The first read goes alone; the other three join the flush at the next loop pass, which
+    # hands their batch to the runtime at once: close before it.
     tasks = [asyncio.ensure_future(s.key(1).get()) for _ in range(4)]
-    await asyncio.sleep(0)  # the first read is out; the other three wait for the flush
     db.close()
     out = await asyncio.gather(*tasks, return_exceptions=True)
     assert all(isinstance(e, errors.ClientError) for e in out[1:]), out
