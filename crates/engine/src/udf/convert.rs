@@ -1,9 +1,33 @@
 //! [`Value`] <-> Lua values. Lists and maps are tables with the `List` / `Map` marker metatables
 //! from the prelude; a plain table is a list when it is a non-empty sequence, a map otherwise.
+//! Blobs are `bytes` userdata keeping their type; strings stay strings.
 
 use mlua::{Lua, Table, Value as L};
 
+use super::bytes::LuaBytes;
 use crate::value::{List, Map, Value};
+
+/// Where a Lua value goes, which decides what a `bytes` at its top becomes.
+#[derive(Clone, Copy, Debug)]
+pub enum Dest {
+    /// A bin write: the type picks the particle ([`LuaBytes::to_bin`]).
+    Bin,
+    /// A UDF result or stream output for the client: a plain blob.
+    Reply,
+}
+
+/// Converts a Lua value headed for `dest`.
+pub fn from_lua_to(v: &L, dest: Dest) -> mlua::Result<Value> {
+    if let L::UserData(ud) = v {
+        if let Ok(b) = ud.borrow::<LuaBytes>() {
+            return Ok(match dest {
+                Dest::Bin => b.to_bin(),
+                Dest::Reply => b.to_reply(),
+            });
+        }
+    }
+    from_lua(v, 0)
+}
 
 /// Converts a value to Lua.
 pub fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<L> {
@@ -13,7 +37,9 @@ pub fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<L> {
         Value::Int(i) => L::Integer(*i),
         Value::Float(f) => L::Number(*f),
         Value::Str(s) | Value::GeoJson(s) => L::String(lua.create_string(s)?),
-        Value::Bytes(_, b) => L::String(lua.create_string(b)?),
+        Value::Bytes(t, b) => {
+            L::UserData(lua.create_userdata(LuaBytes::wrap(b.clone(), i32::from(*t)))?)
+        }
         Value::List(l) => {
             let t = lua.create_table()?;
             for (i, it) in l.items.iter().enumerate() {
@@ -37,7 +63,7 @@ fn marker(t: &Table) -> Option<String> {
     t.metatable().and_then(|mt| mt.get::<String>("__name").ok())
 }
 
-/// Converts a Lua value to a value (functions/userdata become nil).
+/// Converts a Lua value inside a list or map (functions and other userdata become nil).
 pub fn from_lua(v: &L, depth: usize) -> mlua::Result<Value> {
     if depth > 64 {
         return Err(mlua::Error::runtime("value nested too deeply"));
@@ -71,6 +97,10 @@ pub fn from_lua(v: &L, depth: usize) -> mlua::Result<Value> {
                 Value::Map(Map { flags: 0, entries })
             }
         }
+        L::UserData(ud) => match ud.borrow::<LuaBytes>() {
+            Ok(b) => b.to_element(),
+            Err(_) => Value::Nil,
+        },
         _ => Value::Nil,
     })
 }

@@ -22,6 +22,10 @@
 //! [`UdfFailure`] is sent as result code `code` (100 = UDF_BAD_RESPONSE for Lua errors)
 //! with `message` as a string in bin `FAILURE`.
 
+mod bytes;
+mod bytes_api;
+#[cfg(test)]
+mod bytes_tests;
 mod convert;
 mod run;
 mod stream;

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use mlua::{HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as L, VmState};
 
-use super::convert::{from_lua, to_lua};
+use super::convert::{from_lua_to, to_lua, Dest};
 use super::{RecordMut, UdfFailure, UdfOutcome};
 use crate::pack::{from_particle, to_particle};
 use crate::result::UDF_BAD_RESPONSE;
@@ -80,6 +80,7 @@ pub fn new_lua() -> mlua::Result<Lua> {
         LuaOptions::default(),
     )?;
     lua.load(PRELUDE).set_name("@prelude.lua").exec()?;
+    super::bytes_api::install(&lua)?;
     Ok(lua)
 }
 
@@ -122,7 +123,7 @@ pub fn run(
         mt.set(
             "__newindex",
             scope.create_function(|_, (_t, k, v): (Table, String, L)| {
-                let v = from_lua(&v, 0)?;
+                let v = from_lua_to(&v, Dest::Bin)?;
                 state.borrow_mut().stage(k, (!v.is_nil()).then_some(v));
                 Ok(())
             })?,
@@ -135,7 +136,7 @@ pub fn run(
             call_args.push(to_lua(&lua, a)?);
         }
         let out: MultiValue = func.call(MultiValue::from_iter(call_args))?;
-        from_lua(out.front().unwrap_or(&L::Nil), 0)
+        from_lua_to(out.front().unwrap_or(&L::Nil), Dest::Reply)
     });
     let value = result.map_err(|e| fail(message(&e)))?;
     Ok(UdfOutcome {
@@ -318,7 +319,7 @@ fn install_record<'s>(
     t.set(
         "digest",
         scope.create_function(move |lua, _: MultiValue| {
-            lua.create_string(st.borrow().rec.digest())
+            lua.create_userdata(digest_bytes(st.borrow().rec.digest()))
         })?,
     )?;
     t.set(
@@ -352,4 +353,9 @@ fn install_record<'s>(
         })?,
     )?;
     lua.globals().set("record", t)
+}
+
+/// `record.digest(rec)`: the 20-byte digest as a blob `bytes`.
+pub(super) fn digest_bytes(digest: &[u8; 20]) -> super::bytes::LuaBytes {
+    super::bytes::LuaBytes::wrap(digest.to_vec(), i32::from(crate::particle_type::BLOB))
 }

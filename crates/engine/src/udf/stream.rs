@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use mlua::{Lua, MultiValue, Table, Value as L};
 
-use super::convert::{from_lua, to_lua};
-use super::run::{fail, message, prepare};
+use super::convert::{from_lua_to, to_lua, Dest};
+use super::run::{digest_bytes, fail, message, prepare};
 use super::UdfFailure;
 use crate::pack::from_particle;
 use crate::value::{List, Value};
@@ -83,7 +83,7 @@ fn run_half(
         let run: mlua::Function = lua.globals().get("__aero_run_stream")?;
         let source = scope.create_function(|lua, _: MultiValue| next(lua))?;
         let emit = scope.create_function(|_, v: L| {
-            if (emit.borrow_mut())(from_lua(&v, 0)?) {
+            if (emit.borrow_mut())(from_lua_to(&v, Dest::Reply)?) {
                 Ok(())
             } else {
                 Err(mlua::Error::runtime("the stream's reader is gone"))
@@ -135,7 +135,7 @@ fn record_to_lua(lua: &Lua, rec: &impl RecordView) -> mlua::Result<L> {
     if let Some(Ok(k)) = rec.user_key().map(from_particle) {
         meta.set("key", to_lua(lua, &k)?)?;
     }
-    meta.set("digest", lua.create_string(rec.digest())?)?;
+    meta.set("digest", lua.create_userdata(digest_bytes(rec.digest()))?)?;
     meta.set(
         "bin_names",
         to_lua(
