@@ -24,11 +24,25 @@ def aggregate_call(
     function: str,
     args: Sequence[Any],
     unsupported: Sequence[str],
+    *,
+    where: bool,
+    short: bool,
 ) -> Call:
-    """Build the native call running ``module.function(stream, *args)`` over the records."""
+    """Build the native call running ``module.function(stream, *args)`` over the records.
+
+    A server refuses an aggregation with a filter expression (code 16) or as a short query
+    (code 4), so ``where`` and ``short`` are refused here, before the wire.
+    """
     for what, name in (("module", module), ("function", function)):
         if not isinstance(name, str) or not name:
             raise InvalidArgumentError(f"aggregate {what} name must be a non-empty str")
+    if where:
+        raise InvalidArgumentError(
+            "aggregate() takes no where() expression (a server refuses one): select with "
+            "where_index() and filter in the stream function"
+        )
+    if short:
+        raise InvalidArgumentError("aggregate() cannot run as a short() query")
     if unsupported:
         raise InvalidArgumentError(
             f"aggregate() runs over every matching record: drop {', '.join(unsupported)}"

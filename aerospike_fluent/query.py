@@ -350,7 +350,9 @@ class Query(Frozen, Generic[M]):
     def aggregate(self, module: str, function: str, *args: Any) -> Any:
         """Run stream UDF ``module.function(stream, *args)`` over the matching records.
 
-        Returns the stream's final values (one for a function ending in ``reduce``).
+        Returns the stream's final values (one for a function ending in ``reduce``). Select
+        records with ``where_index()``: a server refuses ``where()`` expressions and
+        ``short()`` here, so filter inside the stream function instead.
         """
         unsupported = [
             name
@@ -363,7 +365,16 @@ class Query(Frozen, Generic[M]):
         ]
         policy = _policy.build(filter=self._filter, lim=self._limits, pace=self._pace)
         call = aggregate_call(
-            self._ns, self._set, self._index, policy, module, function, args, unsupported
+            self._ns,
+            self._set,
+            self._index,
+            policy,
+            module,
+            function,
+            args,
+            unsupported,
+            where=self._filter is not None,
+            short=self._pace is not None and self._pace[1],
         )
         return self._ex.call(call)
 

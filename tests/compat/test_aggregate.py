@@ -12,6 +12,7 @@ import aerospike
 import pytest
 from aerospike import exception as ex
 from aerospike import predicates as p
+from aerospike_helpers.expressions import base as exp  # type: ignore[import-untyped]
 
 pytestmark = pytest.mark.compat
 
@@ -74,3 +75,11 @@ def test_an_index_filter_selects_the_records(agg_client: Any, loaded: str) -> No
 def test_a_lua_error_fails_the_query(agg_client: Any, loaded: str) -> None:
     with pytest.raises(ex.AerospikeError, match="kaboom"):
         _apply(agg_client, loaded, "boom")
+
+
+def test_a_filter_expression_is_refused(agg_client: Any, loaded: str) -> None:
+    q = agg_client.query("test", loaded)
+    q.apply(NAME, "count", [])
+    with pytest.raises(ex.AerospikeError) as refused:
+        q.results(policy={"expressions": exp.GT(exp.IntBin("n"), 3).compile()})
+    assert refused.value.code == 16  # UNSUPPORTED_FEATURE, as a real server

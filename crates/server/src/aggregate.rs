@@ -22,6 +22,18 @@ pub(crate) fn wanted(msg: &Msg<'_>) -> bool {
         && msg.fields.get(field::UDF_OP).and_then(|b| b.first()) == Some(&AGGREGATE)
 }
 
+/// Why a server refuses the aggregation in `msg` before running it: a filter expression
+/// (UNSUPPORTED_FEATURE) or the short-query flag (PARAMETER), as a real server does.
+pub(crate) fn refusal(msg: &Msg<'_>) -> Option<u8> {
+    if msg.header.info1 & INFO1_SHORT_QUERY != 0 {
+        Some(rc::PARAMETER)
+    } else if msg.fields.get(field::FILTER_EXP).is_some() {
+        Some(rc::UNSUPPORTED_FEATURE)
+    } else {
+        None
+    }
+}
+
 /// Appends the node's partial results (and unserved partitions) to `out`, calling
 /// `after_message` after each so that they leave in frames as they come.
 pub(crate) fn respond(

@@ -29,9 +29,14 @@ pub fn handle_long(
     out: &mut Vec<u8>,
     emit: &mut dyn FnMut(&mut Vec<u8>) -> bool,
 ) {
-    in_frames(out, emit, |out, after_message| match plan(msg, shared) {
-        Err(code) => header_only(out, INFO3_LAST, code, 0),
-        Ok(p) => run_long(msg, shared, &p, out, after_message),
+    in_frames(out, emit, |out, after_message| {
+        let refused = aggregate::wanted(msg)
+            .then(|| aggregate::refusal(msg))
+            .flatten();
+        match (refused, plan(msg, shared)) {
+            (Some(code), _) | (None, Err(code)) => header_only(out, INFO3_LAST, code, 0),
+            (None, Ok(p)) => run_long(msg, shared, &p, out, after_message),
+        }
     });
 }
 

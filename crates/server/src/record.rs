@@ -24,6 +24,7 @@ pub mod rc {
     pub const BIN_TYPE: u8 = 12;
     pub const RECORD_TOO_BIG: u8 = 13;
     pub const KEY_BUSY: u8 = 14;
+    pub const UNSUPPORTED_FEATURE: u8 = 16;
     pub const NAMESPACE_NOT_FOUND: u8 = 20;
     pub const BIN_NAME: u8 = 21;
     pub const ENTERPRISE_ONLY: u8 = 25;
