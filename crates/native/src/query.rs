@@ -270,7 +270,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
             return;
         }
         if let Some(plan) = wire_plan {
-            wire::scan::run(&i.client, &i.admin, plan, &tx).await;
+            wire::scan::run(&i.client, &i.admin, &i.scan_slots, plan, &tx).await;
             return;
         }
         let rs = match i.client.query(&policy, pf, statement).await {

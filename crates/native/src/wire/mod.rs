@@ -13,6 +13,7 @@
 //! - `chunk`: `WireChunk`, the records handed to the consumer.
 //! - `route`: partition → master node, from the nodes' `replicas` answers.
 //! - `scan`: the rounds, per-node reads, retries and backpressure.
+//! - `slots`: the connections scans hold per node, bounded by `max_conns_per_node`.
 //!
 //! Used for scans without a secondary-index filter on clusters without login or TLS (see
 //! [`plan`]); the crate's path serves the rest.
@@ -23,6 +24,7 @@ pub mod particle;
 mod request;
 mod route;
 pub mod scan;
+mod slots;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -34,6 +36,7 @@ use base64::Engine;
 pub use chunk::WireChunk;
 pub use request::Request;
 pub use scan::Plan;
+pub use slots::Slots;
 
 /// Set to read every scan through the crate's query path instead (for comparisons).
 const CRATE_SCANS_ENV: &str = "AEROSPIKE_FLUENT_CRATE_SCANS";

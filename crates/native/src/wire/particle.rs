@@ -43,8 +43,8 @@ pub fn decode(ptype: u8, b: &[u8]) -> Result<Value, Bad> {
         LIST if b.is_empty() => Value::List(Vec::new()),
         MAP if b.is_empty() => Value::OrderedMap(IndexMap::new()),
         LIST | MAP => {
-            let mut r = Reader { b, depth: 0 };
-            let v = r.value()?;
+            // up to MAX_READ_DEPTH frames: on the deep stack, as the crate's decoding was
+            let v = crate::deep_stack::run(|| Reader { b, depth: 0 }.value())?;
             let top_ok = match v {
                 Value::List(_) => ptype == LIST,
                 Value::OrderedMap(_) | Value::SortedMap(_) | Value::KeyValueList(_) => ptype == MAP,

@@ -21,6 +21,7 @@ use super::message::{self, partition_of, INFO3_LAST, INFO3_PARTITION_DONE};
 use super::particle::Bad;
 use super::request::{Request, AS_MSG};
 use super::route::{self, PARTITIONS};
+use super::slots::Slots;
 use crate::chunk::Batch;
 use crate::completion::Failure;
 use crate::redelivery::Redelivery;
@@ -91,7 +92,7 @@ fn malformed(node: &Node, b: Bad) -> Stop {
 }
 
 /// Run `plan`, sending chunks (then an error, if it fails) to `tx`.
-pub async fn run(client: &Client, admin: &AdminPolicy, plan: Plan, tx: &Sender) {
+pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan, tx: &Sender) {
     let deadline = plan.total_timeout.map(|t| Instant::now() + t);
     let mut parts: Vec<Part> = (plan.begin..plan.begin + plan.count)
         .filter_map(|p| u16::try_from(p).ok())
@@ -119,7 +120,17 @@ pub async fn run(client: &Client, admin: &AdminPolicy, plan: Plan, tx: &Sender) 
             .into_iter()
             .zip(&map.nodes)
             .filter(|(share, _)| !share.is_empty())
-            .map(|(share, node)| node_round(node, &plan, share, tx, &sent, task_id, deadline));
+            .map(|(share, node)| {
+                let ctx = Ctx {
+                    plan: &plan,
+                    tx,
+                    sent: &sent,
+                    slots,
+                    task_id,
+                    deadline,
+                };
+                node_round(node, ctx, share)
+            });
         let mut last = None;
         for (share, stop) in futures::future::join_all(rounds).await {
             parts.extend(share);
@@ -166,15 +177,40 @@ fn task_id() -> u64 {
     t ^ NEXT.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
 }
 
-async fn node_round(
-    node: &Node,
-    plan: &Plan,
-    mut share: Vec<Part>,
-    tx: &Sender,
-    sent: &AtomicU64,
+/// What every node's round of one scan shares.
+struct Ctx<'a> {
+    plan: &'a Plan,
+    tx: &'a Sender,
+    sent: &'a AtomicU64,
+    slots: &'a Slots,
     task_id: u64,
     deadline: Option<Instant>,
+}
+
+async fn node_round(
+    node: &Node,
+    ctx: Ctx<'_>,
+    mut share: Vec<Part>,
 ) -> (Vec<Part>, Result<(), Stop>) {
+    let Ctx {
+        plan,
+        tx,
+        sent,
+        slots,
+        task_id,
+        deadline,
+    } = ctx;
+    let until = deadline.or_else(|| plan.socket_timeout.map(|t| Instant::now() + t));
+    let Some(_slot) = slots.take(node.name(), until).await else {
+        let n = slots.per_node();
+        let message = format!(
+            "Timeout: connection pool exhausted: all {n} connections to node {} were busy until \
+             the deadline (raise connect(max_conns_per_node=...), lower the concurrency, or \
+             close open streams, which hold a connection per node)",
+            node.name()
+        );
+        return (share, Err(Stop::Fatal(coded(i32::from(TIMEOUT), message))));
+    };
     let mut reader = NodeReader {
         node,
         plan,
