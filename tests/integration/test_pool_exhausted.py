@@ -26,8 +26,11 @@ async def _two_open_streams(s: Any) -> AsyncIterator[None]:
 
 @pytest.mark.anyio
 async def test_a_get_behind_open_streams_names_the_exhausted_pool(
-    seeds: str, set_name: str
+    seeds: str, set_name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Streams on the crate's query path hold pooled connections (scans read from the wire
+    # hold connections of their own: see the next test).
+    monkeypatch.setenv("AEROSPIKE_FLUENT_CRATE_SCANS", "1")
     async with af.connect(seeds, max_conns_per_node=2, total_timeout_ms=300) as db:
         s = db.namespace("test").set(set_name)
         async with _two_open_streams(s):
@@ -35,6 +38,15 @@ async def test_a_get_behind_open_streams_names_the_exhausted_pool(
                 await s.key(1).get()
             assert "max_conns_per_node" in str(caught.value)
             assert caught.value.in_doubt is False
+
+
+@pytest.mark.anyio
+async def test_open_scans_leave_the_pool_to_other_calls(seeds: str, set_name: str) -> None:
+    async with af.connect(seeds, max_conns_per_node=2, total_timeout_ms=300) as db:
+        s = db.namespace("test").set(set_name)
+        async with _two_open_streams(s):
+            rec = await s.key(1).get()
+            assert rec is not None and rec["i"] == 1
 
 
 @pytest.mark.anyio

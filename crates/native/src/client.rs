@@ -49,6 +49,8 @@ pub struct Inner {
     pub(crate) generation: u64,
     /// Busy-polling of blocking single-record calls.
     pub(crate) spin: Spin,
+    /// Connections wire scans hold per node.
+    pub(crate) scan_slots: crate::wire::Slots,
 }
 
 static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -193,6 +195,7 @@ pub(crate) async fn do_connect(
     let admin = AdminPolicy {
         timeout: defaults.total_timeout.max(1000),
     };
+    let policy_for_slots = policy.clone();
     Ok(Client {
         inner: Arc::new(Inner {
             client,
@@ -210,6 +213,9 @@ pub(crate) async fn do_connect(
             closing: watch::Sender::new(false),
             generation: runtime::generation(),
             spin: Spin::new(defaults.spin_wait_us),
+            scan_slots: crate::wire::Slots::new(
+                crate::pools::worker_policy(&policy_for_slots).max_conns_per_node,
+            ),
         }),
     })
 }

@@ -39,6 +39,7 @@ mod runtime;
 mod spin;
 mod tls;
 mod values;
+mod wire;
 
 use pyo3::prelude::*;
 

@@ -20,11 +20,13 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::blocking::{self, Driver};
+use crate::chunk::Batch;
 use crate::client::Inner;
 use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::errors::invalid_argument;
 use crate::policy::Natives;
 use crate::redelivery::Redelivery;
+use crate::wire;
 
 const PARTITIONS: usize = 4096;
 const TOKEN_MAGIC: &[u8; 4] = b"AFQ1";
@@ -32,6 +34,11 @@ const TOKEN_MAGIC: &[u8; 4] = b"AFQ1";
 /// What to run, validated before anything is sent.
 pub struct Spec {
     statement: Statement,
+    namespace: String,
+    set_name: String,
+    bins: Option<Vec<String>>,
+    /// A secondary-index filter is set (the crate's path serves those).
+    indexed: bool,
     max_records: u64,
     begin: usize,
     count: usize,
@@ -74,13 +81,14 @@ impl Spec {
         if chunk_size == 0 || chunk_size > 100_000 {
             return Err(invalid_argument("chunk_size must be 1..=100000"));
         }
-        let bins = match bins {
+        let selected = match bins.clone() {
             None => Bins::All,
             Some(b) if b.is_empty() => Bins::None,
             Some(b) => Bins::Some(b),
         };
-        let mut statement = Statement::new(namespace, set_name, bins);
-        if let Some(f) = filter.filter(|f| !f.is_none()) {
+        let mut statement = Statement::new(namespace.clone(), set_name.clone(), selected);
+        let filter = filter.filter(|f| !f.is_none());
+        if let Some(f) = filter {
             statement.set_filter(crate::indexes::query_filter(f)?);
         }
         let (begin, count, resume) = match partitions.filter(|p| !p.is_none()) {
@@ -103,6 +111,10 @@ impl Spec {
         };
         Ok(Spec {
             statement,
+            namespace,
+            set_name,
+            bins,
+            indexed: filter.is_some(),
             max_records,
             begin,
             count,
@@ -129,7 +141,7 @@ impl Spec {
     }
 }
 
-type Chunk = Result<Vec<AsRecord>, Failure>;
+type Chunk = Result<Batch, Failure>;
 
 struct Shared {
     rx: tokio::sync::Mutex<mpsc::Receiver<Chunk>>,
@@ -234,12 +246,31 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         closed: AtomicBool::new(false),
     });
     let sh = shared.clone();
+    let wire_plan = if spec.indexed {
+        None
+    } else {
+        let target = wire::Target {
+            namespace: &spec.namespace,
+            set_name: &spec.set_name,
+            bins: spec.bins.as_deref(),
+            begin: spec.begin,
+            count: spec.count,
+            resume: &spec.resume,
+            max_records: spec.max_records,
+            chunk_size: spec.chunk_size,
+        };
+        wire::plan(&i.policy, &policy, &target)
+    };
     let statement = spec.statement;
     let inner = i.clone();
     let empty = spec.count == 0; // a token from a finished stream
     let on_panic = tx.clone();
     let producer = async move {
         if empty {
+            return;
+        }
+        if let Some(plan) = wire_plan {
+            wire::scan::run(&i.client, &i.admin, &i.scan_slots, plan, &tx).await;
             return;
         }
         let rs = match i.client.query(&policy, pf, statement).await {
@@ -269,7 +300,10 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
                     buf.push(r);
                     if buf.len() >= chunk
                         && tx
-                            .send(Ok(std::mem::replace(&mut buf, Vec::with_capacity(chunk))))
+                            .send(Ok(Batch::Crate(std::mem::replace(
+                                &mut buf,
+                                Vec::with_capacity(chunk),
+                            ))))
                             .await
                             .is_err()
                     {
@@ -285,7 +319,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
             }
         }
         if !buf.is_empty() {
-            let _ = tx.send(Ok(buf)).await;
+            let _ = tx.send(Ok(Batch::Crate(buf))).await;
         }
     };
     let task = handle.spawn(async move {
@@ -339,14 +373,14 @@ fn bounded(mut rec: AsRecord) -> Result<AsRecord, Failure> {
 }
 
 /// One delivered chunk (or `None` at the end).
-struct ChunkOut(Option<Vec<AsRecord>>);
+struct ChunkOut(Option<Batch>);
 
 impl IntoPy for ChunkOut {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let Some(recs) = self.0 else {
+        let Some(batch) = self.0 else {
             return Ok(py.None());
         };
-        Ok(crate::chunk::records(py, &recs)?.into_any().unbind())
+        Ok(batch.to_py(py)?.into_any().unbind())
     }
 }
 
@@ -355,7 +389,7 @@ async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
 }
 
 /// The next chunk's records (`None` at the end); the chunk handed out before is consumed.
-async fn next_records(shared: Arc<Shared>) -> OpResult<Option<Vec<AsRecord>>> {
+async fn next_records(shared: Arc<Shared>) -> OpResult<Option<Batch>> {
     let item = shared.rx.lock().await.recv().await;
     let mut prog = shared.progress.lock();
     prog.commit();
@@ -365,12 +399,9 @@ async fn next_records(shared: Arc<Shared>) -> OpResult<Option<Vec<AsRecord>>> {
             Ok(None)
         }
         Some(Err(f)) => Err(f),
-        Some(Ok(recs)) => {
-            prog.pending.extend(recs.iter().map(|r| {
-                let k = r.key.as_ref()?;
-                Some((u16::try_from(k.partition_id()).ok()?, k.digest()))
-            }));
-            Ok(Some(recs))
+        Some(Ok(batch)) => {
+            prog.pending.extend(batch.positions());
+            Ok(Some(batch))
         }
     }
 }
@@ -379,7 +410,7 @@ impl QueryStream {
     /// The next chunk's records, for another output format (as `next_chunk`, unconverted).
     pub(crate) fn next_records(
         &self,
-    ) -> impl std::future::Future<Output = OpResult<Option<Vec<AsRecord>>>> + Send + 'static {
+    ) -> impl std::future::Future<Output = OpResult<Option<Batch>>> + Send + 'static {
         self.inner
             .until_closed(false, next_records(self.shared.clone()))
     }

@@ -56,6 +56,22 @@ impl Record {
         Ok(Record::new(rec, key, bins))
     }
 
+    /// A record from its parts, converted already.
+    pub fn from_parts(
+        key: Option<Bound<'_, PyTuple>>,
+        bins: Bound<'_, PyDict>,
+        generation: u32,
+        ttl: Option<u32>,
+    ) -> Self {
+        Record {
+            results: None,
+            key: key.map(Bound::unbind),
+            bins: bins.unbind(),
+            generation,
+            ttl,
+        }
+    }
+
     fn new(rec: &AsRecord, key: Option<Bound<'_, PyTuple>>, bins: Bound<'_, PyDict>) -> Self {
         let ttl = rec
             .time_to_live()

@@ -21,7 +21,7 @@ pub struct Row<'a> {
 
 /// Where a column's values come from.
 #[derive(Clone)]
-enum Source {
+pub(super) enum Source {
     Key,
     Digest,
     Generation,
@@ -30,16 +30,16 @@ enum Source {
 }
 
 /// The fixed columns: the schema handed out and, per column, its source and natural type.
-struct Layout {
-    schema: SchemaRef,
-    sources: Vec<Source>,
-    naturals: Vec<DataType>,
+pub(super) struct Layout {
+    pub(super) schema: SchemaRef,
+    pub(super) sources: Vec<Source>,
+    pub(super) naturals: Vec<DataType>,
     /// Records may hold bins that are not columns (a given schema or a selection).
-    extra_bins_ok: bool,
+    pub(super) extra_bins_ok: bool,
     /// Map keys that are not fields of a struct column are skipped (a given schema).
-    lenient: bool,
+    pub(super) lenient: bool,
     /// What fixed the columns, for messages.
-    origin: String,
+    pub(super) origin: String,
 }
 
 /// Converts chunks of records to record batches with one schema.
@@ -54,6 +54,15 @@ pub type ConvertError = String;
 impl Converter {
     pub fn new(spec: Spec) -> Converter {
         Converter { spec, layout: None }
+    }
+
+    /// Whether the columns are fixed (by a schema, or by the first chunk).
+    pub(super) fn has_layout(&self) -> bool {
+        self.layout.is_some()
+    }
+
+    pub(super) fn layout(&self) -> Option<&Layout> {
+        self.layout.as_ref()
     }
 
     /// The schema: given, or inferred from `rows` if this is the first chunk.
@@ -229,7 +238,7 @@ fn fill<'a>(
     col.finish().map_err(|e| e.to_string())
 }
 
-fn misfit_message(what: &str, m: &Misfit, origin: &str) -> String {
+pub(super) fn misfit_message(what: &str, m: &Misfit, origin: &str) -> String {
     let article = match m.found.as_bytes().first() {
         Some(b'a' | b'e' | b'i' | b'o' | b'u' | b'H') => "an",
         _ => "a",
@@ -248,7 +257,11 @@ fn misfit_message(what: &str, m: &Misfit, origin: &str) -> String {
     )
 }
 
-fn cast_to(array: ArrayRef, target: &Field, origin: &str) -> Result<ArrayRef, ConvertError> {
+pub(super) fn cast_to(
+    array: ArrayRef,
+    target: &Field,
+    origin: &str,
+) -> Result<ArrayRef, ConvertError> {
     if array.data_type() == target.data_type() {
         return Ok(array);
     }

@@ -4,6 +4,7 @@
 //! - `kind`: column types inferred from the first chunk's values.
 //! - `column`: column builders (crate values → Arrow arrays).
 //! - `convert`: the columns of a read (metadata and bins) and the chunk → batch conversion.
+//! - `from_wire`: the same for chunks read from the wire, straight from their bytes.
 //! - `spec`: `ArrowSpec`, the columns asked for.
 //! - `table`: `ArrowTable`, the exported data.
 //! - `reader`: `ArrowReader`, a query stream as batches.
@@ -12,6 +13,7 @@
 mod batch;
 mod column;
 mod convert;
+mod from_wire;
 mod kind;
 mod reader;
 mod spec;

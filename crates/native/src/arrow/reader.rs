@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use aerospike::Record as AsRecord;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
@@ -15,6 +14,7 @@ use super::spec::ArrowSpec;
 use super::table::ArrowTable;
 use super::ArrowSchemaError;
 use crate::blocking::{self, Driver};
+use crate::chunk::Batch;
 use crate::completion::{self, IntoPy, OpResult, Pending};
 use crate::query::QueryStream;
 
@@ -33,27 +33,33 @@ struct State {
 
 /// A fetched chunk (`None` at the end), converted when it reaches Python.
 struct Chunk {
-    records: Option<Vec<AsRecord>>,
+    records: Option<Batch>,
     state: Arc<Mutex<State>>,
 }
 
 impl IntoPy for Chunk {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let Some(mut records) = self.records else {
+        let Some(mut batch) = self.records else {
             return Ok(py.None());
         };
         let state = self.state;
         let batch = py.detach(move || {
             let mut st = state.lock();
             if let Some(left) = st.left.as_mut() {
-                records.truncate(usize::try_from(*left).unwrap_or(usize::MAX));
-                *left -= records.len() as u64;
+                batch.truncate(usize::try_from(*left).unwrap_or(usize::MAX));
+                *left -= batch.len() as u64;
             }
-            if records.is_empty() {
+            if batch.is_empty() {
                 return Ok(None);
             }
-            let rows: Vec<Row<'_>> = records.iter().map(|rec| Row { key: None, rec }).collect();
-            let batch = st.converter.convert(&rows)?;
+            let batch = match batch {
+                Batch::Crate(records) => {
+                    let rows: Vec<Row<'_>> =
+                        records.iter().map(|rec| Row { key: None, rec }).collect();
+                    st.converter.convert(&rows)?
+                }
+                Batch::Wire(chunk) => st.converter.convert_wire(&chunk)?,
+            };
             Ok::<_, String>(Some(ArrowTable::new(batch.schema(), vec![batch])))
         });
         match batch.map_err(ArrowSchemaError::new_err)? {

@@ -21,6 +21,9 @@ pub enum Failure {
     PoolExhausted(aerospike::Error, usize),
     /// A value read was nested deeper than the client reads (with the record's key, if known).
     TooDeep(crate::depth::TooDeep, Option<Box<Key>>),
+    /// A result code (server codes >= 0, client codes < 0) and its message, from a path
+    /// that talks to the server itself (see `wire`).
+    Coded(i32, String),
 }
 
 impl Failure {
@@ -40,6 +43,13 @@ impl Failure {
             Failure::Py(e) => e,
             Failure::Closed(msg, in_doubt) => errors::closed_error(py, msg, in_doubt),
             Failure::PoolExhausted(e, size) => errors::pool_exhausted(py, &e, size),
+            Failure::Coded(code, message) => {
+                let class = errors::class_for_code(py, code);
+                match errors::error_instance(class, Some(code), &message, false, None) {
+                    Ok(exc) => PyErr::from_value(exc),
+                    Err(e) => e,
+                }
+            }
             Failure::TooDeep(t, key) => {
                 let k = key
                     .and_then(|k| from_key(py, &k).ok())
@@ -71,6 +81,8 @@ impl Failure {
             | Failure::Closed(..)
             | Failure::PoolExhausted(..)
             | Failure::TooDeep(..) => true,
+            // a lost node or a timeout is the network's
+            Failure::Coded(code, _) => *code >= 0 && *code != 9,
         }
     }
 
@@ -80,7 +92,7 @@ impl Failure {
             Failure::Native(e, _) => errors::in_doubt(e),
             Failure::Py(_) => false,
             Failure::Closed(_, in_doubt) => *in_doubt,
-            Failure::PoolExhausted(..) | Failure::TooDeep(..) => false,
+            Failure::PoolExhausted(..) | Failure::TooDeep(..) | Failure::Coded(..) => false,
         }
     }
 }

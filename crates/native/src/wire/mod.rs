@@ -1,0 +1,106 @@
+//! Scans read straight from the wire: our own requests and reply parsing, with records kept
+//! as the server's bytes until the consumer converts them (to Python objects or to Arrow).
+//!
+//! The crate's query path builds a `Record` (a map of owned bin names and `Value`s, a `Key`
+//! with owned strings) per record and hands records through its own channel; for whole-set
+//! reads that was most of the client's CPU. Here the crate still provides the cluster (its
+//! nodes and their addresses, and info commands for the partition map); the scan itself runs
+//! over a connection per node and round.
+//!
+//! - `request`: the request message.
+//! - `message`: locating a reply message's header, key and bins.
+//! - `particle`: bin bytes to `Value` (lists, maps and the rarer types).
+//! - `chunk`: `WireChunk`, the records handed to the consumer.
+//! - `route`: partition → master node, from the nodes' `replicas` answers.
+//! - `scan`: the rounds, per-node reads, retries and backpressure.
+//! - `slots`: the connections scans hold per node, bounded by `max_conns_per_node`.
+//!
+//! Used for scans without a secondary-index filter on clusters without login or TLS (see
+//! [`plan`]); the crate's path serves the rest.
+
+pub mod chunk;
+pub mod message;
+pub mod particle;
+mod request;
+mod route;
+pub mod scan;
+mod slots;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use aerospike::policy::{AuthMode, ClientPolicy, QueryDuration, ReadModeAp, ReadModeSc};
+use aerospike::QueryPolicy;
+use base64::Engine;
+
+pub use chunk::WireChunk;
+pub use request::Request;
+pub use scan::Plan;
+pub use slots::Slots;
+
+/// Set to read every scan through the crate's query path instead (for comparisons).
+const CRATE_SCANS_ENV: &str = "AEROSPIKE_FLUENT_CRATE_SCANS";
+
+/// What a scan reads, as the query's arguments give it.
+pub struct Target<'a> {
+    pub namespace: &'a str,
+    pub set_name: &'a str,
+    pub bins: Option<&'a [String]>,
+    pub begin: usize,
+    pub count: usize,
+    pub resume: &'a BTreeMap<u16, [u8; 20]>,
+    pub max_records: u64,
+    pub chunk_size: usize,
+}
+
+/// The plan for reading `t` from the wire, or `None` when the crate's path must serve it
+/// (login, TLS, compression, strong-consistency read modes, or a filter expression it cannot
+/// hand over).
+pub fn plan(client: &ClientPolicy, policy: &QueryPolicy, t: &Target<'_>) -> Option<Plan> {
+    let base = &policy.base_policy;
+    let plain = matches!(client.auth_mode, AuthMode::None)
+        && client.tls_policy.is_none()
+        && !base.use_compression
+        && matches!(base.read_mode_sc, ReadModeSc::Session)
+        && std::env::var_os(CRATE_SCANS_ENV).is_none();
+    if !plain {
+        return None;
+    }
+    let filter = match &base.filter_expression {
+        None => None,
+        Some(exp) => Some(
+            base64::engine::general_purpose::STANDARD
+                .decode(exp.base64().ok()?)
+                .ok()?,
+        ),
+    };
+    let bins = if policy.include_bin_data {
+        t.bins.map(<[String]>::to_vec)
+    } else {
+        Some(Vec::new())
+    };
+    let ms = |v: u32| (v > 0).then(|| Duration::from_millis(u64::from(v)));
+    Some(Plan {
+        request: Request {
+            namespace: t.namespace.to_owned(),
+            set_name: t.set_name.to_owned(),
+            bins,
+            filter,
+            socket_timeout_ms: base.socket_timeout,
+            total_timeout_ms: base.total_timeout,
+            records_per_second: policy.records_per_second,
+            short: matches!(policy.expected_duration, QueryDuration::Short),
+            relax_ap: matches!(policy.expected_duration, QueryDuration::LongRelaxAp),
+            read_all_replicas: matches!(base.read_mode_ap, ReadModeAp::All),
+        },
+        begin: t.begin,
+        count: t.count,
+        resume: t.resume.clone(),
+        max_records: t.max_records,
+        chunk_size: t.chunk_size,
+        max_retries: base.max_retries,
+        sleep_between_retries: Duration::from_millis(u64::from(base.sleep_between_retries).max(10)),
+        socket_timeout: ms(base.socket_timeout),
+        total_timeout: ms(base.total_timeout),
+    })
+}

@@ -1,0 +1,377 @@
+//! A scan run over our own connections: rounds of per-node requests until every partition is
+//! done. Each round asks the nodes which partitions they master, sends each node its share
+//! (whole, or after the last digest delivered), and reads the replies into chunks that wait in
+//! the stream's bounded channel. A partition a node could not finish (node lost, partition
+//! unavailable) is asked again in the next round, after the last record delivered from it,
+//! so no record is skipped or repeated.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use aerospike::policy::AdminPolicy;
+use aerospike::{Client, Node};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::chunk::WireChunk;
+use super::message::{self, partition_of, INFO3_LAST, INFO3_PARTITION_DONE};
+use super::particle::Bad;
+use super::request::{Request, AS_MSG};
+use super::route::{self, PARTITIONS};
+use super::slots::Slots;
+use crate::chunk::Batch;
+use crate::completion::Failure;
+use crate::redelivery::Redelivery;
+
+const KEY_NOT_FOUND: u8 = 2;
+const TIMEOUT: u8 = 9;
+const PARTITION_UNAVAILABLE: u8 = 11;
+const FILTERED_OUT: u8 = 27;
+/// Largest reply message read (the server's own limit on a proto is far below).
+const MAX_PROTO: usize = 128 << 20;
+
+/// A scan: what to ask, which partitions, and how hard to try.
+pub struct Plan {
+    pub request: Request,
+    pub begin: usize,
+    pub count: usize,
+    /// Partitions already read up to a digest (from a resume token).
+    pub resume: BTreeMap<u16, [u8; 20]>,
+    pub max_records: u64,
+    pub chunk_size: usize,
+    pub max_retries: usize,
+    pub sleep_between_retries: Duration,
+    pub socket_timeout: Option<Duration>,
+    pub total_timeout: Option<Duration>,
+}
+
+pub type Sender = mpsc::Sender<Result<Batch, Failure>>;
+
+#[derive(Clone, Copy)]
+struct Part {
+    pid: u16,
+    digest: Option<[u8; 20]>,
+    done: bool,
+    /// The node asked for it this round could not serve it.
+    unavailable: bool,
+}
+
+/// Why a node's round ended early.
+enum Stop {
+    /// The stream was closed: stop everything.
+    Closed,
+    /// The server refused the scan: the stream fails with this.
+    Fatal(Failure),
+    /// The node was lost or timed out: its unfinished partitions go to the next round.
+    Retry(Failure),
+}
+
+fn coded(code: i32, message: impl Into<String>) -> Failure {
+    Failure::Coded(code, message.into())
+}
+
+fn lost(node: &Node, e: &std::io::Error) -> Stop {
+    Stop::Retry(coded(-8, format!("scan of node {} lost: {e}", node.name())))
+}
+
+fn timed_out(node: &Node) -> Stop {
+    Stop::Retry(coded(
+        i32::from(TIMEOUT),
+        format!("scan of node {} timed out", node.name()),
+    ))
+}
+
+fn malformed(node: &Node, b: Bad) -> Stop {
+    match b {
+        Bad::Malformed(m) => Stop::Fatal(coded(-2, format!("node {}: {m}", node.name()))),
+        Bad::TooDeep => Stop::Fatal(coded(-2, "too deep")),
+    }
+}
+
+/// Run `plan`, sending chunks (then an error, if it fails) to `tx`.
+pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan, tx: &Sender) {
+    let deadline = plan.total_timeout.map(|t| Instant::now() + t);
+    let mut parts: Vec<Part> = (plan.begin..plan.begin + plan.count)
+        .filter_map(|p| u16::try_from(p).ok())
+        .map(|pid| Part {
+            pid,
+            digest: plan.resume.get(&pid).copied(),
+            done: false,
+            unavailable: false,
+        })
+        .collect();
+    let sent = AtomicU64::new(0);
+    let task_id = task_id();
+    let mut attempt = 0;
+    loop {
+        let map = route::fetch(client, admin, &plan.request.namespace).await;
+        let mut shares: Vec<Vec<Part>> = vec![Vec::new(); map.nodes.len()];
+        let mut unrouted = Vec::new();
+        for part in parts.drain(..).filter(|p| !p.done) {
+            match map.master[usize::from(part.pid) % PARTITIONS] {
+                Some(i) => shares[i].push(part),
+                None => unrouted.push(part),
+            }
+        }
+        let rounds = shares
+            .into_iter()
+            .zip(&map.nodes)
+            .filter(|(share, _)| !share.is_empty())
+            .map(|(share, node)| {
+                let ctx = Ctx {
+                    plan: &plan,
+                    tx,
+                    sent: &sent,
+                    slots,
+                    task_id,
+                    deadline,
+                };
+                node_round(node, ctx, share)
+            });
+        let mut last = None;
+        for (share, stop) in futures::future::join_all(rounds).await {
+            parts.extend(share);
+            match stop {
+                Ok(()) => {}
+                Err(Stop::Closed) => return,
+                Err(Stop::Fatal(f)) => {
+                    let _ = tx.send(Err(f)).await;
+                    return;
+                }
+                Err(Stop::Retry(f)) => last = Some(f),
+            }
+        }
+        parts.extend(unrouted);
+        let limit_reached =
+            plan.max_records > 0 && sent.load(Ordering::Relaxed) >= plan.max_records;
+        if limit_reached || parts.iter().all(|p| p.done) {
+            return;
+        }
+        attempt += 1;
+        let late = deadline.is_some_and(|d| Instant::now() + plan.sleep_between_retries >= d);
+        if attempt > plan.max_retries || late {
+            let f = last.unwrap_or_else(|| {
+                let left = parts.iter().filter(|p| !p.done).count();
+                coded(
+                    i32::from(PARTITION_UNAVAILABLE),
+                    format!("{left} partitions unavailable after {attempt} attempts"),
+                )
+            });
+            let _ = tx.send(Err(f)).await;
+            return;
+        }
+        tokio::time::sleep(plan.sleep_between_retries).await;
+    }
+}
+
+fn task_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    #[allow(clippy::cast_possible_truncation)]
+    let t = nanos as u64;
+    t ^ NEXT.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
+}
+
+/// What every node's round of one scan shares.
+struct Ctx<'a> {
+    plan: &'a Plan,
+    tx: &'a Sender,
+    sent: &'a AtomicU64,
+    slots: &'a Slots,
+    task_id: u64,
+    deadline: Option<Instant>,
+}
+
+async fn node_round(
+    node: &Node,
+    ctx: Ctx<'_>,
+    mut share: Vec<Part>,
+) -> (Vec<Part>, Result<(), Stop>) {
+    let Ctx {
+        plan,
+        tx,
+        sent,
+        slots,
+        task_id,
+        deadline,
+    } = ctx;
+    let until = deadline.or_else(|| plan.socket_timeout.map(|t| Instant::now() + t));
+    let Some(_slot) = slots.take(node.name(), until).await else {
+        let n = slots.per_node();
+        let message = format!(
+            "Timeout: connection pool exhausted: all {n} connections to node {} were busy until \
+             the deadline (raise connect(max_conns_per_node=...), lower the concurrency, or \
+             close open streams, which hold a connection per node)",
+            node.name()
+        );
+        return (share, Err(Stop::Fatal(coded(i32::from(TIMEOUT), message))));
+    };
+    let mut reader = NodeReader {
+        node,
+        plan,
+        tx,
+        sent,
+        deadline,
+        index: vec![usize::MAX; PARTITIONS],
+        chunk: WireChunk::with_capacity(plan.chunk_size),
+        seen: Redelivery::default(),
+    };
+    let stop = reader.read(&mut share, task_id).await;
+    // Records parsed before a failure are good: they go out before the retry.
+    let flushed = reader.flush().await;
+    (share, stop.and(flushed))
+}
+
+struct NodeReader<'a> {
+    node: &'a Node,
+    plan: &'a Plan,
+    tx: &'a Sender,
+    sent: &'a AtomicU64,
+    deadline: Option<Instant>,
+    /// Partition id → index in the share.
+    index: Vec<usize>,
+    chunk: WireChunk,
+    seen: Redelivery,
+}
+
+impl NodeReader<'_> {
+    /// The next read's time limit: the socket timeout, within the scan's deadline.
+    fn limit(&self) -> Option<Instant> {
+        let socket = self.plan.socket_timeout.map(|t| Instant::now() + t);
+        match (socket, self.deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    async fn within<T>(
+        &self,
+        f: impl std::future::Future<Output = std::io::Result<T>>,
+    ) -> Result<T, Stop> {
+        let r = match self.limit() {
+            Some(at) => tokio::time::timeout_at(at, f)
+                .await
+                .map_err(|_| timed_out(self.node))?,
+            None => f.await,
+        };
+        r.map_err(|e| lost(self.node, &e))
+    }
+
+    async fn read(&mut self, share: &mut [Part], task_id: u64) -> Result<(), Stop> {
+        let mut whole = Vec::new();
+        let mut after = Vec::new();
+        for (i, p) in share.iter_mut().enumerate() {
+            p.unavailable = false;
+            self.index[usize::from(p.pid)] = i;
+            match p.digest {
+                Some(d) => {
+                    self.seen.is_new(p.pid, d);
+                    after.push(d);
+                }
+                None => whole.push(p.pid),
+            }
+        }
+        let max = match self.plan.max_records {
+            0 => 0,
+            m => m.saturating_sub(self.sent.load(Ordering::Relaxed)).max(1),
+        };
+        let request = self.plan.request.encode(task_id, &whole, &after, max);
+        let addr = self.node.address().to_owned();
+        let stream = self.within(TcpStream::connect(addr.as_str())).await?;
+        let _ = stream.set_nodelay(true);
+        let mut stream = BufReader::with_capacity(64 * 1024, stream);
+        self.within(stream.get_mut().write_all(&request)).await?;
+        let mut body = Vec::new();
+        loop {
+            let mut header = [0u8; 8];
+            self.within(stream.read_exact(&mut header)).await?;
+            let proto = u64::from_be_bytes(header);
+            let size = usize::try_from(proto & 0xFFFF_FFFF_FFFF).unwrap_or(usize::MAX);
+            if header[1] != AS_MSG || size > MAX_PROTO {
+                return Err(malformed(
+                    self.node,
+                    Bad::Malformed(format!("a reply of type {} and {size} bytes", header[1])),
+                ));
+            }
+            body.resize(size, 0);
+            self.within(stream.read_exact(&mut body)).await?;
+            if self.take(&body, share).await? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Take the messages of one reply; true once the node's last message came.
+    async fn take(&mut self, body: &[u8], share: &mut [Part]) -> Result<bool, Stop> {
+        let mut at = 0;
+        while at < body.len() {
+            let m = message::locate(body, at).map_err(|b| malformed(self.node, b))?;
+            at = m.span.end;
+            let done = m.info3 & INFO3_PARTITION_DONE != 0;
+            match m.result_code {
+                0 => {}
+                KEY_NOT_FOUND | FILTERED_OUT => continue,
+                PARTITION_UNAVAILABLE if done => {
+                    let slot = self.index.get(m.generation as usize).copied();
+                    if let Some(p) = slot.and_then(|i| share.get_mut(i)) {
+                        p.unavailable = true;
+                    }
+                    continue;
+                }
+                code => {
+                    return Err(Stop::Fatal(coded(
+                        i32::from(code),
+                        format!("scan of node {}: server error {code}", self.node.name()),
+                    )))
+                }
+            }
+            if m.info3 & INFO3_LAST != 0 {
+                // The node read every partition it was asked for but those it could not serve.
+                for p in share.iter_mut() {
+                    p.done = !p.unavailable;
+                }
+                return Ok(true);
+            }
+            if done {
+                continue;
+            }
+            let Some(digest) = m.digest else { continue };
+            let pid = partition_of(&digest);
+            if !self.seen.is_new(pid, digest) {
+                continue;
+            }
+            if let Some(p) = share.get_mut(self.index[usize::from(pid)]) {
+                p.digest = Some(digest);
+            }
+            self.chunk.push(body, &m, pid, digest);
+            let n = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
+            if self.chunk.len() >= self.plan.chunk_size {
+                self.flush().await?;
+            }
+            if self.plan.max_records > 0 && n >= self.plan.max_records {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Hand the chunk built so far to the stream (waiting while its buffer is full).
+    async fn flush(&mut self) -> Result<(), Stop> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::replace(
+            &mut self.chunk,
+            WireChunk::with_capacity(self.plan.chunk_size),
+        );
+        self.tx
+            .send(Ok(Batch::Wire(chunk)))
+            .await
+            .map_err(|_| Stop::Closed)
+    }
+}
