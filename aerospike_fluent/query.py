@@ -350,7 +350,9 @@ class Query(Frozen, Generic[M]):
     def aggregate(self, module: str, function: str, *args: Any) -> Any:
         """Run stream UDF ``module.function(stream, *args)`` over the matching records.
 
-        Returns the stream's final values (one for a function ending in ``reduce``).
+        Returns the stream's final values (one for a function ending in ``reduce``). Servers
+        refuse a ``where`` expression on an aggregation: filter in the stream function, or
+        narrow the records with ``where_index``.
         """
         unsupported = [
             name
@@ -358,6 +360,7 @@ class Query(Frozen, Generic[M]):
                 ("select()/no_bins()", self._bins is not None),
                 ("limit()", self._limit),
                 ("partitions()/resume()", self._partitions is not None),
+                ("where()", self._filter is not None),
             )
             if used
         ]

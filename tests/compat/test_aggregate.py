@@ -4,6 +4,7 @@ node's partial results, reduced by the client's own Lua."""
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,20 +13,19 @@ import aerospike
 import pytest
 from aerospike import exception as ex
 from aerospike import predicates as p
+from aerospike_helpers import expressions as xp  # type: ignore[import-untyped]
 
 pytestmark = pytest.mark.compat
 
-NAME = "engine_compat_agg"
+NAME = f"engine_compat_agg_{uuid.uuid4().hex[:8]}"  # unique per run: servers are shared
 MODULE = (Path(__file__).parents[1] / "lua" / "aggregations.lua").read_text()
 N = 30
 
 
 @pytest.fixture(scope="module")
-def agg_client(
-    server_address: tuple[str, int], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Any]:
+def agg_client(server_address: tuple[str, int], lua_path: Path) -> Iterator[Any]:
     """An official client whose Lua path holds the module (the client runs the final reduce)."""
-    lua = Path(tmp_path_factory.mktemp("agg_lua"))
+    lua = lua_path
     (lua / f"{NAME}.lua").write_text(MODULE)
     host, port = server_address
     c = aerospike.client({"hosts": [(host, port)], "lua": {"user_path": str(lua)}}).connect()
@@ -36,6 +36,7 @@ def agg_client(
                 break
             time.sleep(0.1)
         yield c
+        c.udf_remove(f"{NAME}.lua")
     finally:
         c.close()
 
@@ -74,3 +75,16 @@ def test_an_index_filter_selects_the_records(agg_client: Any, loaded: str) -> No
 def test_a_lua_error_fails_the_query(agg_client: Any, loaded: str) -> None:
     with pytest.raises(ex.AerospikeError, match="kaboom"):
         _apply(agg_client, loaded, "boom")
+
+
+def test_a_filter_expression_on_an_aggregation_is_refused(agg_client: Any, loaded: str) -> None:
+    q = agg_client.query("test", loaded)
+    q.apply(NAME, "count", [])
+    with pytest.raises(ex.AerospikeError) as caught:
+        q.results(policy={"expressions": xp.GT(xp.IntBin("n"), 1).compile()})
+    assert caught.value.code == 16  # UNSUPPORTED_FEATURE
+
+
+def test_an_empty_stream_gives_no_value(agg_client: Any, set_name: str) -> None:
+    assert _apply(agg_client, f"{set_name}_empty", "count") == []
+    assert _apply(agg_client, f"{set_name}_empty", "by_group") == []

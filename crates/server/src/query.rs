@@ -158,6 +158,7 @@ pub async fn handle(
 
 fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
     let f = &msg.fields;
+    refused(msg)?;
     let ns = f
         .get(field::NAMESPACE)
         .and_then(|n| shared.store.namespace(n))
@@ -231,6 +232,24 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
         send_done: explicit || msg.header.info3 & INFO3_PARTITION_DONE != 0,
         explicit,
     })
+}
+
+/// Combinations a real server refuses: a short query may not be paced, an aggregation may not
+/// be short nor take a filter expression.
+fn refused(msg: &Msg<'_>) -> Result<(), u8> {
+    let short = msg.header.info1 & INFO1_SHORT_QUERY != 0;
+    if aggregate::wanted(msg) {
+        if short {
+            return Err(rc::PARAMETER);
+        }
+        if msg.fields.get(field::FILTER_EXP).is_some() {
+            return Err(engine::result::UNSUPPORTED_FEATURE);
+        }
+    }
+    if short && msg.fields.get(field::RECORDS_PER_SECOND).is_some() {
+        return Err(rc::PARAMETER);
+    }
+    Ok(())
 }
 
 /// Whether this node answers for partition `pid` in the plan.

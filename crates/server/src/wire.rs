@@ -11,6 +11,7 @@ pub const MSG_HEADER: usize = 22;
 
 pub const INFO1_READ: u8 = 1;
 pub const INFO1_GET_ALL: u8 = 1 << 1;
+pub const INFO1_SHORT_QUERY: u8 = 1 << 2;
 pub const INFO1_BATCH: u8 = 1 << 3;
 pub const INFO1_NOBINDATA: u8 = 1 << 5;
 pub const INFO1_COMPRESS_RESPONSE: u8 = 1 << 7;

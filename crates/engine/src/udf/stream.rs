@@ -14,7 +14,8 @@ use crate::RecordView;
 
 const STREAM: &str = include_str!("stream.lua");
 
-/// Runs the stream function's steps up to and including its first reduce over `records`.
+/// Runs the stream function's steps up to and including its first reduce over `records`
+/// (nothing when there are none).
 pub fn run_server<R: RecordView>(
     modules: &BTreeMap<String, Vec<u8>>,
     module: &str,
@@ -22,6 +23,12 @@ pub fn run_server<R: RecordView>(
     args: &[Value],
     records: impl Iterator<Item = R>,
 ) -> Result<Vec<Value>, UdfFailure> {
+    // As a real server: where no record matched, the stream function does not run at all, so
+    // an `aggregate` step sends no initial value and an empty stream reduces to nothing.
+    let mut records = records.peekable();
+    if records.peek().is_none() {
+        return Ok(Vec::new());
+    }
     let records = RefCell::new(records);
     run_half(
         modules,
