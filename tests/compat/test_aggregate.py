@@ -88,3 +88,31 @@ def test_a_filter_expression_on_an_aggregation_is_refused(agg_client: Any, loade
 def test_an_empty_stream_gives_no_value(agg_client: Any, set_name: str) -> None:
     assert _apply(agg_client, f"{set_name}_empty", "count") == []
     assert _apply(agg_client, f"{set_name}_empty", "by_group") == []
+
+
+def _one_per_partition(set_name: str, n: int) -> list[int]:
+    """`n` integer keys of `set_name` whose records all fall in different partitions."""
+    keys: list[int] = []
+    seen: set[int] = set()
+    k = 0
+    while len(keys) < n:
+        digest = aerospike.calc_digest("test", set_name, k)
+        pid = int.from_bytes(digest[:2], "little") & 4095
+        if pid not in seen:
+            seen.add(pid)
+            keys.append(k)
+        k += 1
+    return keys
+
+
+def test_each_partition_is_a_stream_of_its_own(agg_client: Any, set_name: str) -> None:
+    keys = _one_per_partition(set_name, 20)
+    for k in keys:
+        agg_client.put(("test", set_name, k), {"n": k})
+    # nil from a step ends the stream of its partition only
+    stopped = keys[3]
+    assert sorted(_apply(agg_client, set_name, "stop_at", stopped)) == sorted(
+        k for k in keys if k != stopped
+    )
+    # an aggregate without a reduce sends one value per partition
+    assert _apply(agg_client, set_name, "count_each") == [1] * len(keys)

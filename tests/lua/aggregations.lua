@@ -28,3 +28,11 @@ end
 function boom(s)
   return s:map(function(rec) error("kaboom") end)
 end
+
+function stop_at(s, k)
+  return s:map(function(rec) if rec.n == k then return nil end return rec.n end)
+end
+
+function count_each(s)
+  return s:aggregate(0, function(a, rec) return a + 1 end)
+end

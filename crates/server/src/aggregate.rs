@@ -1,5 +1,5 @@
-//! Foreground stream-UDF queries (UDF_OP 1): the node runs the stream function over its
-//! selected records up to the first reduce and sends each output as a record with bin
+//! Foreground stream-UDF queries (UDF_OP 1): the node runs the stream function over the
+//! selected records of each of its partitions up to the first reduce and sends each output as a record with bin
 //! `SUCCESS` (or one with bin `FAILURE` holding the error); the client finishes the reduce.
 
 use engine::particle_type as pt;
@@ -8,7 +8,7 @@ use crate::clock::{cl_secs, now_ms};
 use crate::engine_ops::View;
 use crate::query::{selected, serves, Plan};
 use crate::record::rc;
-use crate::store::{Digest, Record};
+use crate::store::{partition_of, Digest, Record};
 use crate::wire::*;
 use crate::{cluster, Shared};
 
@@ -31,18 +31,24 @@ pub(crate) fn respond(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>, out: &mut Ve
     };
     let args = msg.fields.get(field::UDF_ARGLIST).unwrap_or(&[0x90]);
     let records = collect(shared, p, out);
-    let views = records.iter().map(|(digest, rec, set)| View {
-        bins: &rec.bins,
-        index: None,
-        key: rec.key.as_ref(),
-        set,
-        digest,
-        generation: u32::from(rec.generation),
-        void_time: rec.void_time,
-        last_update_ms: rec.last_update_ms,
-        exists: true,
-    });
-    match shared.udfs.aggregate(module, function, args, views) {
+    fn view((digest, rec, set): &(Digest, Record, String)) -> View<'_> {
+        View {
+            bins: &rec.bins,
+            index: None,
+            key: rec.key.as_ref(),
+            set,
+            digest,
+            generation: u32::from(rec.generation),
+            void_time: rec.void_time,
+            last_update_ms: rec.last_update_ms,
+            exists: true,
+        }
+    }
+    // As a real server, the stream function runs once per partition with matching records.
+    let partitions = records
+        .chunk_by(|a, b| partition_of(&a.0) == partition_of(&b.0))
+        .map(|part| part.iter().map(view).collect::<Vec<_>>());
+    match shared.udfs.aggregate(module, function, args, partitions) {
         Ok(values) => {
             for v in values {
                 let mut reply = ReplyMsg::begin(out);

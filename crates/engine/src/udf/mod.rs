@@ -137,17 +137,18 @@ impl Registry {
         run::run(&sources, module, function, args, rec)
     }
 
-    /// Server half of stream UDF `module.function` over `records`: its steps up to and
-    /// including the first reduce. Each output value goes to the client in bin `SUCCESS`.
+    /// Server half of stream UDF `module.function`, once per group of records (a partition's):
+    /// its steps up to and including the first reduce. Each output value goes to the client
+    /// in bin `SUCCESS`.
     pub fn aggregate<R: RecordView>(
         &self,
         module: &str,
         function: &str,
         args_msgpack: &[u8],
-        records: impl Iterator<Item = R>,
+        groups: impl Iterator<Item = Vec<R>>,
     ) -> Result<Vec<Value>, UdfFailure> {
         let args = decode_args(args_msgpack)?;
-        stream::run_server(&self.sources()?, module, function, &args, records)
+        stream::run_server(&self.sources()?, module, function, &args, groups)
     }
 
     fn sources(&self) -> Result<BTreeMap<String, Vec<u8>>, UdfFailure> {

@@ -14,33 +14,40 @@ use crate::RecordView;
 
 const STREAM: &str = include_str!("stream.lua");
 
-/// Runs the stream function's steps up to and including its first reduce over `records`
-/// (nothing when there are none).
+/// Runs the stream function's steps up to and including its first reduce once per group of
+/// `groups` (a real server runs it once per partition with matching records), in one Lua state;
+/// the outputs of every group in order. An empty group does not run.
 pub fn run_server<R: RecordView>(
     modules: &BTreeMap<String, Vec<u8>>,
     module: &str,
     function: &str,
     args: &[Value],
-    records: impl Iterator<Item = R>,
+    groups: impl Iterator<Item = Vec<R>>,
 ) -> Result<Vec<Value>, UdfFailure> {
-    // As a real server: where no record matched, the stream function does not run at all, so
-    // an `aggregate` step sends no initial value and an empty stream reduces to nothing.
-    let mut records = records.peekable();
-    if records.peek().is_none() {
+    let mut groups = groups.filter(|g| !g.is_empty()).peekable();
+    if groups.peek().is_none() {
         return Ok(Vec::new());
     }
-    let records = RefCell::new(records);
-    run_half(
-        modules,
-        module,
-        function,
-        args,
-        false,
-        |lua| match records.borrow_mut().next() {
-            Some(rec) => record_to_lua(lua, &rec),
-            None => Ok(L::Nil),
-        },
-    )
+    let current = RefCell::new(Vec::<R>::new().into_iter());
+    let mut outputs = Vec::new();
+    let mut runs = 0usize;
+    let (lua, func) = prepare(modules, module, function)?;
+    for group in groups {
+        *current.borrow_mut() = group.into_iter();
+        runs += 1;
+        outputs.extend(run_once(
+            &lua,
+            &func,
+            false,
+            args,
+            runs == 1,
+            |lua| match current.borrow_mut().next() {
+                Some(rec) => record_to_lua(lua, &rec),
+                None => Ok(L::Nil),
+            },
+        )?);
+    }
+    Ok(outputs)
 }
 
 /// Runs the stream function's steps from its first reduce on over the nodes' `partials`.
@@ -74,9 +81,23 @@ fn run_half(
     next: impl Fn(&Lua) -> mlua::Result<L>,
 ) -> Result<Vec<Value>, UdfFailure> {
     let (lua, func) = prepare(modules, module, function)?;
+    run_once(&lua, &func, client, args, true, next)
+}
+
+/// One run of the stream function over `next`'s values (`load` first loads the stream code).
+fn run_once(
+    lua: &Lua,
+    func: &mlua::Function,
+    client: bool,
+    args: &[Value],
+    load: bool,
+    next: impl Fn(&Lua) -> mlua::Result<L>,
+) -> Result<Vec<Value>, UdfFailure> {
     let outputs = RefCell::new(Vec::new());
     let result = lua.scope(|scope| {
-        lua.load(STREAM).set_name("@stream.lua").exec()?;
+        if load {
+            lua.load(STREAM).set_name("@stream.lua").exec()?;
+        }
         let run: mlua::Function = lua.globals().get("__aero_run_stream")?;
         let source = scope.create_function(|lua, _: MultiValue| next(lua))?;
         let emit = scope.create_function(|_, v: L| {
@@ -84,13 +105,13 @@ fn run_half(
             Ok(())
         })?;
         let mut call = vec![
-            L::Function(func),
+            L::Function(func.clone()),
             L::Boolean(client),
             L::Function(source),
             L::Function(emit),
         ];
         for a in args {
-            call.push(to_lua(&lua, a)?);
+            call.push(to_lua(lua, a)?);
         }
         run.call::<()>(MultiValue::from_iter(call))
     });
