@@ -213,13 +213,13 @@ def parse_index_list(text: str) -> list[IndexInfo]:
 
 
 def _getter(fields: dict[str, str]) -> Callable[..., str | None]:
-    """Field lookup by any of several names; ``NULL`` reads as None."""
+    """Field lookup by any of several names; ``null`` (any case) reads as None."""
 
     def get(*names: str) -> str | None:
         for key in names:
             value = fields.get(key)
             if value is not None:
-                return None if value == "NULL" else value
+                return None if value.lower() == "null" else value
         return None
 
     return get

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import aerospike
@@ -11,12 +12,16 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def client(
-    server_address: tuple[str, int], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Any]:
+def lua_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The official clients' Lua path: the first client of a process sets it for every client."""
+    return Path(tmp_path_factory.mktemp("lua"))
+
+
+@pytest.fixture(scope="session")
+def client(server_address: tuple[str, int], lua_path: Path) -> Iterator[Any]:
     """An official client connected to the suite's server (its Lua cache in a temp dir)."""
     host, port = server_address
-    lua = str(tmp_path_factory.mktemp("lua"))
+    lua = str(lua_path)
     c = aerospike.client({"hosts": [(host, port)], "lua": {"user_path": lua}}).connect()
     try:
         yield c

@@ -103,8 +103,8 @@ def test_mistyped_expressions_are_invalid_requests(client: Any, set_name: str) -
     ):
         with pytest.raises(ex.InvalidRequest):
             client.get(key, policy={"expressions": bad.compile()})
-    # a missing record with a bad filter is still a bad request
-    with pytest.raises(ex.InvalidRequest):
+    # a missing record is not found: a server builds the filter only against a record
+    with pytest.raises(ex.RecordNotFound):
         client.get(("test", set_name, "absent"), policy={"expressions": xp.IntBin("i").compile()})
     # the same expressions well typed: matched, or filtered out
     client.get(key, policy={"expressions": xp.Eq(xp.Add(xp.IntBin("i"), 5), 10).compile()})

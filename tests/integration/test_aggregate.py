@@ -32,31 +32,43 @@ async def test_count_and_sum_reduce_over_every_node(fl: Flavor, set_name: str) -
     assert await fl.run(q.aggregate(module, "sum_bin", "n")) == [sum(range(N))]
 
 
-async def test_group_by_with_an_index_filter(fl: Flavor, set_name: str) -> None:
+async def test_group_by_over_an_index_range(fl: Flavor, set_name: str) -> None:
     module = await _loaded(fl, set_name)
     s = fl.db.namespace("test").set(set_name)
-    await fl.run(s.create_index("n", "numeric", name=f"{set_name}_n"))
-    q = s.query().where_index("n").between(10, N)
-    assert await fl.run(q.aggregate(module, "by_group")) == [{"a": 15, "b": 15}]
-    assert await fl.run(q.aggregate(module, "count")) == [N - 10]
+    name = await fl.run(s.create_index("n", "numeric", name=f"{set_name}_n"))
+    try:
+        q = s.query().where_index("n").between(10, N - 1)
+        assert await fl.run(q.aggregate(module, "by_group")) == [{"a": 15, "b": 15}]
+        assert await fl.run(q.aggregate(module, "count")) == [N - 10]
+    finally:
+        await fl.run(s.drop_index(name))
 
 
 async def test_an_index_filter_selects_the_records_streamed(fl: Flavor, set_name: str) -> None:
     module = await _loaded(fl, set_name)
     s = fl.db.namespace("test").set(set_name)
-    await fl.run(s.create_index("n", "numeric", name=f"{set_name}_n"))
-    q = s.query().where_index("n").between(5, 14)
-    assert await fl.run(q.aggregate(module, "sum_bin", "n")) == [sum(range(5, 15))]
-    evens = await fl.run(q.aggregate(module, "evens"))
-    assert sorted(evens) == [6, 8, 10, 12, 14]
+    name = await fl.run(s.create_index("n", "numeric", name=f"{set_name}_n"))
+    try:
+        q = s.query().where_index("n").between(5, 14)
+        assert await fl.run(q.aggregate(module, "sum_bin", "n")) == [sum(range(5, 15))]
+        evens = await fl.run(s.query().where_index("n").between(5, 9).aggregate(module, "evens"))
+        assert sorted(evens) == [6, 8]
+    finally:
+        await fl.run(s.drop_index(name))
 
 
 async def test_nothing_matched_reduces_to_no_value(fl: Flavor, set_name: str) -> None:
     module = await _loaded(fl, set_name)
     s = fl.db.namespace("test").set(set_name)
-    await fl.run(s.create_index("n", "numeric", name=f"{set_name}_n"))
-    q = s.query().where_index("n").between(1000, 2000)
-    assert await fl.run(q.aggregate(module, "count")) == []
+    empty = fl.db.namespace("test").set(f"{set_name}_empty").query()
+    assert await fl.run(empty.aggregate(module, "count")) == []
+    assert await fl.run(empty.aggregate(module, "by_group")) == []
+    name = await fl.run(s.create_index("n", "numeric", name=f"{set_name}_n"))
+    try:
+        q = s.query().where_index("n").between(1000, 2000)
+        assert await fl.run(q.aggregate(module, "count")) == []
+    finally:
+        await fl.run(s.drop_index(name))
 
 
 async def test_a_lua_error_on_the_server_is_a_udf_error(fl: Flavor, set_name: str) -> None:

@@ -20,7 +20,7 @@ from ._flavor import Flavor
 from .test_aggregate import (
     test_an_index_filter_selects_the_records_streamed,
     test_count_and_sum_reduce_over_every_node,
-    test_group_by_with_an_index_filter,
+    test_group_by_over_an_index_range,
 )
 from .test_background import (
     test_a_background_udf_runs_on_each_record,
@@ -55,7 +55,7 @@ __all__ = [
     "test_background_operations_reach_every_selected_record",
     "test_count_and_sum_reduce_over_every_node",
     "test_geo_within_and_contains",
-    "test_group_by_with_an_index_filter",
+    "test_group_by_over_an_index_range",
     "test_pages_of_any_size_yield_every_record_once",
     "test_pages_resume",
     "test_stream_close_early",

@@ -24,11 +24,18 @@ async def test_no_bins_returns_metadata_only(fl: Flavor, set_name: str) -> None:
 async def test_paced_and_short_queries_return_every_record(fl: Flavor, set_name: str) -> None:
     s = fl.db.namespace("test").set(set_name)
     await fl.run(s.put_many({i: {"a": i} for i in range(30)}))
-    paced = s.query().records_per_second(5000).short()
-    assert sorted(r["a"] for r in await fl.run(paced.collect())) == list(range(30))
-    assert await fl.run(paced.where("$.a >= 10").count()) == 20
+    for q in (s.query().records_per_second(5000), s.query().short()):
+        assert sorted(r["a"] for r in await fl.run(q.collect())) == list(range(30))
+        assert await fl.run(q.where("$.a >= 10").count()) == 20
     with pytest.raises(errors.InvalidArgumentError, match="records per second"):
         s.query().records_per_second(-1)
+
+
+async def test_a_short_query_cannot_be_paced(fl: Flavor, set_name: str) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    await fl.run(s.key(1).put({"a": 1}))
+    with pytest.raises(errors.ParameterError):
+        await fl.run(s.query().records_per_second(5000).short().collect())
 
 
 async def test_truncate_before_keeps_later_records(fl: Flavor, set_name: str) -> None:

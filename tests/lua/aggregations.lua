@@ -32,3 +32,11 @@ end
 function values_of(s, bin)
   return s:map(function(rec) return rec[bin] end)
 end
+
+function stop_at(s, k)
+  return s:map(function(rec) if rec.n == k then return nil end return rec.n end)
+end
+
+function count_each(s)
+  return s:aggregate(0, function(a, rec) return a + 1 end)
+end

@@ -21,6 +21,12 @@ end
 function gens(s)
   return s:map(function(r) return record.gen(r) end):reduce(add)
 end
+function nil_at(s, k)
+  return s:map(function(r) if r.n == k then return nil end return r.n end)
+end
+function groups(s)
+  return s:aggregate(map(), function(m, r) m[r.n % 2] = (m[r.n % 2] or 0) + 1 return m end)
+end
 "#;
 
 fn registry() -> Registry {
@@ -40,12 +46,23 @@ fn records(ns: &[i64]) -> Vec<Rec> {
 }
 
 fn server(function: &str, args: &[u8], ns: &[i64]) -> Vec<Value> {
+    partitions(function, args, &[ns])
+}
+
+/// The server half run once per partition's records.
+fn partitions(function: &str, args: &[u8], parts: &[&[i64]]) -> Vec<Value> {
     let mut out = Vec::new();
     registry()
-        .aggregate("m", function, args, records(ns).into_iter(), &mut |v| {
-            out.push(v);
-            true
-        })
+        .aggregate(
+            "m",
+            function,
+            args,
+            parts.iter().map(|ns| records(ns)),
+            &mut |v| {
+                out.push(v);
+                true
+            },
+        )
         .unwrap();
     out
 }
@@ -70,10 +87,10 @@ fn without_a_reduce_the_server_streams_every_value_and_the_client_passes_them_on
 }
 
 #[test]
-fn aggregate_starts_from_its_initial_value_even_over_no_records() {
+fn aggregate_starts_from_its_initial_value_and_no_records_send_nothing() {
     let args = engine::pack::encode(&l(vec![i(100)]));
     assert_eq!(server("total", &args, &[1, 2]), vec![i(103)]);
-    assert_eq!(server("total", &args, &[]), vec![i(100)]);
+    assert_eq!(server("total", &args, &[]), Vec::<Value>::new());
 }
 
 #[test]
@@ -96,7 +113,9 @@ fn a_lua_error_is_a_udf_failure_with_its_message() {
     )
     .unwrap();
     let err = r
-        .aggregate("bad", "f", &[], records(&[1]).into_iter(), &mut |_| true)
+        .aggregate("bad", "f", &[], std::iter::once(records(&[1])), &mut |_| {
+            true
+        })
         .unwrap_err();
     assert_eq!(err.code, engine::result::UDF_BAD_RESPONSE);
     assert!(err.message.contains("kaboom"), "{}", err.message);
@@ -111,7 +130,7 @@ fn outputs_are_emitted_as_they_come_and_a_refusal_stops_the_stream() {
             "m",
             "odd",
             &[],
-            records(&[1, 3, 5, 7]).into_iter(),
+            std::iter::once(records(&[1, 3, 5, 7])),
             &mut |_| {
                 seen += 1;
                 seen < 2
@@ -120,4 +139,32 @@ fn outputs_are_emitted_as_they_come_and_a_refusal_stops_the_stream() {
         .unwrap_err();
     assert_eq!(seen, 2);
     assert!(err.message.contains("gone"), "{}", err.message);
+}
+
+/// As a real server: each partition's records are a stream of their own.
+#[test]
+fn each_partition_is_a_stream_of_its_own() {
+    // `nil` from a step ends only its partition's stream
+    assert_eq!(
+        partitions("nil_at", b"\x91\x02", &[&[1, 2, 3], &[4, 5]]),
+        vec![i(1), i(4), i(5)]
+    );
+    // an aggregate without a reduce sends one value per partition
+    assert_eq!(
+        partitions("total", b"\x91\x00", &[&[1, 2], &[3], &[4]]),
+        vec![i(3), i(3), i(4)]
+    );
+    // no records, no run: not even an aggregate's initial value
+    assert_eq!(partitions("groups", b"\x90", &[]), Vec::<Value>::new());
+    assert_eq!(partitions("groups", b"\x90", &[&[]]), Vec::<Value>::new());
+}
+
+/// As a real server: a numeric accumulator of 1000 or more is sent as it is, and the
+/// aggregation goes on from the initial value.
+#[test]
+fn a_numeric_aggregate_of_1000_or_more_is_sent_early() {
+    assert_eq!(
+        server("total", b"\x91\x00", &[600, 600, 600, 5]),
+        vec![i(1200), i(605)]
+    );
 }

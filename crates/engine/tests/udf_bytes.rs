@@ -178,7 +178,7 @@ fn stream_records_see_bytes_and_outputs_carry_blobs() {
     r.register("m.lua", STREAM).unwrap();
     let mut out = Vec::new();
     let recs = vec![rec(7, &[0xff]), rec(7, &[0x00])];
-    r.aggregate("m", "blobs", &[], recs.into_iter(), &mut |v| {
+    r.aggregate("m", "blobs", &[], std::iter::once(recs), &mut |v| {
         out.push(v);
         true
     })

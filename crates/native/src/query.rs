@@ -246,6 +246,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         closed: AtomicBool::new(false),
     });
     let sh = shared.clone();
+    let indexed = spec.indexed;
     let wire_plan = if spec.indexed {
         None
     } else {
@@ -285,7 +286,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         }
         let mut stream = rs.clone().into_stream();
         let mut buf = Vec::with_capacity(chunk);
-        let mut seen = Redelivery::default();
+        let mut seen = Redelivery::new(indexed);
         while let Some(item) = stream.next().await {
             match item.map_err(|e| diagnosed(e, &i)).and_then(bounded) {
                 Ok(r) => {

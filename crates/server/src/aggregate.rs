@@ -1,6 +1,7 @@
-//! Foreground stream-UDF queries (UDF_OP 1): the node runs the stream function over its
-//! selected records up to the first reduce and sends each output as a record with bin
-//! `SUCCESS` (or one with bin `FAILURE` holding the error); the client finishes the reduce.
+//! Foreground stream-UDF queries (UDF_OP 1): as a real server, the node runs the stream
+//! function once per partition with selected records, up to the first reduce, and sends each
+//! output as a record with bin `SUCCESS` (or one with bin `FAILURE` holding the error); the
+//! client finishes the reduce.
 
 use engine::particle_type as pt;
 use engine::{Particle, RecordView};
@@ -20,18 +21,6 @@ const AGGREGATE: u8 = 1;
 pub(crate) fn wanted(msg: &Msg<'_>) -> bool {
     msg.header.info2 & INFO2_WRITE == 0
         && msg.fields.get(field::UDF_OP).and_then(|b| b.first()) == Some(&AGGREGATE)
-}
-
-/// Why a server refuses the aggregation in `msg` before running it: a filter expression
-/// (UNSUPPORTED_FEATURE) or the short-query flag (PARAMETER), as a real server does.
-pub(crate) fn refusal(msg: &Msg<'_>) -> Option<u8> {
-    if msg.header.info1 & INFO1_SHORT_QUERY != 0 {
-        Some(rc::PARAMETER)
-    } else if msg.fields.get(field::FILTER_EXP).is_some() {
-        Some(rc::UNSUPPORTED_FEATURE)
-    } else {
-        None
-    }
 }
 
 /// Appends the node's partial results (and unserved partitions) to `out`, calling
@@ -82,7 +71,7 @@ pub(crate) fn respond(
     }
 }
 
-/// The selected records of the partitions this node serves, copied one partition at a time
+/// The selected records of the partitions this node serves, one partition's copy at a time
 /// as the stream asks for them; partitions it cannot serve go to `unserved` (reported done
 /// with result 11, so the client asks their owner).
 struct Selection<'a> {
@@ -90,7 +79,6 @@ struct Selection<'a> {
     plan: &'a Plan<'a>,
     unserved: &'a mut Vec<usize>,
     next_partition: usize,
-    copied: std::vec::IntoIter<Selected>,
     now_cl: u32,
 }
 
@@ -101,16 +89,14 @@ impl<'a> Selection<'a> {
             plan,
             unserved,
             next_partition: 0,
-            copied: Vec::new().into_iter(),
             now_cl: cl_secs(now_ms()),
         }
     }
 
-    /// Copies the next served partition's selected records; false when none is left.
-    fn copy_next_partition(&mut self) -> bool {
-        let Some(&(pid, _)) = self.plan.partitions.get(self.next_partition) else {
-            return false;
-        };
+    /// Copies the next partition's selected records (none when this node does not serve it);
+    /// None when no partition is left.
+    fn copy_next_partition(&mut self) -> Option<Vec<Selected>> {
+        let &(pid, _) = self.plan.partitions.get(self.next_partition)?;
         self.next_partition += 1;
         let (shared, p, now_cl) = (self.shared, self.plan, self.now_cl);
         let mut copied = Vec::new();
@@ -131,23 +117,15 @@ impl<'a> Selection<'a> {
         if !served {
             self.unserved.push(pid);
         }
-        self.copied = copied.into_iter();
-        true
+        Some(copied)
     }
 }
 
 impl Iterator for Selection<'_> {
-    type Item = Selected;
+    type Item = Vec<Selected>;
 
-    fn next(&mut self) -> Option<Selected> {
-        loop {
-            if let Some(rec) = self.copied.next() {
-                return Some(rec);
-            }
-            if !self.copy_next_partition() {
-                return None;
-            }
-        }
+    fn next(&mut self) -> Option<Vec<Selected>> {
+        self.copy_next_partition()
     }
 }
 

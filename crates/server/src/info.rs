@@ -6,7 +6,7 @@ use base64::Engine as _;
 
 mod peers;
 
-use crate::sindex::{Collection, IndexError, IndexType, SIndex};
+use crate::sindex::{Collection, IndexType, SIndex};
 use crate::store::N_PARTITIONS;
 use crate::wire::{begin_frame, end_frame, PROTO_INFO};
 use crate::Shared;
@@ -268,8 +268,9 @@ fn truncate(shared: &Shared, args: &str) -> String {
     else {
         return "ERROR:20:namespace not found".into();
     };
-    // As a real server: records last updated strictly before the cut-off (milliseconds) go;
-    // a cut-off of 0 or in the future is refused.
+    // As a real server: records last updated strictly before the cut-off (milliseconds) go,
+    // so without one those written in the current millisecond stay; a cut-off of 0 or in the
+    // future is refused.
     let now = crate::clock::now_ms();
     let before_ms = match param(&ps, &["lut"]) {
         Some(v) => match v.parse::<u64>() {
@@ -280,7 +281,7 @@ fn truncate(shared: &Shared, args: &str) -> String {
             Ok(nanos) => nanos / 1_000_000,
             Err(_) => return "ERROR:4:bad lut".into(),
         },
-        None => now + 1,
+        None => now,
     };
     let set = param(&ps, &["set"]);
     let ns_name = ns.name.clone();
@@ -359,10 +360,7 @@ fn sindex_create(shared: &Shared, args: &str) -> String {
     };
     match shared.sindexes.create(idx) {
         Ok(()) => "ok".into(),
-        Err(_) => {
-            "FAIL:200:Index with the same name already exists or this bin has already been indexed."
-                .into()
-        }
+        Err(_) => "FAIL:200:'indexname' already exists with different definition".into(),
     }
 }
 
@@ -370,11 +368,8 @@ fn sindex_delete(shared: &Shared, args: &str) -> String {
     let ps = params(args);
     let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
     let name = param(&ps, &["indexname"]).unwrap_or("");
-    match shared.sindexes.drop_index(ns, name) {
-        Ok(()) => "ok".into(),
-        Err(IndexError::NotFound) => "FAIL:201:Index does not exist on the system.".into(),
-        Err(IndexError::Exists) => "FAIL:200:index exists".into(),
-    }
+    shared.sindexes.drop_index(ns, name);
+    "ok".into()
 }
 
 fn sindex_list(shared: &Shared, args: &str) -> String {
@@ -385,10 +380,10 @@ fn sindex_list(shared: &Shared, args: &str) -> String {
         if ns.is_some_and(|n| n != i.ns) {
             continue;
         }
-        let set = if i.set.is_empty() { "NULL" } else { &i.set };
-        let bin = if i.bin.is_empty() { "NULL" } else { &i.bin };
+        let set = if i.set.is_empty() { "null" } else { &i.set };
+        let bin = if i.bin.is_empty() { "null" } else { &i.bin };
         let b64 = |b: &Option<Vec<u8>>| {
-            b.as_ref().map_or("NULL".to_string(), |b| {
+            b.as_ref().map_or("null".to_string(), |b| {
                 base64::engine::general_purpose::STANDARD.encode(b)
             })
         };

@@ -29,14 +29,9 @@ pub fn handle_long(
     out: &mut Vec<u8>,
     emit: &mut dyn FnMut(&mut Vec<u8>) -> bool,
 ) {
-    in_frames(out, emit, |out, after_message| {
-        let refused = aggregate::wanted(msg)
-            .then(|| aggregate::refusal(msg))
-            .flatten();
-        match (refused, plan(msg, shared)) {
-            (Some(code), _) | (None, Err(code)) => header_only(out, INFO3_LAST, code, 0),
-            (None, Ok(p)) => run_long(msg, shared, &p, out, after_message),
-        }
+    in_frames(out, emit, |out, after_message| match plan(msg, shared) {
+        Err(code) => header_only(out, INFO3_LAST, code, 0),
+        Ok(p) => run_long(msg, shared, &p, out, after_message),
     });
 }
 
@@ -179,6 +174,7 @@ pub async fn handle(
 
 fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
     let f = &msg.fields;
+    refused(msg)?;
     let ns = f
         .get(field::NAMESPACE)
         .and_then(|n| shared.store.namespace(n))
@@ -276,6 +272,24 @@ fn resumes(f: &Fields<'_>, indexed: bool) -> Result<Vec<(usize, Option<Resume>)>
             (pid, Some(Resume { digest, bval }))
         })
         .collect())
+}
+
+/// Combinations a real server refuses: a short query may not be paced, an aggregation may not
+/// be short nor take a filter expression.
+fn refused(msg: &Msg<'_>) -> Result<(), u8> {
+    let short = msg.header.info1 & INFO1_SHORT_QUERY != 0;
+    if aggregate::wanted(msg) {
+        if short {
+            return Err(rc::PARAMETER);
+        }
+        if msg.fields.get(field::FILTER_EXP).is_some() {
+            return Err(rc::UNSUPPORTED_FEATURE);
+        }
+    }
+    if short && msg.fields.get(field::RECORDS_PER_SECOND).is_some() {
+        return Err(rc::PARAMETER);
+    }
+    Ok(())
 }
 
 /// Whether this node answers for partition `pid` in the plan.

@@ -242,6 +242,8 @@ async fn truncate_set_only() {
     let (_server, client) = common::connect().await;
     seed(&client, "tr_a", 12).await;
     seed(&client, "tr_b", 5).await;
+    // Truncating to now keeps what was written in the current millisecond.
+    tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     client
         .truncate(&AdminPolicy::default(), "test", "tr_a", 0)
         .await
@@ -266,6 +268,40 @@ async fn truncate_set_only() {
         .len(),
         5
     );
+}
+
+/// As a real server: truncating to now removes records last updated before the current
+/// millisecond, so one written in the same millisecond stays.
+#[tokio::test]
+async fn truncate_to_now_keeps_records_written_in_its_millisecond() {
+    let (_server, client) = common::connect().await;
+    let now_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_millis()
+    };
+    for attempt in 0..1000i64 {
+        let key = as_key!("test", "tr_same_ms", attempt);
+        let start = now_ms();
+        client
+            .put(&WritePolicy::default(), &key, &[as_bin!("i", attempt)])
+            .await
+            .expect("put");
+        client
+            .truncate(&AdminPolicy::default(), "test", "tr_same_ms", 0)
+            .await
+            .expect("truncate");
+        if now_ms() == start {
+            let kept = client.exists(&ReadPolicy::default(), &key).await;
+            assert!(
+                kept.expect("exists"),
+                "attempt {attempt}: the record was truncated"
+            );
+            return;
+        }
+    }
+    panic!("no put and truncate within one millisecond in 1000 tries");
 }
 
 #[tokio::test]

@@ -141,19 +141,19 @@ impl Registry {
         run::run(&sources, module, function, args, rec)
     }
 
-    /// Server half of stream UDF `module.function` over `records`: its steps up to and
-    /// including the first reduce. Each output value goes to `emit` as it comes (the server
-    /// sends it to the client in bin `SUCCESS`); false from `emit` stops the stream.
+    /// Server half of stream UDF `module.function`, once per group of records (a partition's):
+    /// its steps up to and including the first reduce. Each output value goes to `emit` as it
+    /// comes (the server sends it in bin `SUCCESS`); false from `emit` stops the stream.
     pub fn aggregate<R: RecordView>(
         &self,
         module: &str,
         function: &str,
         args_msgpack: &[u8],
-        records: impl Iterator<Item = R>,
+        groups: impl Iterator<Item = Vec<R>>,
         emit: &mut dyn FnMut(Value) -> bool,
     ) -> Result<(), UdfFailure> {
         let args = decode_args(args_msgpack)?;
-        stream::run_server(&self.sources()?, module, function, &args, records, emit)
+        stream::run_server(&self.sources()?, module, function, &args, groups, emit)
     }
 
     fn sources(&self) -> Result<BTreeMap<String, Vec<u8>>, UdfFailure> {

@@ -25,13 +25,18 @@ function chain.filter(src, step)
     return nil
   end
 end
+-- As a real server: a numeric accumulator that reaches 1000 is sent on as it is, and the
+-- aggregation goes on from the initial value.
 function chain.aggregate(src, step)
   local done = false
   return function()
     if done then return nil end
-    done = true
     local acc = step.init
-    for v in src do acc = step.f(acc, v) end
+    for v in src do
+      acc = step.f(acc, v)
+      if type(acc) == "number" and acc >= 1000 then return acc end
+    end
+    done = true
     return acc
   end
 end

@@ -14,29 +14,40 @@ use crate::RecordView;
 
 const STREAM: &str = include_str!("stream.lua");
 
-/// Runs the stream function's steps up to and including its first reduce over `records`,
-/// passing each output to `emit` as it comes (false from `emit` stops the stream).
+/// Runs the stream function's steps up to and including its first reduce once per group of
+/// `groups` (a real server runs it once per partition with matching records), in one Lua state,
+/// passing each output to `emit` as it comes (false from `emit` stops the stream). An empty
+/// group does not run.
 pub fn run_server<R: RecordView>(
     modules: &BTreeMap<String, Vec<u8>>,
     module: &str,
     function: &str,
     args: &[Value],
-    records: impl Iterator<Item = R>,
+    groups: impl Iterator<Item = Vec<R>>,
     emit: &mut dyn FnMut(Value) -> bool,
 ) -> Result<(), UdfFailure> {
-    let records = RefCell::new(records);
-    run_half(
-        modules,
-        module,
-        function,
-        args,
-        false,
-        |lua| match records.borrow_mut().next() {
-            Some(rec) => record_to_lua(lua, &rec),
-            None => Ok(L::Nil),
-        },
-        emit,
-    )
+    let mut groups = groups.filter(|g| !g.is_empty()).peekable();
+    if groups.peek().is_none() {
+        return Ok(());
+    }
+    let current = RefCell::new(Vec::<R>::new().into_iter());
+    let (lua, func) = prepare(modules, module, function)?;
+    for (run, group) in groups.enumerate() {
+        *current.borrow_mut() = group.into_iter();
+        run_once(
+            &lua,
+            &func,
+            false,
+            args,
+            run == 0,
+            |lua| match current.borrow_mut().next() {
+                Some(rec) => record_to_lua(lua, &rec),
+                None => Ok(L::Nil),
+            },
+            emit,
+        )?;
+    }
+    Ok(())
 }
 
 /// Runs the stream function's steps from its first reduce on over the nodes' `partials`.
@@ -49,10 +60,11 @@ pub fn run_client(
 ) -> Result<Vec<Value>, UdfFailure> {
     let partials = RefCell::new(partials.into_iter());
     let mut outputs = Vec::new();
-    run_half(
-        modules,
-        module,
-        function,
+    let (lua, func) = prepare(modules, module, function)?;
+    run_once(
+        &lua,
+        &func,
+        true,
         args,
         true,
         |lua| match partials.borrow_mut().next() {
@@ -67,19 +79,21 @@ pub fn run_client(
     Ok(outputs)
 }
 
-fn run_half(
-    modules: &BTreeMap<String, Vec<u8>>,
-    module: &str,
-    function: &str,
-    args: &[Value],
+/// One run of the stream function over `next`'s values (`load` first loads the stream code).
+fn run_once(
+    lua: &Lua,
+    func: &mlua::Function,
     client: bool,
+    args: &[Value],
+    load: bool,
     next: impl Fn(&Lua) -> mlua::Result<L>,
     emit: &mut dyn FnMut(Value) -> bool,
 ) -> Result<(), UdfFailure> {
-    let (lua, func) = prepare(modules, module, function)?;
     let emit = RefCell::new(emit);
     let result = lua.scope(|scope| {
-        lua.load(STREAM).set_name("@stream.lua").exec()?;
+        if load {
+            lua.load(STREAM).set_name("@stream.lua").exec()?;
+        }
         let run: mlua::Function = lua.globals().get("__aero_run_stream")?;
         let source = scope.create_function(|lua, _: MultiValue| next(lua))?;
         let emit = scope.create_function(|_, v: L| {
@@ -90,13 +104,13 @@ fn run_half(
             }
         })?;
         let mut call = vec![
-            L::Function(func),
+            L::Function(func.clone()),
             L::Boolean(client),
             L::Function(source),
             L::Function(emit),
         ];
         for a in args {
-            call.push(to_lua(&lua, a)?);
+            call.push(to_lua(lua, a)?);
         }
         run.call::<()>(MultiValue::from_iter(call))
     });

@@ -118,14 +118,15 @@ pub struct Registry {
     indexes: RwLock<Vec<SIndex>>,
 }
 
-/// Why an index could not be created or dropped (server error codes 200/201).
+/// Why an index could not be created (server error code 200).
 #[derive(Debug, PartialEq, Eq)]
 pub enum IndexError {
     Exists,
-    NotFound,
 }
 
 impl Registry {
+    /// As a real server: the same name and definition again is a no-op, the same name with
+    /// another definition is refused, the same definition under a new name renames the index.
     pub fn create(&self, idx: SIndex) -> Result<(), IndexError> {
         let mut all = self.indexes.write().unwrap_or_else(|e| e.into_inner());
         let same_def = |i: &SIndex| {
@@ -137,24 +138,24 @@ impl Registry {
                 && i.context == idx.context
                 && i.exp == idx.exp
         };
-        if all
-            .iter()
-            .any(|i| i.ns == idx.ns && i.name == idx.name || same_def(i))
-        {
-            return Err(IndexError::Exists);
+        if let Some(named) = all.iter().find(|i| i.ns == idx.ns && i.name == idx.name) {
+            return if same_def(named) {
+                Ok(())
+            } else {
+                Err(IndexError::Exists)
+            };
         }
-        all.push(idx);
+        match all.iter_mut().find(|i| same_def(i)) {
+            Some(existing) => existing.name = idx.name,
+            None => all.push(idx),
+        }
         Ok(())
     }
 
-    pub fn drop_index(&self, ns: &str, name: &str) -> Result<(), IndexError> {
+    /// Drops the index; dropping one that does not exist is not an error (as a real server).
+    pub fn drop_index(&self, ns: &str, name: &str) {
         let mut all = self.indexes.write().unwrap_or_else(|e| e.into_inner());
-        let before = all.len();
         all.retain(|i| !(i.ns == ns && i.name == name));
-        if all.len() == before {
-            return Err(IndexError::NotFound);
-        }
-        Ok(())
     }
 
     pub fn list(&self) -> Vec<SIndex> {
@@ -216,7 +217,19 @@ mod tests {
             exp: None,
         };
         assert_eq!(reg.create(idx.clone()), Ok(()));
-        assert_eq!(reg.create(idx), Err(IndexError::Exists));
+        assert_eq!(reg.create(idx.clone()), Ok(()));
+        let other_bin = SIndex {
+            bin: "b".into(),
+            ..idx.clone()
+        };
+        assert_eq!(reg.create(other_bin), Err(IndexError::Exists));
+        let renamed = SIndex {
+            name: "j".into(),
+            ..idx.clone()
+        };
+        assert_eq!(reg.create(renamed), Ok(()));
+        assert!(reg.find("test", "i").is_none() && reg.find("test", "j").is_some());
+        assert_eq!(reg.create(idx), Ok(()));
         let want = |bin| Wanted {
             bin,
             ptype: pt::INTEGER,
@@ -228,7 +241,8 @@ mod tests {
         assert!(reg.lookup("test", "s", &want("a")).is_some());
         assert!(reg.lookup("test", "other", &want("a")).is_none());
         assert!(reg.lookup("test", "s", &want("b")).is_none());
-        assert_eq!(reg.drop_index("test", "i"), Ok(()));
-        assert_eq!(reg.drop_index("test", "i"), Err(IndexError::NotFound));
+        reg.drop_index("test", "i");
+        reg.drop_index("test", "i");
+        assert!(reg.find("test", "i").is_none());
     }
 }
