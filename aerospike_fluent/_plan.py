@@ -29,6 +29,21 @@ ScalarOp = Literal[
 ]
 """Ops on bins and records (``crates/native/src/ops/scalar.rs``)."""
 
+CdtRemove = Literal[
+    "remove_by_index",
+    "remove_by_index_range",
+    "remove_by_index_range_count",
+    "remove_by_rank",
+    "remove_by_rank_range",
+    "remove_by_rank_range_count",
+    "remove_by_value",
+    "remove_by_value_list",
+    "remove_by_value_range",
+    "remove_by_value_relative_rank_range",
+    "remove_by_value_relative_rank_range_count",
+]
+"""The remove-by selectors lists and maps share (operations and modify expressions)."""
+
 ListOp = Literal[
     "append",
     "append_items",
@@ -55,17 +70,7 @@ ListOp = Literal[
     "pop_range",
     "pop_range_from",
     "remove",
-    "remove_by_index",
-    "remove_by_index_range",
-    "remove_by_index_range_count",
-    "remove_by_rank",
-    "remove_by_rank_range",
-    "remove_by_rank_range_count",
-    "remove_by_value",
-    "remove_by_value_list",
-    "remove_by_value_range",
-    "remove_by_value_relative_rank_range",
-    "remove_by_value_relative_rank_range_count",
+    CdtRemove,
     "remove_range",
     "remove_range_from",
     "set",
@@ -273,6 +278,33 @@ MapNode = Literal[
 ]
 """Map read expressions, sent as ``maps.<name>`` (``crates/native/src/expr/map.rs``)."""
 
+ListModifyNode = Literal[
+    "append",
+    "append_items",
+    "clear",
+    "increment",
+    "insert",
+    "insert_items",
+    CdtRemove,
+    "set",
+    "sort",
+]
+"""List modify expressions (the changed bin), sent as ``lists.<name>`` too."""
+
+MapModifyNode = Literal[
+    CdtRemove,
+    "clear",
+    "increment",
+    "put",
+    "put_items",
+    "remove_by_key",
+    "remove_by_key_list",
+    "remove_by_key_range",
+    "remove_by_key_relative_index_range",
+    "remove_by_key_relative_index_range_count",
+]
+"""Map modify expressions (the changed bin), sent as ``maps.<name>`` too."""
+
 
 BitNode = Literal["count", "get", "get_int", "lscan", "rscan"]
 """Bit read expressions, sent as ``bits.<name>`` (``crates/native/src/expr/bit.rs``)."""
@@ -364,13 +396,13 @@ Node = CoreNode | CdtNode
 """Any expression node name."""
 
 
-def list_node(name: ListNode) -> CdtNode:
-    """Qualify a list read expression's name."""
+def list_node(name: ListNode | ListModifyNode) -> CdtNode:
+    """Qualify a list read or modify expression's name."""
     return CdtNode(f"lists.{name}")
 
 
-def map_node(name: MapNode) -> CdtNode:
-    """Qualify a map read expression's name."""
+def map_node(name: MapNode | MapModifyNode) -> CdtNode:
+    """Qualify a map read or modify expression's name."""
     return CdtNode(f"maps.{name}")
 
 
@@ -391,8 +423,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     "ops/bit.rs": frozenset(get_args(BitOp)),
     "ops/hll.rs": frozenset(get_args(HllOp)),
     "expr/core.rs": frozenset(get_args(CoreNode)),
-    "expr/list.rs": frozenset(get_args(ListNode)),
-    "expr/map.rs": frozenset(get_args(MapNode)),
+    "expr/list.rs": frozenset(get_args(ListNode) + get_args(ListModifyNode)),
+    "expr/map.rs": frozenset(get_args(MapNode) + get_args(MapModifyNode)),
     "expr/bit.rs": frozenset(get_args(BitNode) + get_args(BitModifyNode)),
     "expr/hll.rs": frozenset(get_args(HllNode) + get_args(HllModifyNode)),
 }

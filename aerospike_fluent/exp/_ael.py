@@ -22,8 +22,8 @@ Supported (anything else raises :class:`AelSyntaxError` with a position):
 * ``let(x = ..., y = ...) then (...)`` with ``${x}``; ``when(c => v, ..., default => v)``;
   functions ``abs``, ``floor``, ``ceil``, ``min``, ``max``, ``regex(value, 'pattern'[, flags])``,
   ``exclusive(a, b, ...)``, ``not(...)``, ``int_count``, ``int_lscan``, ``int_rscan``;
-* blobs ``x'0fa0'``; bit and HLL expressions ``bits.count($.b, 0, 8)``,
-  ``hll.getCount($.h)`` (see ``_ael_family``).
+* blobs ``x'0fa0'``; ``bits.count($.b, 0, 8)``, ``hll.getCount($.h)`` (see ``_ael_family``);
+  list and map modifies ``list.append($.l, 5)``, ``map.put($.m.a, 'k', 1)`` (``_ael_cdt_modify``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from typing import Any
 from aerospike_fluent import _validate
 from aerospike_fluent._plan import CoreNode
 from aerospike_fluent.errors import AelSyntaxError, InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.exp import _ael_cdt_modify as cdt_modify
 from aerospike_fluent.exp import _ael_family as family
 from aerospike_fluent.exp import _ael_path as path
 from aerospike_fluent.exp import _core
@@ -288,9 +289,10 @@ class _Parser:
             return self.path()
         if kind == "name":
             low = text.lower()
-            if low in ("bits", "hll") and self.peek()[1] == ".":
+            if low in ("bits", "hll", "list", "map") and self.peek()[1] == ".":
                 self.i += 1
-                return family.call(self, low)
+                call = family.call if low in ("bits", "hll") else cdt_modify.call
+                return call(self, low)
             if low == "x" and self.peek()[0] == "str":
                 return family.blob(self)
             if low in ("true", "false"):

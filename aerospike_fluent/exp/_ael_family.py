@@ -120,6 +120,35 @@ def blob(p: _Parser) -> Exp:
         raise p.error("a blob is x'<hex digits>'", tok) from None
 
 
+def arguments(
+    p: _Parser, label: str, options: set[str], *, nil: bool = False
+) -> tuple[list[Any], dict[str, Any]]:
+    """Read ``, args..., name: value...)`` after a call's target (``nil``: ``nil`` is None)."""
+    positional: list[Any] = []
+    named: dict[str, Any] = {}
+    while p.accept(","):
+        if p.tok[0] == "name" and p.peek()[1] == ":":
+            key = p.tok[1]
+            if key not in options:
+                raise p.error(f"{label} takes no option {key!r}")
+            p.i += 2
+            vtok = p.tok
+            if vtok[0] == "name" and vtok[1].lower() not in ("true", "false"):
+                p.i += 1
+                named[key] = vtok[1]
+            else:
+                named[key] = p.literal_value()
+        elif named:
+            raise p.error("positional arguments come before the options")
+        elif nil and p.at("nil") and p.peek()[1] in (",", ")"):
+            p.i += 1
+            positional.append(None)
+        else:
+            positional.append(p.or_())
+    p.expect(")")
+    return positional, named
+
+
 def call(p: _Parser, family: str) -> Exp:
     """Read ``.<method>(target, args..., name: value...)`` after ``bits`` / ``hll``."""
     table = _FAMILIES[family]
@@ -131,25 +160,8 @@ def call(p: _Parser, family: str) -> Exp:
     p.i += 1
     p.expect("(")
     target = p.or_()
-    positional: list[Any] = []
-    named: dict[str, Any] = {}
-    while p.accept(","):
-        if p.tok[0] == "name" and p.peek()[1] == ":":
-            key = p.tok[1]
-            if key not in table[fn] or key == _E:
-                raise p.error(f"{family}.{tok[1]} takes no option {key!r}")
-            p.i += 2
-            vtok = p.tok
-            if vtok[0] == "name" and vtok[1].lower() not in ("true", "false"):
-                p.i += 1
-                named[key] = vtok[1]
-            else:
-                named[key] = p.literal_value()
-        elif named:
-            raise p.error("positional arguments come before the options")
-        else:
-            positional.append(p.or_())
-    p.expect(")")
+    options = set(table[fn]) - {_E}
+    positional, named = arguments(p, f"{family}.{tok[1]}", options)
     if len(positional) != table[fn].count(_E):
         raise p.error(f"{family}.{tok[1]} takes {table[fn].count(_E)} argument(s) after the target")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from aerospike_fluent.errors import InvalidArgumentError
+from aerospike_fluent.exp import _ael_cdt_modify as cdt_modify
 from aerospike_fluent.exp import _ael_family as family
 from aerospike_fluent.exp import _core
 from aerospike_fluent.exp._ael_lex import AEL_TYPE, name_text, quote
@@ -93,6 +94,10 @@ def _fn(e: Exp, name: str, args: tuple[Any, ...]) -> str:
         return f"regex({to_ael(value)}, {quote(pattern)}{extra})"
     if name.startswith(("bits.", "hlls.")):
         text = family.render(name, args, to_ael)
+        if text is not None:
+            return text
+    if name.startswith(("lists.", "maps.")):
+        text = cdt_modify.render(name, args, to_ael)
         if text is not None:
             return text
     if name in ("lists.size", "maps.size"):

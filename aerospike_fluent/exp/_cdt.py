@@ -1,4 +1,4 @@
-"""List and map read expressions, with nested contexts."""
+"""List and map read expressions, with nested contexts (modifies: ``_cdt_modify``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 from aerospike_fluent import cdt
 from aerospike_fluent._plan import ListNode, MapNode, list_node, map_node
 from aerospike_fluent.cdt import Ctx, Return
+from aerospike_fluent.exp._cdt_modify import ListModifies, MapModifies
 from aerospike_fluent.exp._core import EXP_TYPE, Exp, Operand, ValueType, fn, to_exp
 from aerospike_fluent.exp._core import value_type as check_type
 
@@ -123,8 +124,8 @@ class ElementExp(_Path):
         return MapExp(self._bin, self._ctx)
 
 
-class ListExp(_Reads):
-    """Read expressions over a list bin (or a nested list)."""
+class ListExp(_Reads, ListModifies):
+    """Read and modify expressions over a list bin (or a nested list)."""
 
     __slots__ = ()
 
@@ -209,8 +210,8 @@ class ListExp(_Reads):
         return self._many("get_by_value_relative_rank_range", args, return_type, inverted)
 
 
-class MapExp(_Reads):
-    """Read expressions over a map bin (or a nested map)."""
+class MapExp(_Reads, MapModifies):
+    """Read and modify expressions over a map bin (or a nested map)."""
 
     __slots__ = ()
     _is_map = True

@@ -239,14 +239,14 @@ class Exp:
     # ------------------------------------------------------------------ collections
     @property
     def list(self) -> ListExp:
-        """List read expressions on this (list) bin."""
+        """List read and modify expressions on this (list) bin."""
         from aerospike_fluent.exp._cdt import ListExp
 
         return ListExp(self, ())
 
     @property
     def map(self) -> MapExp:
-        """Map read expressions on this (map) bin."""
+        """Map read and modify expressions on this (map) bin."""
         from aerospike_fluent.exp._cdt import MapExp
 
         return MapExp(self, ())

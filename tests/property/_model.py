@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 OP_NOT_APPLICABLE = 26
+PARAMETER_ERROR = 4
 
 NONE, INDEX, REVERSE_INDEX, RANK, REVERSE_RANK, COUNT, KEY, VALUE, KEY_VALUE = range(9)
 EXISTS = 13
@@ -229,7 +230,13 @@ class ListModel:
         return new
 
     def sort(self, flags: int) -> None:
-        """Sort; flag 1 descending (unordered lists only), flag 2 drops duplicates."""
+        """Sort; flag 1 descending (unordered lists only), flag 2 drops duplicates.
+
+        A server refuses both flags together on an unordered list of two distinct values.
+        """
+        distinct = len({repr(order_key(v)) for v in self.items})
+        if flags & 3 == 3 and not self.ordered and distinct > 1:
+            raise ModelError(PARAMETER_ERROR)
         out: list[Any] = []
         for v in sorted(self.items, key=order_key):
             if not (flags & 2 and out and order_key(out[-1]) == order_key(v)):

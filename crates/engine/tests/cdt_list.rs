@@ -186,3 +186,18 @@ fn increment_sort_clear_errors() {
     // read on a missing bin: nothing
     assert_eq!(apply(3, None, &op(16, vec![])).unwrap().value, None);
 }
+
+#[test]
+fn descending_sort_dropping_duplicates_needs_one_distinct_value() {
+    // A server refuses DESCENDING | DROP_DUPLICATES on an unordered list with two distinct
+    // values (PARAMETER_ERROR) and accepts it when every value is equal.
+    let two = list_p(vec![i(1), i(2), i(2)]);
+    assert_eq!(apply(4, Some(&two), &op(13, vec![i(3)])), Err(4));
+    let r = apply(4, Some(&two), &op(13, vec![i(1)])).unwrap();
+    let BinChange::Set(p) = r.bin else { panic!() };
+    assert_eq!(dec(&p), l(vec![i(2), i(2), i(1)]));
+    let same = list_p(vec![i(1), i(1)]);
+    let r = apply(4, Some(&same), &op(13, vec![i(3)])).unwrap();
+    let BinChange::Set(p) = r.bin else { panic!() };
+    assert_eq!(dec(&p), l(vec![i(1)]));
+}

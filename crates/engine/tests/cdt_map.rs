@@ -226,3 +226,24 @@ fn nested_contexts() {
         ])
     );
 }
+
+#[test]
+fn map_keys_are_ints_strings_or_bytes() {
+    // put, put_items and increment refuse a list, map, float, bool or nil key.
+    let bin = map_p(m(vec![(s("a"), i(1))]));
+    for key in [l(vec![i(1)]), f(1.5), b(true), nil()] {
+        assert_eq!(
+            apply(4, Some(&bin), &op(67, vec![key.clone(), i(1)])),
+            Err(4)
+        );
+        assert_eq!(
+            apply(4, Some(&bin), &op(73, vec![key.clone(), i(1)])),
+            Err(4)
+        );
+    }
+    let items = m(vec![(s("b"), i(2)), (f(2.5), i(3))]);
+    assert_eq!(apply(4, Some(&bin), &op(68, vec![items])), Err(4));
+    let bytes = engine::value::Value::Bytes(4, b"k".to_vec());
+    let r = apply(4, Some(&bin), &op(67, vec![bytes.clone(), i(2)])).unwrap();
+    assert_eq!(set_of(r), m(vec![(s("a"), i(1)), (bytes, i(2))]));
+}

@@ -72,6 +72,9 @@ pub fn apply(l: &mut List, code: i64, a: &Args) -> Result<Option<Value>, ResultC
         12 => increment(l, a.int(0)?, a.opt_val(1)?, a.opt_int(3)?.unwrap_or(0)),
         13 => {
             let flags = a.opt_int(0)?.unwrap_or(0);
+            if refuses_sort(l, flags) {
+                return Err(PARAMETER_ERROR);
+            }
             l.items.sort();
             if flags & 2 != 0 {
                 l.items.dedup();
@@ -100,6 +103,12 @@ pub fn apply(l: &mut List, code: i64, a: &Args) -> Result<Option<Value>, ResultC
 }
 
 /// get_by_* (19..=27) and, with `remove`, remove_by_*.
+/// A server drops duplicates from an ascending order only: a descending sort that drops
+/// duplicates is refused when the unordered list holds two distinct values.
+fn refuses_sort(l: &List, flags: i64) -> bool {
+    flags & 3 == 3 && !l.ordered() && l.items.windows(2).any(|w| w[0] != w[1])
+}
+
 fn select(
     l: &mut List,
     get_code: i64,

@@ -46,7 +46,7 @@ pub fn apply(m: &mut Map, code: i64, a: &Args) -> Result<Option<Value>, ResultCo
         69 => put(m, vec![(a.val(0)?, a.val(1)?)], UPDATE_ONLY),
         70 => put(m, items(a)?, UPDATE_ONLY),
         73 | 74 => {
-            let key = a.val(0)?;
+            let key = map_key(a.val(0)?)?;
             let mut delta = a.opt_val(1)?.unwrap_or(Value::Int(1));
             if code == 74 {
                 delta = match delta {
@@ -106,10 +106,19 @@ pub fn set_order(m: &mut Map, attr: u8) {
     }
 }
 
+/// A key a map may store: an integer, a string or bytes.
+fn map_key(k: Value) -> Result<Value, ResultCode> {
+    match k {
+        Value::Int(_) | Value::Str(_) | Value::Bytes(..) => Ok(k),
+        _ => Err(PARAMETER_ERROR),
+    }
+}
+
 /// put / put_items with write flags; returns the new size.
 fn put(m: &mut Map, kvs: Vec<(Value, Value)>, flags: i64) -> Result<Option<Value>, ResultCode> {
     let mut ok = Vec::with_capacity(kvs.len());
     for (k, v) in kvs {
+        let k = map_key(k)?;
         let exists = m.find(&k).is_some();
         let err = if flags & CREATE_ONLY != 0 && exists {
             Some(ELEMENT_EXISTS)

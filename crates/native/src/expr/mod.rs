@@ -1,7 +1,7 @@
 //! Expression trees (`(node_name, *args)` tuples) → `aerospike::expressions::Expression`, one
 //! file per family: `core` (values, bins, metadata, comparison, logic, arithmetic, control),
-//! `list` (`lists.<fn>` reads), `map` (`maps.<fn>` reads), `bit` (`bits.<fn>` reads) and `hll`
-//! (`hlls.<fn>` reads). The names each accepts are the ones `aerospike_fluent/_plan.py` declares
+//! `list` (`lists.<fn>` reads and modifies), `map` (`maps.<fn>` reads and modifies), `bit`
+//! (`bits.<fn>`) and `hll` (`hlls.<fn>`). The names each accepts are the ones `aerospike_fluent/_plan.py` declares
 //! (checked by a test).
 
 mod bit;
