@@ -176,40 +176,36 @@ impl Call<'_> {
         let (ns, digest, req) = (self.ns, self.digest, self.req);
         let pid = partition_of(digest);
         let now = now_ms();
-        let existing = {
+        let (before, mut rec) = {
             let mut part = ns.write(pid);
             if part.get(digest).is_some_and(|r| r.expired(cl_secs(now))) {
                 part.remove(digest);
                 ns.count_change(-1);
             }
-            part.get(digest).cloned()
-        };
-        let mut rec = UdfRec {
-            bins: BinSet::new(
-                existing
-                    .as_ref()
-                    .map(|r| r.bins.clone())
-                    .unwrap_or_default(),
-            ),
-            key: existing.as_ref().and_then(|r| r.key.clone()),
-            set: match &existing {
-                Some(r) => ns.set_name(r.set_id),
-                None => String::from_utf8_lossy(req.set).into_owned(),
-            },
-            digest,
-            generation: existing.as_ref().map_or(0, |r| u32::from(r.generation)),
-            void_time: existing.as_ref().map_or(0, |r| r.void_time),
-            last_update_ms: existing.as_ref().map_or(0, |r| r.last_update_ms),
-            exists: existing.is_some(),
-            commit: false,
-            ttl: None,
+            let existing = part.get(digest);
+            let rec = UdfRec {
+                bins: BinSet::new(existing.map(|r| r.bins.clone()).unwrap_or_default()),
+                key: existing.and_then(|r| r.key.clone()),
+                set: match existing {
+                    Some(r) => ns.set_name(r.set_id),
+                    None => String::from_utf8_lossy(req.set).into_owned(),
+                },
+                digest,
+                generation: existing.map_or(0, |r| u32::from(r.generation)),
+                void_time: existing.map_or(0, |r| r.void_time),
+                last_update_ms: existing.map_or(0, |r| r.last_update_ms),
+                exists: existing.is_some(),
+                commit: false,
+                ttl: None,
+            };
+            (existing.map(version), rec)
         };
         let outcome = self
             .shared
             .udfs
             .apply(self.module, self.function, self.args, &mut rec);
         let mut part = ns.write(pid);
-        if part.get(digest).map(version) != existing.as_ref().map(version) {
+        if part.get(digest).map(version) != before {
             return None;
         }
         let mut reply = ReplyMsg::begin(out);
@@ -221,10 +217,8 @@ impl Call<'_> {
                 return Some(failure.code);
             }
         };
-        let existed = existing.is_some();
-        let old = existing
-            .as_ref()
-            .map(|r| (r.generation, r.void_time, r.set_id));
+        let existed = before.is_some();
+        let old = before.map(|(generation, _, void_time, set_id)| (generation, void_time, set_id));
         let (mut generation, mut void_time) = (rec.generation, rec.void_time);
         let deletes = rec.commit && existed && (!rec.exists || rec.bins.is_empty());
         if deletes && req.info2 & INFO2_DURABLE_DELETE != 0 && !ns.durable_deletes {
