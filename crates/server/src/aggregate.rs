@@ -138,18 +138,7 @@ struct Selected {
 
 impl Selected {
     fn view(&self) -> View<'_> {
-        let rec = &self.record;
-        View {
-            bins: &rec.bins,
-            index: None,
-            key: rec.key.as_ref(),
-            set: &self.set,
-            digest: &self.digest,
-            generation: u32::from(rec.generation),
-            void_time: rec.void_time,
-            last_update_ms: rec.last_update_ms,
-            exists: true,
-        }
+        View::stored(&self.digest, &self.record, &self.set)
     }
 }
 

@@ -5,7 +5,7 @@ use engine::{Particle, RecordView, ResultCode};
 
 use crate::bins::{self, BinIndex};
 use crate::clock::CITRUSLEAF_EPOCH;
-use crate::store::{Bin, Digest};
+use crate::store::{Bin, Digest, Record};
 
 /// Read-only view of a record (stored or being written) for the engine.
 pub struct View<'a> {
@@ -22,7 +22,22 @@ pub struct View<'a> {
     pub exists: bool,
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
+    /// A stored record of set `set`, as scans, queries and stream UDFs see it.
+    pub fn stored(digest: &'a Digest, rec: &'a Record, set: &'a str) -> View<'a> {
+        View {
+            bins: &rec.bins,
+            index: None,
+            key: rec.key.as_ref(),
+            set,
+            digest,
+            generation: u32::from(rec.generation),
+            void_time: rec.void_time,
+            last_update_ms: rec.last_update_ms,
+            exists: true,
+        }
+    }
+
     fn live(&self) -> impl Iterator<Item = &Bin> {
         self.bins.iter().filter(|b| bins::is_live(b))
     }

@@ -321,17 +321,7 @@ fn selection(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> Option
         return Some(None);
     }
     let set = p.ns.set_name(rec.set_id);
-    let view = View {
-        bins: &rec.bins,
-        index: None,
-        key: rec.key.as_ref(),
-        set: &set,
-        digest,
-        generation: u32::from(rec.generation),
-        void_time: rec.void_time,
-        last_update_ms: rec.last_update_ms,
-        exists: true,
-    };
+    let view = View::stored(digest, rec, &set);
     let bval = match &p.index {
         Some((idx, filter)) => Some(index_bval(idx, filter, &view)?),
         None => None,
