@@ -53,8 +53,8 @@ def exists(key: Any) -> tuple[Any, ...]:
 
 
 def put(key: Any, bins: dict[str, Any]) -> tuple[Any, ...]:
-    """Return the batch row of a put: a write op per bin (``None`` removes the bin)."""
-    return ("write", key, [("write", name, value) for name, value in bins.items()], None)
+    """Return the batch row of a put: a write of each bin (``None`` removes the bin)."""
+    return ("put", key, bins, None)
 
 
 def delete(key: Any) -> tuple[Any, ...]:

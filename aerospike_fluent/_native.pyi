@@ -331,7 +331,8 @@ class Client:
     ) -> Record | None: ...
     def batch(self, done: Done, rows: Sequence[tuple[Any, ...]], policy: Policy | None) -> Pending:
         """Rows: ``("read", key, bins|None, header_only, policy|None)``,
-        ``("write", key, ops, policy|None)``, ``("delete", key, policy|None)``,
+        ``("write", key, ops, policy|None)``, ``("put", key, bins, policy|None)``,
+        ``("delete", key, policy|None)``,
         ``("udf", key, module, function, args, policy|None)``.
         Result: list of :class:`BatchRow` in row order."""
     def batch_blocking(

@@ -88,17 +88,22 @@ async def _seq_async(fn: Callable[[int], Awaitable[Any]], ops: int, counts: bool
 
 
 async def _gather(fn: Callable[[int], Awaitable[Any]], ops: int, concurrency: int) -> Round:
-    sem = asyncio.Semaphore(concurrency)
-    lat = [0] * ops
+    """``concurrency`` workers, each awaiting the next op as soon as its last one is answered.
 
-    async def one(i: int) -> None:
-        async with sem:
+    Always that many calls in flight, at about 1.4 µs of harness CPU per op; a task per op
+    behind a semaphore cost 13 µs per op at c50 and 19 µs at c256, shared by every client.
+    """
+    lat = [0] * ops
+    todo = iter(range(ops))  # shared: each worker takes the next op
+
+    async def worker() -> None:
+        for i in todo:
             t = perf_counter_ns()
             await fn(i)
             lat[i] = perf_counter_ns() - t
 
     start = perf_counter_ns()
-    await asyncio.gather(*(one(i) for i in range(ops)))
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, ops))))
     return summarize(lat, perf_counter_ns() - start, 0)
 
 

@@ -26,7 +26,7 @@ class Workload:
     def title(self) -> str:
         return {
             "seq": f"{self.name}: sequential, one command at a time",
-            "async": f"{self.name}: asyncio.gather, {self.concurrency} in flight (semaphore)",
+            "async": f"{self.name}: {self.concurrency} asyncio tasks, each awaiting its next call",
             "threads": f"{self.name}: {self.concurrency} threads (sync clients)",
         }[self.mode]
 

@@ -191,6 +191,10 @@ def test_bad_batch_and_query_send_nothing(server: n.EmbeddedServer, client: n.Cl
         client.batch_blocking(
             [("write", ("test", "s", "k", None), [("write", "a", 2**70)], None)], None
         )
+    with pytest.raises(n.InvalidArgumentError, match="at least one bin"):
+        client.batch_blocking([("put", ("test", "s", "k", None), {}, None)], None)
+    with pytest.raises(TypeError, match="bin names must be str"):
+        client.batch_blocking([("put", ("test", "s", "k", None), {1: 2}, None)], None)
     with pytest.raises(n.InvalidArgumentError, match="partition"):
         client.query("test", "s", None, None, None, 0, (4000, 200), 10)
     with pytest.raises(n.InvalidArgumentError, match="token"):
@@ -198,6 +202,15 @@ def test_bad_batch_and_query_send_nothing(server: n.EmbeddedServer, client: n.Cl
     with pytest.raises(n.InvalidArgumentError, match="index filter"):
         client.query("test", "s", None, ("between", "a", 1, 2), None, 0, None, 10)
     assert server.stats() == before
+
+
+def test_put_rows_write_each_bin(client: n.Client) -> None:
+    key = ("test", "putrow", f"k{next(_ids)}", None)
+    client.put_blocking(key, {"old": 1, "gone": 2}, None)
+    (row,) = client.batch_blocking([("put", key, {"a": [1, "x"], "gone": None}, None)], None)
+    assert row.result_code == 0
+    got = client.get_blocking(key, None, False, None)
+    assert got is not None and got.bins == {"old": 1, "a": [1, "x"]}
 
 
 def test_error_for_code_mapping() -> None:

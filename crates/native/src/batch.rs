@@ -5,12 +5,13 @@
 
 use std::sync::Arc;
 
-use aerospike::operations::Operation;
+use aerospike::operations::{self, Operation};
 use aerospike::{BatchOperation, Bins, Value};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::args::Args;
+use crate::call_args::to_bins;
 use crate::errors::invalid_argument;
 use crate::ops::{to_ops, Answers};
 use crate::policy::{Defaults, Natives, Policy};
@@ -93,7 +94,8 @@ fn row_policy(a: &Args<'_, '_>, i: usize, d: &Defaults) -> PyResult<Option<Arc<N
 }
 
 /// Convert the rows: `("read", key, bins|None, header_only, policy|None)`,
-/// `("write", key, ops, policy|None)`, `("delete", key, policy|None)`,
+/// `("write", key, ops, policy|None)`, `("put", key, bins, policy|None)` (a write of each bin),
+/// `("delete", key, policy|None)`,
 /// `("udf", key, module, function, args, policy|None)`.
 pub fn to_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
     crate::guard::sync("batch row conversion", || convert_rows(rows, d))
@@ -140,6 +142,14 @@ fn convert_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
                     (Kind::Write(ops.ops), 3)
                 }
             }
+            "put" => {
+                a.arity(3)?;
+                let bins = to_bins(&a.item(2)?)?;
+                if bins.is_empty() {
+                    return Err(a.err("a put row needs at least one bin"));
+                }
+                (Kind::Write(bins.iter().map(operations::put).collect()), 3)
+            }
             "delete" => {
                 a.arity(2)?;
                 (Kind::Delete, 2)
@@ -154,7 +164,7 @@ fn convert_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
                 };
                 (Kind::Udf(module, function, args), 5)
             }
-            _ => return Err(a.err("unknown batch row kind (read, write, delete, udf)")),
+            _ => return Err(a.err("unknown batch row kind (read, write, put, delete, udf)")),
         };
         let orig = a.item(1)?;
         out.push(Row {
