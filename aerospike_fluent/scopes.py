@@ -159,15 +159,7 @@ class RecordSet(_Scope[M]):
         if not isinstance(records, Mapping):
             raise InvalidTypeError("put_many() takes a mapping of key -> bins")
         policy = _policy.build(ttl=_validate.ttl(_expiry(ttl, expire_at)), send_key=bool(send_key))
-        rows = [
-            (
-                "write",
-                self._key(k),
-                [("write", b, v) for b, v in _validate.bins(bins).items()],
-                policy,
-            )
-            for k, bins in records.items()
-        ]
+        rows = [("put", self._key(k), _validate.bins(bins), policy) for k, bins in records.items()]
         return self._ex.run(_batch(rows))
 
     @overload
