@@ -1,0 +1,82 @@
+"""Sequential calls on a new loop in a fresh process; prints how they were answered (JSON).
+
+Run by ``test_loop_runtime``: reply polling is governed by process-wide guards (how many
+threads poll or wait in blocking calls, across all clients), so the measurement must not
+share a process with what earlier tests left running.
+
+    python _lone_calls.py asyncio|uvloop
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+import aerospike_fluent as af
+from aerospike_fluent import _aio, _bridge
+from aerospike_fluent.server import EmbeddedServer
+
+
+async def _scenario(srv: EmbeddedServer) -> dict[str, int]:
+    answered = 0
+    settled_inside = _bridge._answered
+
+    async def counted(fut: asyncio.Future[Any]) -> Any:
+        nonlocal answered
+        answered += 1
+        return await settled_inside(fut)
+
+    _bridge._answered = counted
+    async with af.connect(f"{srv.host}:{srv.port}", spin_wait_us=10_000) as db:
+        s = db.namespace("test").set("lr")
+        loop = asyncio.get_running_loop()
+        for i in range(5000):  # until a call runs on the loop's own runtime
+            await s.key(f"warm{i % 10}").exists()
+            c = _aio.completers[loop]
+            if c is not None and c.loop_ops_started:
+                break
+            await asyncio.sleep(0.001)
+        c = _aio.completers[loop]
+        assert c is not None
+        timer_runs = 0
+
+        def timer() -> None:  # runs only when the loop iterates
+            nonlocal timer_runs
+            timer_runs += 1
+            loop.call_later(0.001, timer)
+
+        loop.call_later(0.001, timer)
+        # Replies 2 ms late: none can beat its request's first read, so each call answered
+        # inside is one answered by polling (the budget is 10 ms).
+        srv.fault_delay(2)
+        before, polled = answered, c.loop_ops_polled
+        wrong = 0
+        for i in range(50):
+            await s.key(f"p{i}").put({"i": i})
+            rec = await s.key(f"p{i}").get()
+            wrong += rec is None or rec["i"] != i
+        wrong += await s.key("absent").get() is not None
+        return {
+            "answered": answered - before,
+            "polled": c.loop_ops_polled - polled,
+            "timer_runs": timer_runs,
+            "wrong": wrong,
+        }
+
+
+def main() -> None:
+    kind = sys.argv[1]
+    with EmbeddedServer() as srv:
+        if kind == "uvloop":
+            import uvloop
+
+            out = uvloop.run(_scenario(srv))
+        else:
+            out = asyncio.run(_scenario(srv))
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
