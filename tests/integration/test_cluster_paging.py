@@ -41,6 +41,8 @@ from .test_resume import (
     loaded,
     test_a_finished_stream_gives_a_token_that_resumes_to_nothing,
     test_a_stream_broken_off_resumes_after_what_it_returned,
+    test_an_index_stream_broken_off_resumes_after_what_it_returned,
+    test_index_query_pages_yield_every_record_once,
     test_pages_of_any_size_yield_every_record_once,
 )
 
@@ -52,10 +54,12 @@ __all__ = [
     "test_a_stream_broken_off_resumes_after_what_it_returned",
     "test_an_expression_index",
     "test_an_index_filter_selects_the_records_streamed",
+    "test_an_index_stream_broken_off_resumes_after_what_it_returned",
     "test_background_operations_reach_every_selected_record",
     "test_count_and_sum_reduce_over_every_node",
     "test_geo_within_and_contains",
     "test_group_by_over_an_index_range",
+    "test_index_query_pages_yield_every_record_once",
     "test_pages_of_any_size_yield_every_record_once",
     "test_pages_resume",
     "test_stream_close_early",
@@ -81,11 +85,13 @@ def test_records_are_spread_over_every_node(seeds: str, loaded: str) -> None:
 
 
 def _drain(
-    db: af.Client[af.Sync], set_name: str, token: bytes | None, chunk: int
+    db: af.Client[af.Sync], set_name: str, token: bytes | None, chunk: int, indexed: bool = False
 ) -> tuple[list[int], bytes | None]:
     """Records of a stream from `token` until it ends or fails; the token after a failure."""
     s = db.namespace("test").set(set_name)
     q = s.query().chunk_size(chunk)
+    if indexed:
+        q = q.where_index("v").between(-N, N)
     got: list[int] = []
     with (q.resume(token) if token else q).stream() as stream:
         try:
@@ -96,16 +102,23 @@ def _drain(
     return got, None
 
 
+@pytest.mark.parametrize("indexed", [False, True])
 @pytest.mark.parametrize("keep_data", [False, True])
-def test_a_node_lost_mid_scan_skips_nothing(
-    aerospike_cluster: EmbeddedCluster, set_name: str, keep_data: bool
+def test_a_node_lost_mid_read_skips_nothing(
+    aerospike_cluster: EmbeddedCluster, set_name: str, keep_data: bool, indexed: bool
 ) -> None:
+    # A scan, or an index query (continued after the (bval, digest) of each partition's last
+    # record delivered).
     c = aerospike_cluster
     with af_sync.connect(c.seeds) as db:
         s = db.namespace("test").set(set_name)
-        s.put_many({i: {"i": i} for i in range(N)}).raise_on_error()
+        s.put_many({i: {"i": i, "v": (i * 37) % N - N // 2} for i in range(N)}).raise_on_error()
+        q = s.query().chunk_size(16)
+        if indexed:
+            s.create_index("v", "numeric", name=f"{set_name}_v")
+            q = q.where_index("v").between(-N, N)
         seen: list[int] = []
-        with s.query().chunk_size(16).stream() as stream:
+        with q.stream() as stream:
             for r in stream:
                 seen.append(r["i"])
                 if len(seen) == 100:
@@ -114,7 +127,7 @@ def test_a_node_lost_mid_scan_skips_nothing(
         rounds = 0
         while token is not None and rounds < 20:
             rounds += 1
-            got, token = _drain(db, set_name, token, 16)
+            got, token = _drain(db, set_name, token, 16, indexed)
             seen += got
         assert sorted(seen) == list(range(N))
 

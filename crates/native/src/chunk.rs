@@ -9,6 +9,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use crate::depth::TooDeep;
 use crate::errors;
 use crate::record::Record;
+use crate::token::Cursor;
 use crate::values::{from_value, Names};
 use crate::wire::chunk::{ttl, unix_now, WireRecord};
 use crate::wire::particle::{self, Bad};
@@ -42,20 +43,26 @@ impl Batch {
         }
     }
 
-    /// Per record, its partition and digest (`None` for a record without a key).
-    pub fn positions(&self) -> Vec<Option<(u16, [u8; 20])>> {
+    /// Per record, its partition and cursor (`None` for a record without a key); the
+    /// crate's records carry no bval.
+    pub fn positions(&self) -> Vec<Option<(u16, Cursor)>> {
         match self {
             Batch::Crate(recs) => recs
                 .iter()
                 .map(|r| {
                     let k = r.key.as_ref()?;
-                    Some((u16::try_from(k.partition_id()).ok()?, k.digest()))
+                    let pid = u16::try_from(k.partition_id()).ok()?;
+                    let digest = k.digest();
+                    Some((pid, Cursor { digest, bval: None }))
                 })
                 .collect(),
             Batch::Wire(c) => c
                 .records()
                 .iter()
-                .map(|r| Some((r.pid, r.digest)))
+                .map(|r| {
+                    let (digest, bval) = (r.digest, r.bval);
+                    Some((r.pid, Cursor { digest, bval }))
+                })
                 .collect(),
         }
     }

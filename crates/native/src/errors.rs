@@ -28,6 +28,12 @@ create_exception!(
     ClientError,
     "Records that do not fit an Arrow schema (given, or inferred from the first chunk)."
 );
+create_exception!(
+    aerospike_fluent.errors,
+    ResumeTokenError,
+    ClientError,
+    "A resume token this query cannot continue from, or cannot be given."
+);
 create_exception!(aerospike_fluent.errors, ServerError, AerospikeError);
 create_exception!(aerospike_fluent.errors, RecordNotFoundError, ServerError);
 create_exception!(aerospike_fluent.errors, RecordExistsError, ServerError);
@@ -326,6 +332,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ConnectionError,
         DeserializeError,
         ArrowSchemaError,
+        ResumeTokenError,
         ServerError,
         RecordNotFoundError,
         RecordExistsError,

@@ -5,9 +5,10 @@
 use std::sync::Arc;
 
 use aerospike::expressions::Expression;
-use aerospike::operations::cdt_context::CdtContext;
+use aerospike::operations::cdt_context::{self, CdtContext};
 use aerospike::query::Filter;
-use aerospike::{CollectionIndexType, IndexType, Task};
+use aerospike::{CollectionIndexType, IndexType, Task, Value};
+use base64::Engine;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -17,6 +18,7 @@ use crate::client::Inner;
 use crate::completion::OpResult;
 use crate::errors::invalid_argument;
 use crate::expr::to_expression;
+use crate::wire::index::{Bounds, IndexQuery, Source};
 
 /// A validated secondary-index definition.
 pub struct IndexSpec {
@@ -153,17 +155,45 @@ pub async fn drop_index(i: Arc<Inner>, ns: String, set: String, name: String) ->
 /// `geo_within`, `geo_radius` or `geo_contains`, and `target` is `("bin", name)`,
 /// `("index", name)` or `("exp", plan)` (a bare string is a bin name).
 pub fn query_filter(f: &Bound<'_, PyAny>) -> PyResult<Filter> {
+    query_index(f).map(|(filter, _)| filter)
+}
+
+/// [`query_filter`], and the same condition as the fields of a query request.
+pub fn query_index(f: &Bound<'_, PyAny>) -> PyResult<(Filter, IndexQuery)> {
     let t = f
         .cast::<PyTuple>()
         .map_err(|_| invalid_argument("index_filter must be a tuple"))?;
     let a = Args::new(t, "index filter")?;
     let target = Target::parse(&a.item(1)?)?;
-    let (filter, next) = match a.name() {
-        "equal" => (target.equal(a.value(2)?), 3),
-        "range" => (target.range(a.value(2)?, a.value(3)?), 4),
-        "geo_within" => (target.geo_region(&a.str(2)?), 3),
-        "geo_radius" => (target.geo_radius(a.float(2)?, a.float(3)?, a.float(4)?), 5),
-        "geo_contains" => (target.geo_point(&a.str(2)?), 3),
+    let values = |lo: Value, hi: Value| {
+        Bounds::values(&lo, &hi)
+            .map(|b| (lo, hi, b))
+            .map_err(invalid_argument)
+    };
+    let (filter, bounds, next) = match a.name() {
+        "equal" => {
+            let (v, _, b) = values(a.value(2)?, a.value(2)?)?;
+            (target.equal(v), b, 3)
+        }
+        "range" => {
+            let (lo, hi, b) = values(a.value(2)?, a.value(3)?)?;
+            (target.range(lo, hi), b, 4)
+        }
+        "geo_within" => {
+            let region = a.str(2)?;
+            (target.geo_region(&region), Bounds::geo(&region), 3)
+        }
+        "geo_radius" => {
+            let (lng, lat, meters) = (a.float(2)?, a.float(3)?, a.float(4)?);
+            let circle = format!(
+                "{{ \"type\": \"AeroCircle\", \"coordinates\": [[{lng:.8}, {lat:.8}], {meters}] }}"
+            );
+            (target.geo_radius(lng, lat, meters), Bounds::geo(&circle), 5)
+        }
+        "geo_contains" => {
+            let point = a.str(2)?;
+            (target.geo_point(&point), Bounds::geo(&point), 3)
+        }
         _ => {
             return Err(a.err(
                 "use \"equal\", \"range\", \"geo_within\", \"geo_radius\" or \"geo_contains\"",
@@ -173,18 +203,34 @@ pub fn query_filter(f: &Bound<'_, PyAny>) -> PyResult<Filter> {
     if a.len() > next + 2 {
         return Err(a.err("too many arguments"));
     }
-    let mut filter = target.finish(filter);
+    let mut filter = filter;
+    let mut collection = CollectionIndexType::Default;
     if let Some(c) = (next < a.len()).then(|| a.item(next)).transpose()? {
         if !c.is_none() {
-            filter = filter.collection_type(collection_type(&c.extract::<String>()?)?);
+            collection = collection_type(&c.extract::<String>()?)?;
+            filter = filter.collection_type(collection);
         }
     }
+    let mut context = None;
     if let Some(ctx) = (next + 1 < a.len()).then(|| a.item(next + 1)).transpose()? {
         if !ctx.is_none() {
-            filter = filter.context(to_ctx(&ctx)?);
+            let ctx = to_ctx(&ctx)?;
+            if !ctx.is_empty() {
+                context =
+                    Some(cdt_context::to_bytes(&ctx).map_err(|e| invalid_argument(e.to_string()))?);
+            }
+            filter = filter.context(ctx);
         }
     }
-    Ok(filter)
+    let source = Source {
+        bin: target.bin(),
+        index_name: target.index_name(),
+        context,
+        expression: target.packed_expression()?,
+        collection: collection as u8,
+    };
+    let wire = IndexQuery::new(source, &bounds).map_err(invalid_argument)?;
+    Ok((target.finish(filter), wire))
 }
 
 /// What an index condition names: a bin, an index, or an expression.
@@ -217,6 +263,34 @@ impl Target {
             Target::Bin(n) | Target::Index(n) => n,
             Target::Exp(_) => "",
         }
+    }
+
+    /// The bin a request names (none for a named or an expression index).
+    fn bin(&self) -> &str {
+        match self {
+            Target::Bin(n) => n,
+            _ => "",
+        }
+    }
+
+    fn index_name(&self) -> Option<&str> {
+        match self {
+            Target::Index(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The expression of an expression index, packed.
+    fn packed_expression(&self) -> PyResult<Option<Vec<u8>>> {
+        let Target::Exp(e) = self else {
+            return Ok(None);
+        };
+        let bad = |e: String| invalid_argument(format!("index expression: {e}"));
+        let text = e.base64().map_err(|e| bad(e.to_string()))?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_err(|e| bad(e.to_string()))?;
+        Ok(Some(bytes))
     }
 
     fn equal(&self, v: aerospike::Value) -> Filter {

@@ -38,6 +38,7 @@ mod redelivery;
 mod runtime;
 mod spin;
 mod tls;
+mod token;
 mod values;
 mod wire;
 

@@ -1,6 +1,6 @@
 //! Scans and secondary-index queries as a `QueryStream`: a producer task fills a bounded
 //! channel with chunks; `next_chunk` pulls one; the resume token records, per partition, the
-//! last digest of the records the caller consumed.
+//! last digest (and, in an index query, bval) of the records the caller consumed.
 
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
@@ -24,12 +24,11 @@ use crate::chunk::Batch;
 use crate::client::Inner;
 use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::errors::invalid_argument;
+use crate::errors::ResumeTokenError;
 use crate::policy::Natives;
-use crate::redelivery::Redelivery;
+use crate::redelivery::{Mode, Redelivery};
+use crate::token::{self, Cursor, PARTITIONS};
 use crate::wire;
-
-const PARTITIONS: usize = 4096;
-const TOKEN_MAGIC: &[u8; 4] = b"AFQ1";
 
 /// What to run, validated before anything is sent.
 pub struct Spec {
@@ -37,33 +36,13 @@ pub struct Spec {
     namespace: String,
     set_name: String,
     bins: Option<Vec<String>>,
-    /// A secondary-index filter is set (the crate's path serves those).
-    indexed: bool,
+    /// The secondary-index condition as request fields (none: a scan).
+    index: Option<wire::IndexQuery>,
     max_records: u64,
     begin: usize,
     count: usize,
-    resume: BTreeMap<u16, [u8; 20]>,
+    resume: BTreeMap<u16, Cursor>,
     chunk_size: usize,
-}
-
-fn parse_token(b: &[u8]) -> PyResult<(usize, usize, BTreeMap<u16, [u8; 20]>)> {
-    let bad = || invalid_argument("malformed resume token");
-    if b.len() < 10 || &b[..4] != TOKEN_MAGIC {
-        return Err(bad());
-    }
-    let rd = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
-    let (begin, count, n) = (rd(4) as usize, rd(6) as usize, rd(8) as usize);
-    if begin + count > PARTITIONS || b.len() != 10 + n * 22 {
-        return Err(bad());
-    }
-    let mut m = BTreeMap::new();
-    for e in b[10..].chunks_exact(22) {
-        let pid = u16::from_le_bytes([e[0], e[1]]);
-        let mut d = [0u8; 20];
-        d.copy_from_slice(&e[2..]);
-        m.insert(pid, d);
-    }
-    Ok((begin, count, m))
 }
 
 impl Spec {
@@ -87,15 +66,18 @@ impl Spec {
             Some(b) => Bins::Some(b),
         };
         let mut statement = Statement::new(namespace.clone(), set_name.clone(), selected);
-        let filter = filter.filter(|f| !f.is_none());
-        if let Some(f) = filter {
-            statement.set_filter(crate::indexes::query_filter(f)?);
+        let mut index = None;
+        if let Some(f) = filter.filter(|f| !f.is_none()) {
+            let (filter, fields) = crate::indexes::query_index(f)?;
+            statement.set_filter(filter);
+            index = Some(fields);
         }
         let (begin, count, resume) = match partitions.filter(|p| !p.is_none()) {
             None => (0, PARTITIONS, BTreeMap::new()),
             Some(p) => {
                 if let Ok(b) = p.cast::<PyBytes>() {
-                    parse_token(b.as_bytes())?
+                    let t = token::parse(b.as_bytes(), index.is_some())?;
+                    (t.begin, t.count, t.cursors)
                 } else {
                     let (begin, count): (usize, usize) = p.extract().map_err(|_| {
                         invalid_argument("partitions must be (begin, count) or a resume token")
@@ -114,7 +96,7 @@ impl Spec {
             namespace,
             set_name,
             bins,
-            indexed: filter.is_some(),
+            index,
             max_records,
             begin,
             count,
@@ -129,9 +111,11 @@ impl Spec {
             let parts = (self.begin..self.begin + self.count)
                 .map(|id| {
                     let mut ps = PartitionStatus::new(id);
-                    ps.digest = u16::try_from(id)
+                    let cursor = u16::try_from(id)
                         .ok()
                         .and_then(|i| self.resume.get(&i).copied());
+                    ps.digest = cursor.map(|c| c.digest);
+                    ps.bval = cursor.and_then(|c| c.bval);
                     parking_lot::Mutex::new(ps)
                 })
                 .collect();
@@ -173,19 +157,21 @@ impl Shared {
     }
 }
 
-/// Where a resume continues: per partition, the last digest of the records consumed.
+/// Where a resume continues: per partition, the cursor of the last record consumed.
 ///
 /// Chunks handed out before the caller asks for another have been consumed whole; the newest
 /// one (`pending`) only as far as the caller says when it asks for a token.
 struct Progress {
     begin: usize,
     count: usize,
-    /// Last digest per partition over the records of every chunk before `pending`.
-    last: BTreeMap<u16, [u8; 20]>,
+    /// An index query (its cursors need bvals).
+    indexed: bool,
+    /// Last cursor per partition over the records of every chunk before `pending`.
+    last: BTreeMap<u16, Cursor>,
     /// Records in those chunks.
     committed: u64,
-    /// The newest chunk's records: partition and digest (None for a record without a key).
-    pending: Vec<Option<(u16, [u8; 20])>>,
+    /// The newest chunk's records: partition and cursor (None for a record without a key).
+    pending: Vec<Option<(u16, Cursor)>>,
     finished: bool,
 }
 
@@ -193,23 +179,23 @@ impl Progress {
     /// The caller asked for another chunk: it has consumed every record handed out so far.
     fn commit(&mut self) {
         self.committed += self.pending.len() as u64;
-        // A partition's records come in runs: only each run's last digest needs the map.
+        // A partition's records come in runs: only each run's last cursor needs the map.
         let mut records = self.pending.drain(..).flatten().peekable();
-        while let Some((pid, digest)) = records.next() {
+        while let Some((pid, cursor)) = records.next() {
             if records.peek().is_none_or(|(next, _)| *next != pid) {
-                self.last.insert(pid, digest);
+                self.last.insert(pid, cursor);
             }
         }
     }
 
-    /// Last digest per partition once `consumed` records in all have been consumed (at most
+    /// Last cursor per partition once `consumed` records in all have been consumed (at most
     /// every record handed out).
-    fn consumed(&self, consumed: u64) -> BTreeMap<u16, [u8; 20]> {
+    fn consumed(&self, consumed: u64) -> BTreeMap<u16, Cursor> {
         let mut last = self.last.clone();
         let more = consumed.saturating_sub(self.committed);
         let more = usize::try_from(more).unwrap_or(usize::MAX);
-        for (pid, digest) in self.pending.iter().take(more).flatten() {
-            last.insert(*pid, *digest);
+        for (pid, cursor) in self.pending.iter().take(more).flatten() {
+            last.insert(*pid, *cursor);
         }
         last
     }
@@ -237,6 +223,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         progress: Mutex::new(Progress {
             begin: spec.begin,
             count: spec.count,
+            indexed: spec.index.is_some(),
             last: spec.resume.clone(),
             committed: 0,
             pending: Vec::new(),
@@ -246,14 +233,13 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         closed: AtomicBool::new(false),
     });
     let sh = shared.clone();
-    let indexed = spec.indexed;
-    let wire_plan = if spec.indexed {
-        None
-    } else {
+    let indexed = spec.index.is_some();
+    let wire_plan = {
         let target = wire::Target {
             namespace: &spec.namespace,
             set_name: &spec.set_name,
             bins: spec.bins.as_deref(),
+            index: spec.index.as_ref(),
             begin: spec.begin,
             count: spec.count,
             resume: &spec.resume,
@@ -286,13 +272,15 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         }
         let mut stream = rs.clone().into_stream();
         let mut buf = Vec::with_capacity(chunk);
-        let mut seen = Redelivery::new(indexed);
+        // The crate retries from a cursor that can lag what it queued; an index query's
+        // records carry no position here.
+        let mut seen = Redelivery::new(if indexed { Mode::Any } else { Mode::Scan });
         while let Some(item) = stream.next().await {
             match item.map_err(|e| diagnosed(e, &i)).and_then(bounded) {
                 Ok(r) => {
                     let fresh = match &r.key {
                         Some(k) => u16::try_from(k.partition_id())
-                            .map_or(true, |pid| seen.is_new(pid, k.digest())),
+                            .map_or(true, |pid| seen.is_new(pid, k.digest(), None)),
                         None => true,
                     };
                     if !fresh {
@@ -451,15 +439,8 @@ impl QueryStream {
             let last = prog.consumed(consumed.unwrap_or(u64::MAX));
             (prog.begin as u16, prog.count as u16, last)
         };
-        let mut b = Vec::with_capacity(10 + last.len() * 22);
-        b.extend_from_slice(TOKEN_MAGIC);
-        b.extend_from_slice(&begin.to_le_bytes());
-        b.extend_from_slice(&count.to_le_bytes());
-        b.extend_from_slice(&(last.len() as u16).to_le_bytes());
-        for (pid, d) in &last {
-            b.extend_from_slice(&pid.to_le_bytes());
-            b.extend_from_slice(d);
-        }
+        let b =
+            token::encode(begin, count, prog.indexed, &last).map_err(ResumeTokenError::new_err)?;
         Ok(PyBytes::new(py, &b))
     }
 

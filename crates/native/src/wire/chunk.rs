@@ -13,6 +13,8 @@ use super::particle::{self, Bad};
 pub struct WireRecord {
     pub pid: u16,
     pub digest: [u8; 20],
+    /// Where it stands in the index (an index query's record).
+    pub bval: Option<u64>,
     pub generation: u32,
     /// Void time, seconds since 2010-01-01 (0: never expires).
     pub expiration: u32,
@@ -49,6 +51,7 @@ impl WireChunk {
         self.records.push(WireRecord {
             pid,
             digest,
+            bval: m.bval,
             generation: m.generation,
             expiration: m.expiration,
             namespace: rebase(&m.namespace, from, to),

@@ -12,6 +12,8 @@ const FIELD_NAMESPACE: u8 = 0;
 const FIELD_SET: u8 = 1;
 const FIELD_KEY: u8 = 2;
 const FIELD_DIGEST: u8 = 4;
+/// An index query record's bval (u64 little-endian): where it stands in the index.
+const FIELD_BVAL: u8 = 15;
 
 /// A message's header and the parts of it a record is made of (ranges into the reply).
 #[derive(Debug, Default)]
@@ -24,6 +26,7 @@ pub struct Message {
     pub generation: u32,
     pub expiration: u32,
     pub digest: Option<[u8; 20]>,
+    pub bval: Option<u64>,
     pub namespace: Range<usize>,
     pub set_name: Range<usize>,
     /// The user key's particle type and bytes.
@@ -72,6 +75,11 @@ pub fn locate(b: &[u8], at: usize) -> Result<Message, Bad> {
                 let mut d = [0u8; 20];
                 d.copy_from_slice(&b[data]);
                 m.digest = Some(d);
+            }
+            FIELD_BVAL if data.len() == 8 => {
+                let mut v = [0u8; 8];
+                v.copy_from_slice(&b[data]);
+                m.bval = Some(u64::from_le_bytes(v));
             }
             FIELD_NAMESPACE => m.namespace = data,
             FIELD_SET => m.set_name = data,
@@ -175,5 +183,21 @@ pub mod tests {
         assert_eq!(bins[1].0, b"bb");
         assert_eq!(bins[1].2, (-2i64).to_be_bytes());
         assert!(locate(&b[..b.len() - 1], 3).is_err());
+        assert_eq!(m.bval, None);
+    }
+
+    #[test]
+    fn an_index_record_brings_its_bval() {
+        let mut b = record([7; 20], &[("a", 1)]);
+        b[19] += 1;
+        let at = 22 + 25;
+        let mut field = 9u32.to_be_bytes().to_vec();
+        field.push(FIELD_BVAL);
+        field.extend_from_slice(&(-5i64).to_le_bytes());
+        b.splice(at..at, field);
+        let m = locate(&b, 0).unwrap();
+        assert_eq!(m.bval, Some((-5i64) as u64));
+        assert_eq!(m.digest, Some([7; 20]));
+        assert_eq!(Bins::new(&b[m.ops.clone()], m.n_ops).count(), 1);
     }
 }

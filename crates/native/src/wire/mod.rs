@@ -1,5 +1,6 @@
-//! Scans read straight from the wire: our own requests and reply parsing, with records kept
-//! as the server's bytes until the consumer converts them (to Python objects or to Arrow).
+//! Scans and secondary-index queries read straight from the wire: our own requests and reply
+//! parsing, with records kept as the server's bytes until the consumer converts them (to
+//! Python objects or to Arrow).
 //!
 //! The crate's query path builds a `Record` (a map of owned bin names and `Value`s, a `Key`
 //! with owned strings) per record and hands records through its own channel; for whole-set
@@ -8,6 +9,7 @@
 //! over a connection per node and round.
 //!
 //! - `request`: the request message.
+//! - `index`: an index query's condition as request fields.
 //! - `message`: locating a reply message's header, key and bins.
 //! - `particle`: bin bytes to `Value` (lists, maps and the rarer types).
 //! - `chunk`: `WireChunk`, the records handed to the consumer.
@@ -15,10 +17,13 @@
 //! - `scan`: the rounds, per-node reads, retries and backpressure.
 //! - `slots`: the connections scans hold per node, bounded by `max_conns_per_node`.
 //!
-//! Used for scans without a secondary-index filter on clusters without login or TLS (see
-//! [`plan`]); the crate's path serves the rest.
+//! An index query reads each record's bval (where it stands in the index) and resumes a
+//! partition after (bval, digest), which the crate's path cannot: its records carry no bval.
+//! Used on clusters without login, TLS or compression (see [`plan`]); the crate's path serves
+//! the rest.
 
 pub mod chunk;
+pub mod index;
 pub mod message;
 pub mod particle;
 mod request;
@@ -33,7 +38,11 @@ use aerospike::policy::{AuthMode, ClientPolicy, QueryDuration, ReadModeAp, ReadM
 use aerospike::QueryPolicy;
 use base64::Engine;
 
+use crate::redelivery::Mode;
+use crate::token::Cursor;
+
 pub use chunk::WireChunk;
+pub use index::IndexQuery;
 pub use request::Request;
 pub use scan::Plan;
 pub use slots::Slots;
@@ -41,14 +50,16 @@ pub use slots::Slots;
 /// Set to read every scan through the crate's query path instead (for comparisons).
 const CRATE_SCANS_ENV: &str = "AEROSPIKE_FLUENT_CRATE_SCANS";
 
-/// What a scan reads, as the query's arguments give it.
+/// What a scan or query reads, as the query's arguments give it.
 pub struct Target<'a> {
     pub namespace: &'a str,
     pub set_name: &'a str,
     pub bins: Option<&'a [String]>,
+    /// The secondary-index condition (none: a scan).
+    pub index: Option<&'a IndexQuery>,
     pub begin: usize,
     pub count: usize,
-    pub resume: &'a BTreeMap<u16, [u8; 20]>,
+    pub resume: &'a BTreeMap<u16, Cursor>,
     pub max_records: u64,
     pub chunk_size: usize,
 }
@@ -85,6 +96,7 @@ pub fn plan(client: &ClientPolicy, policy: &QueryPolicy, t: &Target<'_>) -> Opti
             namespace: t.namespace.to_owned(),
             set_name: t.set_name.to_owned(),
             bins,
+            index: t.index.cloned(),
             filter,
             socket_timeout_ms: base.socket_timeout,
             total_timeout_ms: base.total_timeout,
@@ -96,6 +108,11 @@ pub fn plan(client: &ClientPolicy, policy: &QueryPolicy, t: &Target<'_>) -> Opti
         begin: t.begin,
         count: t.count,
         resume: t.resume.clone(),
+        repeats: match t.index {
+            None => Mode::Scan,
+            Some(i) if i.repeats => Mode::Any,
+            Some(_) => Mode::Index,
+        },
         max_records: t.max_records,
         chunk_size: t.chunk_size,
         max_retries: base.max_retries,

@@ -1,5 +1,9 @@
-//! The scan/query request one node is sent: namespace, set, limits, filter expression, the
-//! partitions to read (whole, or after a digest) and the bins to return.
+//! The scan/query request one node is sent: namespace, set, limits, the index condition,
+//! filter expression, the partitions to read (whole, or after a digest and, in an index
+//! query, its bval) and the bins to return.
+
+use super::index::IndexQuery;
+use crate::token::Cursor;
 
 const PROTO_VERSION: u8 = 2;
 pub const AS_MSG: u8 = 3;
@@ -20,6 +24,7 @@ const FIELD_RECORDS_PER_SECOND: u8 = 10;
 const FIELD_PID_ARRAY: u8 = 11;
 const FIELD_DIGEST_ARRAY: u8 = 12;
 const FIELD_MAX_RECORDS: u8 = 13;
+const FIELD_BVAL_ARRAY: u8 = 15;
 const FIELD_FILTER_EXP: u8 = 43;
 
 const OP_READ: u8 = 1;
@@ -31,6 +36,8 @@ pub struct Request {
     pub set_name: String,
     /// `None`: every bin; `Some([])`: no bin data.
     pub bins: Option<Vec<String>>,
+    /// A secondary-index condition (an index query; none: a scan).
+    pub index: Option<IndexQuery>,
     /// A packed filter expression.
     pub filter: Option<Vec<u8>>,
     pub socket_timeout_ms: u32,
@@ -43,12 +50,12 @@ pub struct Request {
 
 impl Request {
     /// The message asking one node for `whole` partitions and for `after` ones past their
-    /// digest, at most `max_records` records (0: no limit).
+    /// cursor, at most `max_records` records (0: no limit).
     pub fn encode(
         &self,
         task_id: u64,
         whole: &[u16],
-        after: &[[u8; 20]],
+        after: &[Cursor],
         max_records: u64,
     ) -> Vec<u8> {
         let mut body = Vec::with_capacity(128 + whole.len() * 2 + after.len() * 20);
@@ -78,6 +85,11 @@ impl Request {
             &self.socket_timeout_ms.to_be_bytes(),
         );
         field(&mut body, FIELD_QUERY_ID, &task_id.to_be_bytes());
+        if let Some(index) = &self.index {
+            for (kind, data) in index.fields() {
+                field(&mut body, kind, data);
+            }
+        }
         if let Some(exp) = &self.filter {
             field(&mut body, FIELD_FILTER_EXP, exp);
         }
@@ -86,7 +98,16 @@ impl Request {
             field(&mut body, FIELD_PID_ARRAY, &ids);
         }
         if !after.is_empty() {
-            field(&mut body, FIELD_DIGEST_ARRAY, &after.concat());
+            let digests: Vec<u8> = after.iter().flat_map(|c| c.digest).collect();
+            field(&mut body, FIELD_DIGEST_ARRAY, &digests);
+            if self.index.is_some() {
+                // A server resumes an index query's partition after (bval, digest).
+                let bvals: Vec<u8> = after
+                    .iter()
+                    .flat_map(|c| c.bval.unwrap_or(0).to_le_bytes())
+                    .collect();
+                field(&mut body, FIELD_BVAL_ARRAY, &bvals);
+            }
         }
         if max_records > 0 {
             field(&mut body, FIELD_MAX_RECORDS, &max_records.to_be_bytes());
@@ -151,7 +172,11 @@ mod tests {
             socket_timeout_ms: 30_000,
             ..Request::default()
         };
-        let b = r.encode(7, &[1, 2], &[[9; 20]], 0);
+        let after = [Cursor {
+            digest: [9; 20],
+            bval: None,
+        }];
+        let b = r.encode(7, &[1, 2], &after, 0);
         let size = u64::from_be_bytes(b[..8].try_into().unwrap()) & 0xFFFF_FFFF_FFFF;
         assert_eq!(size as usize, b.len() - 8);
         assert_eq!(b[8], 22);
@@ -161,5 +186,25 @@ mod tests {
         assert!(b.ends_with(&[0, 0, 0, 5, OP_READ, 0, 0, 1, b'a']));
         let pids = [0, 0, 0, 5, FIELD_PID_ARRAY, 1, 0, 2, 0];
         assert!(b.windows(pids.len()).any(|w| w == pids));
+    }
+
+    #[test]
+    fn an_index_query_resumes_after_digest_and_bval() {
+        let r = Request {
+            namespace: "test".into(),
+            index: Some(IndexQuery::default()),
+            ..Request::default()
+        };
+        let after = [Cursor {
+            digest: [9; 20],
+            bval: Some(u64::MAX),
+        }];
+        let b = r.encode(7, &[], &after, 0);
+        let mut bvals = vec![0, 0, 0, 9, FIELD_BVAL_ARRAY];
+        bvals.extend_from_slice(&[0xFF; 8]);
+        assert!(b.ends_with(&bvals));
+        let mut digests = vec![0, 0, 0, 21, FIELD_DIGEST_ARRAY];
+        digests.extend_from_slice(&[9; 20]);
+        assert!(b.windows(digests.len()).any(|w| w == digests));
     }
 }

@@ -1,9 +1,10 @@
-//! A scan run over our own connections: rounds of per-node requests until every partition is
-//! done. Each round asks the nodes which partitions they master, sends each node its share
-//! (whole, or after the last digest delivered), and reads the replies into chunks that wait in
-//! the stream's bounded channel. A partition a node could not finish (node lost, partition
-//! unavailable) is asked again in the next round, after the last record delivered from it,
-//! so no record is skipped or repeated.
+//! A scan or index query run over our own connections: rounds of per-node requests until
+//! every partition is done. Each round asks the nodes which partitions they master, sends each
+//! node its share (whole, or after the last record delivered: its digest and, in an index
+//! query, its bval), and reads the replies into chunks that wait in the stream's bounded
+//! channel. A partition a node could not finish (node lost, partition unavailable) is asked
+//! again in the next round, after the last record delivered from it, so no record is skipped
+//! or repeated.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,7 +25,8 @@ use super::route::{self, PARTITIONS};
 use super::slots::Slots;
 use crate::chunk::Batch;
 use crate::completion::Failure;
-use crate::redelivery::Redelivery;
+use crate::redelivery::{Mode, Redelivery};
+use crate::token::Cursor;
 
 const KEY_NOT_FOUND: u8 = 2;
 const TIMEOUT: u8 = 9;
@@ -38,8 +40,10 @@ pub struct Plan {
     pub request: Request,
     pub begin: usize,
     pub count: usize,
-    /// Partitions already read up to a digest (from a resume token).
-    pub resume: BTreeMap<u16, [u8; 20]>,
+    /// Partitions already read up to a cursor (from a resume token).
+    pub resume: BTreeMap<u16, Cursor>,
+    /// Which records a server can send again.
+    pub repeats: Mode,
     pub max_records: u64,
     pub chunk_size: usize,
     pub max_retries: usize,
@@ -53,7 +57,8 @@ pub type Sender = mpsc::Sender<Result<Batch, Failure>>;
 #[derive(Clone, Copy)]
 struct Part {
     pid: u16,
-    digest: Option<[u8; 20]>,
+    /// The last record delivered.
+    cursor: Option<Cursor>,
     done: bool,
     /// The node asked for it this round could not serve it.
     unavailable: bool,
@@ -98,11 +103,15 @@ pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan
         .filter_map(|p| u16::try_from(p).ok())
         .map(|pid| Part {
             pid,
-            digest: plan.resume.get(&pid).copied(),
+            cursor: plan.resume.get(&pid).copied(),
             done: false,
             unavailable: false,
         })
         .collect();
+    let mut seen = Redelivery::new(plan.repeats);
+    for (pid, c) in &plan.resume {
+        seen.is_new(*pid, c.digest, c.bval);
+    }
     let sent = AtomicU64::new(0);
     let task_id = task_id();
     let mut attempt = 0;
@@ -129,11 +138,14 @@ pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan
                     task_id,
                     deadline,
                 };
-                node_round(node, ctx, share)
-            });
+                let seen = seen.split(share.iter().map(|p| p.pid));
+                node_round(node, ctx, share, seen)
+            })
+            .collect::<Vec<_>>();
         let mut last = None;
-        for (share, stop) in futures::future::join_all(rounds).await {
+        for (share, node_seen, stop) in futures::future::join_all(rounds).await {
             parts.extend(share);
+            seen.absorb(node_seen);
             match stop {
                 Ok(()) => {}
                 Err(Stop::Closed) => return,
@@ -191,7 +203,8 @@ async fn node_round(
     node: &Node,
     ctx: Ctx<'_>,
     mut share: Vec<Part>,
-) -> (Vec<Part>, Result<(), Stop>) {
+    seen: Redelivery,
+) -> (Vec<Part>, Redelivery, Result<(), Stop>) {
     let Ctx {
         plan,
         tx,
@@ -209,7 +222,11 @@ async fn node_round(
              close open streams, which hold a connection per node)",
             node.name()
         );
-        return (share, Err(Stop::Fatal(coded(i32::from(TIMEOUT), message))));
+        return (
+            share,
+            seen,
+            Err(Stop::Fatal(coded(i32::from(TIMEOUT), message))),
+        );
     };
     let mut reader = NodeReader {
         node,
@@ -219,12 +236,12 @@ async fn node_round(
         deadline,
         index: vec![usize::MAX; PARTITIONS],
         chunk: WireChunk::with_capacity(plan.chunk_size),
-        seen: Redelivery::default(),
+        seen,
     };
     let stop = reader.read(&mut share, task_id).await;
     // Records parsed before a failure are good: they go out before the retry.
     let flushed = reader.flush().await;
-    (share, stop.and(flushed))
+    (share, reader.seen, stop.and(flushed))
 }
 
 struct NodeReader<'a> {
@@ -268,11 +285,8 @@ impl NodeReader<'_> {
         for (i, p) in share.iter_mut().enumerate() {
             p.unavailable = false;
             self.index[usize::from(p.pid)] = i;
-            match p.digest {
-                Some(d) => {
-                    self.seen.is_new(p.pid, d);
-                    after.push(d);
-                }
+            match p.cursor {
+                Some(c) => after.push(c),
                 None => whole.push(p.pid),
             }
         }
@@ -342,11 +356,14 @@ impl NodeReader<'_> {
             }
             let Some(digest) = m.digest else { continue };
             let pid = partition_of(&digest);
-            if !self.seen.is_new(pid, digest) {
+            if !self.seen.is_new(pid, digest, m.bval) {
                 continue;
             }
             if let Some(p) = share.get_mut(self.index[usize::from(pid)]) {
-                p.digest = Some(digest);
+                p.cursor = Some(Cursor {
+                    digest,
+                    bval: m.bval,
+                });
             }
             self.chunk.push(body, &m, pid, digest);
             let n = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
