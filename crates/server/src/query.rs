@@ -336,11 +336,11 @@ fn selection(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> Option
 /// index order; None when nothing matches.
 fn index_bval(idx: &SIndex, filter: &Filter, view: &View<'_>) -> Option<i64> {
     let value = indexed_value(idx, view)?;
-    let numeric = idx.itype == IndexType::Numeric;
+    let geo = idx.itype == IndexType::Geo;
     filter
         .matching(&value, idx.collection)
         .filter_map(bval::of)
-        .min_by_key(|&b| Position::new(b, [0; 20], numeric))
+        .min_by_key(|&b| Position::new(b, [0; 20], geo))
 }
 
 /// Appends the selected records of one partition; false when max records stopped it early.
@@ -387,15 +387,15 @@ fn query_partition(
     out: &mut Vec<u8>,
 ) -> bool {
     let now_cl = cl_secs(now_ms());
-    let numeric = idx.itype == IndexType::Numeric;
-    let after = resume.map(|r| Position::new(r.bval, r.digest, numeric));
+    let geo = idx.itype == IndexType::Geo;
+    let after = resume.map(|r| Position::new(r.bval, r.digest, geo));
     let part = p.ns.read(pid);
     let mut hits: Vec<(Position, i64, &Digest, &Record)> = Vec::new();
     for (digest, rec) in part.iter() {
         let Some(Some(b)) = selection(p, digest, rec, now_cl) else {
             continue;
         };
-        let at = Position::new(b, *digest, numeric);
+        let at = Position::new(b, *digest, geo);
         if after.is_none_or(|after| at > after) {
             hits.push((at, b, digest, rec));
         }

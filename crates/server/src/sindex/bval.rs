@@ -17,13 +17,13 @@ pub struct Position {
 }
 
 impl Position {
-    /// The position of the entry `(bval, digest)` of an index over `numeric` values.
-    pub fn new(bval: i64, digest: Digest, numeric: bool) -> Position {
-        // Integers order as signed numbers, hashes as unsigned ones.
-        let order = if numeric {
-            (bval as u64) ^ (1 << 63)
-        } else {
+    /// The position of the entry `(bval, digest)`; the bvals of a `geo` index order as
+    /// unsigned numbers, all others (integers, and hashes of strings and blobs) as signed ones.
+    pub fn new(bval: i64, digest: Digest, geo: bool) -> Position {
+        let order = if geo {
             bval as u64
+        } else {
+            (bval as u64) ^ (1 << 63)
         };
         Position { order, digest }
     }
@@ -49,7 +49,7 @@ mod tests {
 
     #[test]
     fn integers_order_as_signed_numbers_then_by_digest() {
-        let p = |b, d| Position::new(b, [d; 20], true);
+        let p = |b, d| Position::new(b, [d; 20], false);
         assert!(p(-5, 9) < p(-1, 0));
         assert!(p(-1, 9) < p(0, 0));
         assert!(p(3, 1) < p(3, 2));
@@ -57,8 +57,9 @@ mod tests {
     }
 
     #[test]
-    fn hashes_order_as_unsigned_numbers() {
-        assert!(Position::new(-1, [0; 20], false) > Position::new(1, [0; 20], false));
+    fn geo_bvals_order_as_unsigned_numbers_and_string_hashes_as_signed() {
+        assert!(Position::new(-1, [0; 20], true) > Position::new(1, [0; 20], true));
+        assert!(Position::new(-1, [0; 20], false) < Position::new(1, [0; 20], false));
     }
 
     #[test]
