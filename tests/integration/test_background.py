@@ -27,6 +27,7 @@ async def test_background_operations_reach_every_selected_record(fl: Flavor, set
     assert await fl.run(task.status()) == "complete"
     progress = await fl.run(task.progress())
     assert progress["complete"] is True and progress["succeeded"] == 10
+    assert progress["percent"] == 100
     ages = sorted(r["age"] for r in await fl.run(s.query().collect()))
     assert ages == [*range(30), *range(130, 140)]
     assert await fl.run(s.query().where("$.old == true").count()) == 10

@@ -3,7 +3,9 @@ expression, on collection elements, geospatial, by name; and the index list with
 
 from __future__ import annotations
 
-from aerospike_fluent import F, GeoJSON, cdt
+from typing import Any
+
+from aerospike_fluent import F, GeoJSON, RecordSet, cdt
 
 from ._flavor import Flavor
 
@@ -19,20 +21,28 @@ async def _ids(fl: Flavor, q: object) -> list[int]:
     return sorted(r["id"] for r in await fl.run(q.collect()))  # type: ignore[attr-defined]
 
 
+async def _drop(fl: Flavor, s: RecordSet[Any], names: list[str]) -> None:
+    """Drop the test's indexes: a real server holds a limited number per namespace."""
+    for name in names:
+        await fl.run(s.drop_index(name))
+
+
 async def test_a_context_index_queries_the_value_at_a_path(fl: Flavor, set_name: str) -> None:
     s = fl.db.namespace("test").set(set_name)
     for i in range(6):
         await fl.run(s.key(i).put({"id": i, "prefs": {"scores": [i * 10, 1]}}))
     path = [cdt.ctx_map_key("scores"), cdt.ctx_list_index(0)]
     name = await fl.run(s.create_index("prefs", "numeric", name=f"{set_name}_first", context=path))
-    q = s.query().where_index("prefs", context=path).between(15, 40)
-    assert await _ids(fl, q) == [2, 3, 4]
-    by_name = s.query().where_index(index=name).between(0, 10)
-    assert await _ids(fl, by_name) == [0, 1]
-    listed = {i.name: i for i in await fl.run(fl.db.indexes("test"))}
-    assert listed[name].context is not None and listed[name].bin == "prefs"
-    assert listed[name].state == "RW" and listed[name].type == "numeric"
-    await fl.run(s.drop_index(name))
+    try:
+        q = s.query().where_index("prefs", context=path).between(15, 40)
+        assert await _ids(fl, q) == [2, 3, 4]
+        by_name = s.query().where_index(index=name).between(0, 10)
+        assert await _ids(fl, by_name) == [0, 1]
+        listed = {i.name: i for i in await fl.run(fl.db.indexes("test"))}
+        assert listed[name].context is not None and listed[name].bin == "prefs"
+        assert listed[name].state == "RW" and listed[name].type == "numeric"
+    finally:
+        await fl.run(s.drop_index(name))
     assert name not in {i.name for i in await fl.run(fl.db.indexes("test"))}
 
 
@@ -42,25 +52,33 @@ async def test_an_expression_index(fl: Flavor, set_name: str) -> None:
         await fl.run(s.key(i).put({"id": i, "a": i * 2}))
     exp = abs(F.int_bin("a"))
     name = await fl.run(s.create_index(exp, "numeric", name=f"{set_name}_abs"))
-    assert await _ids(fl, s.query().where_index(exp).equals(4)) == [-2, 2]
-    assert await _ids(fl, s.query().where_index(index=name).between(5, 6)) == [-3, 3]
-    (info,) = [i for i in await fl.run(fl.db.indexes()) if i.name == name]
-    assert info.bin is None and info.expression is not None
+    try:
+        assert await _ids(fl, s.query().where_index(exp).equals(4)) == [-2, 2]
+        assert await _ids(fl, s.query().where_index(index=name).between(5, 6)) == [-3, 3]
+        (info,) = [i for i in await fl.run(fl.db.indexes()) if i.name == name]
+        assert info.bin is None and info.expression is not None
+    finally:
+        await fl.run(s.drop_index(name))
 
 
 async def test_collection_indexes(fl: Flavor, set_name: str) -> None:
     s = fl.db.namespace("test").set(set_name)
     await fl.run(s.key(1).put({"id": 1, "tags": ["red", "blue"], "m": {"x": 5}}))
     await fl.run(s.key(2).put({"id": 2, "tags": ["green"], "m": {"y": 9}}))
-    await fl.run(s.create_index("tags", "string", collection="list"))
-    await fl.run(s.create_index("m", "string", collection="mapkeys"))
-    await fl.run(s.create_index("m", "numeric", collection="mapvalues"))
-    tags = s.query().where_index("tags", collection="list").contains("blue")
-    assert await _ids(fl, tags) == [1]
-    keys = s.query().where_index("m", collection="mapkeys").contains("y")
-    assert await _ids(fl, keys) == [2]
-    values = s.query().where_index("m", collection="mapvalues").between(0, 6)
-    assert await _ids(fl, values) == [1]
+    names = [
+        await fl.run(s.create_index("tags", "string", collection="list")),
+        await fl.run(s.create_index("m", "string", collection="mapkeys")),
+        await fl.run(s.create_index("m", "numeric", collection="mapvalues")),
+    ]
+    try:
+        tags = s.query().where_index("tags", collection="list").contains("blue")
+        assert await _ids(fl, tags) == [1]
+        keys = s.query().where_index("m", collection="mapkeys").contains("y")
+        assert await _ids(fl, keys) == [2]
+        values = s.query().where_index("m", collection="mapvalues").between(0, 6)
+        assert await _ids(fl, values) == [1]
+    finally:
+        await _drop(fl, s, names)
 
 
 async def test_geo_within_and_contains(fl: Flavor, set_name: str) -> None:
@@ -68,13 +86,18 @@ async def test_geo_within_and_contains(fl: Flavor, set_name: str) -> None:
     await fl.run(s.key(1).put({"id": 1, "loc": GeoJSON(_point(2, 2))}))
     await fl.run(s.key(2).put({"id": 2, "loc": GeoJSON(_point(20, 20))}))
     await fl.run(s.key(3).put({"id": 3, "area": GeoJSON(SQUARE)}))
-    await fl.run(s.create_index("loc", "geo2dsphere"))
-    await fl.run(s.create_index("area", "geo2dsphere"))
-    assert await _ids(fl, s.query().where_index("loc").within(SQUARE)) == [1]
-    near = s.query().where_index("loc").within_radius(20, 20.01, 5_000)
-    assert await _ids(fl, near) == [2]
-    holds = s.query().where_index("area").contains_point(_point(1, 1))
-    assert await _ids(fl, holds) == [3]
+    names = [
+        await fl.run(s.create_index("loc", "geo2dsphere")),
+        await fl.run(s.create_index("area", "geo2dsphere")),
+    ]
+    try:
+        assert await _ids(fl, s.query().where_index("loc").within(SQUARE)) == [1]
+        near = s.query().where_index("loc").within_radius(20, 20.01, 5_000)
+        assert await _ids(fl, near) == [2]
+        holds = s.query().where_index("area").contains_point(_point(1, 1))
+        assert await _ids(fl, holds) == [3]
+    finally:
+        await _drop(fl, s, names)
 
 
 async def test_an_index_query_returns_every_record_of_a_crowded_partition(

@@ -40,3 +40,16 @@ end
 function count_each(s)
   return s:aggregate(0, function(a, rec) return a + 1 end)
 end
+
+function slow_count(s, turns)
+  local function busy(rec)
+    local i = 0
+    while i < turns do i = i + 1 end
+    return 1
+  end
+  return s:map(busy):reduce(add)
+end
+
+function endless(s)
+  return s:map(function(rec) while true do end end)
+end

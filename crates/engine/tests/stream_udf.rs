@@ -62,13 +62,14 @@ fn partitions(function: &str, args: &[u8], parts: &[&[i64]]) -> Vec<Value> {
                 out.push(v);
                 true
             },
+            later(),
         )
         .unwrap();
     out
 }
 
 fn client(function: &str, args: &[Value], partials: Vec<Value>) -> Vec<Value> {
-    reduce_partials("m", CODE, function, args, partials).unwrap()
+    reduce_partials("m", CODE, function, args, partials, later()).unwrap()
 }
 
 #[test]
@@ -113,9 +114,14 @@ fn a_lua_error_is_a_udf_failure_with_its_message() {
     )
     .unwrap();
     let err = r
-        .aggregate("bad", "f", &[], std::iter::once(records(&[1])), &mut |_| {
-            true
-        })
+        .aggregate(
+            "bad",
+            "f",
+            &[],
+            std::iter::once(records(&[1])),
+            &mut |_| true,
+            later(),
+        )
         .unwrap_err();
     assert_eq!(err.code, engine::result::UDF_BAD_RESPONSE);
     assert!(err.message.contains("kaboom"), "{}", err.message);
@@ -135,6 +141,7 @@ fn outputs_are_emitted_as_they_come_and_a_refusal_stops_the_stream() {
                 seen += 1;
                 seen < 2
             },
+            later(),
         )
         .unwrap_err();
     assert_eq!(seen, 2);

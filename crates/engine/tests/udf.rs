@@ -3,7 +3,9 @@
 mod common;
 use common::rec::Rec;
 use common::*;
-use engine::udf::Registry;
+use std::time::{Duration, Instant};
+
+use engine::udf::{Registry, TIMEOUT_MESSAGE};
 use engine::RecordView;
 
 const MODULE: &str = r#"
@@ -48,6 +50,12 @@ end
 function spin(rec)
   while true do end
 end
+
+function count_to(rec, n)
+  local i = 0
+  while i < n do i = i + 1 end
+  return i
+end
 "#;
 
 fn reg() -> Registry {
@@ -78,13 +86,13 @@ fn apply_creates_and_updates() {
     let r = reg();
     let mut rec = Rec::default();
     let out = r
-        .apply("m", "add", &args(vec![s("n"), i(5)]), &mut rec)
+        .apply("m", "add", &args(vec![s("n"), i(5)]), &mut rec, later())
         .unwrap();
     assert_eq!(out.value, Some(int_p(5)));
     assert!(rec.created && rec.exists);
     assert_eq!(rec.bin("n"), Some(&int_p(5)));
     let out = r
-        .apply("m", "add", &args(vec![s("n"), i(2)]), &mut rec)
+        .apply("m", "add", &args(vec![s("n"), i(2)]), &mut rec, later())
         .unwrap();
     assert_eq!(out.value, Some(int_p(7)));
     assert!(rec.updated);
@@ -94,7 +102,8 @@ fn apply_creates_and_updates() {
 fn staged_writes_need_update() {
     let r = reg();
     let mut rec = Rec::default();
-    r.apply("m", "stage_only", &args(vec![]), &mut rec).unwrap();
+    r.apply("m", "stage_only", &args(vec![]), &mut rec, later())
+        .unwrap();
     assert!(rec.bins.is_empty() && !rec.created && !rec.updated);
 }
 
@@ -103,7 +112,7 @@ fn errors_are_udf_bad_response() {
     let r = reg();
     let mut rec = Rec::default();
     let e = r
-        .apply("m", "fail", &args(vec![s("boom")]), &mut rec)
+        .apply("m", "fail", &args(vec![s("boom")]), &mut rec, later())
         .unwrap_err();
     assert_eq!(e.code, 100);
     assert!(
@@ -112,19 +121,36 @@ fn errors_are_udf_bad_response() {
         e.message
     );
     assert_eq!(
-        r.apply("nope", "f", &args(vec![]), &mut rec)
+        r.apply("nope", "f", &args(vec![]), &mut rec, later())
             .unwrap_err()
             .code,
         100
     );
     assert_eq!(
-        r.apply("m", "nope", &args(vec![]), &mut rec)
+        r.apply("m", "nope", &args(vec![]), &mut rec, later())
             .unwrap_err()
             .code,
         100
     );
-    let e = r.apply("m", "spin", &args(vec![]), &mut rec).unwrap_err();
-    assert!(e.message.contains("timed out"));
+}
+
+#[test]
+fn lua_stops_at_the_deadline_with_the_servers_message() {
+    let r = reg();
+    let mut rec = Rec::default();
+    let soon = Instant::now() + Duration::from_millis(50);
+    let e = r
+        .apply("m", "spin", &args(vec![]), &mut rec, soon)
+        .unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), (100, TIMEOUT_MESSAGE));
+    // A deadline, not an instruction count: short work past its deadline stops too.
+    let past = Instant::now();
+    let e = r
+        .apply("m", "count_to", &args(vec![i(100_000)]), &mut rec, past)
+        .unwrap_err();
+    assert_eq!(e.message, TIMEOUT_MESSAGE);
+    let out = r.apply("m", "count_to", &args(vec![i(100_000)]), &mut rec, later());
+    assert_eq!(out.unwrap().value, Some(int_p(100_000)));
 }
 
 #[test]
@@ -132,7 +158,7 @@ fn lists_maps_and_record_api() {
     let r = reg();
     let mut rec = Rec::default();
     let out = r
-        .apply("m", "build", &args(vec![]), &mut rec)
+        .apply("m", "build", &args(vec![]), &mut rec, later())
         .unwrap()
         .value
         .unwrap();
@@ -146,11 +172,14 @@ fn lists_maps_and_record_api() {
             "sum_list",
             &args(vec![l(vec![i(1), i(2), i(3)])]),
             &mut rec,
+            later(),
         )
         .unwrap();
     assert_eq!(out.value, Some(int_p(6)));
     rec.exists = true;
-    let out = r.apply("m", "drop", &args(vec![]), &mut rec).unwrap();
+    let out = r
+        .apply("m", "drop", &args(vec![]), &mut rec, later())
+        .unwrap();
     assert_eq!(out.value, None);
     assert!(rec.removed && rec.ttl == Some(100));
 }

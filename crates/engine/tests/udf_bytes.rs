@@ -65,7 +65,7 @@ fn rec(ptype: u8, data: &[u8]) -> Rec {
 }
 
 fn call(r: &Registry, f: &str, args: Vec<Value>, rec: &mut Rec) -> Option<Particle> {
-    r.apply("m", f, &engine::pack::encode(&l(args)), rec)
+    r.apply("m", f, &engine::pack::encode(&l(args)), rec, later())
         .unwrap()
         .value
 }
@@ -178,11 +178,12 @@ fn stream_records_see_bytes_and_outputs_carry_blobs() {
     r.register("m.lua", STREAM).unwrap();
     let mut out = Vec::new();
     let recs = vec![rec(7, &[0xff]), rec(7, &[0x00])];
-    r.aggregate("m", "blobs", &[], std::iter::once(recs), &mut |v| {
+    let mut emit = |v| {
         out.push(v);
         true
-    })
-    .unwrap();
+    };
+    r.aggregate("m", "blobs", &[], std::iter::once(recs), &mut emit, later())
+        .unwrap();
     assert_eq!(out.len(), 2);
     let Value::List(first) = &out[0] else {
         panic!("not a list")
@@ -191,7 +192,7 @@ fn stream_records_see_bytes_and_outputs_carry_blobs() {
     assert_eq!(first.items[1], i(7));
 
     let partials = vec![Value::Bytes(4, vec![0xff]), Value::Bytes(4, vec![0x80])];
-    let reduced = reduce_partials("m", STREAM, "joined", &[], partials).unwrap();
+    let reduced = reduce_partials("m", STREAM, "joined", &[], partials, later()).unwrap();
     assert_eq!(reduced.len(), 1);
     assert_eq!(blob_in(&reduced[0]), (4, vec![0xff, 0x80]));
 }

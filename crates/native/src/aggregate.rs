@@ -3,9 +3,10 @@
 //! them with the module's own Lua code, fetched from the cluster (`udf-get`).
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use aerospike::query::Statement;
-use aerospike::{Bins, FloatValue, PartitionFilter, Value};
+use aerospike::query::{Recordset, Statement};
+use aerospike::{Bins, ErrorKind, FloatValue, PartitionFilter, QueryPolicy, Value};
 use base64::Engine as _;
 use engine::value::{List, Map, Value as EValue};
 use futures::StreamExt;
@@ -21,6 +22,14 @@ use crate::values::from_value;
 
 /// Result code of a failed UDF.
 const UDF_BAD_RESPONSE: i32 = 100;
+/// Result code of a timeout.
+const TIMEOUT: i32 = 9;
+/// Client result code of a node lost.
+const SERVER_NOT_AVAILABLE: i32 = -8;
+/// Total timeout of an aggregation whose query sets none (`Query.timeout(total)` sets one).
+pub const DEFAULT_TIMEOUT_MS: u32 = 60_000;
+/// How long past the client's deadline the query may run on (and the server is told to stop).
+const SERVER_GRACE_MS: u32 = 1_000;
 
 /// A validated aggregation request.
 pub struct Spec {
@@ -67,37 +76,96 @@ impl IntoPy for Values {
     }
 }
 
-/// Run the aggregation: partial results from every node, reduced here.
+/// The crate's policy for an aggregation due to end by `total_ms`: one attempt, left to run
+/// a little past the client's own deadline.
+///
+/// Nothing is sent twice: a resent aggregation would count records twice. The crate starts
+/// another round after a failed one (a node's timeout or lost connection) unless the pause
+/// before it would pass the crate's deadline, so the pause is the whole timeout. The
+/// timeout is also the query's timeout field: past the client's deadline, so that the client
+/// reports its own timeout, and the embedded server stops the orphaned aggregation soon after
+/// (a real server does not bound aggregations).
+fn one_attempt(query: &QueryPolicy, total_ms: u32) -> QueryPolicy {
+    let mut policy = query.clone();
+    let base = &mut policy.base_policy;
+    base.total_timeout = total_ms.saturating_add(SERVER_GRACE_MS);
+    base.socket_timeout = 0;
+    base.sleep_between_retries = base.total_timeout;
+    policy
+}
+
+/// Run the aggregation: partial results from every node, reduced here, by the total timeout.
 pub async fn run(i: Arc<Inner>, p: Arc<Natives>, mut spec: Spec) -> OpResult<Values> {
+    let total_ms = match p.query.base_policy.total_timeout {
+        0 => DEFAULT_TIMEOUT_MS,
+        t => t,
+    };
+    let deadline = Instant::now() + Duration::from_millis(u64::from(total_ms));
     let source = module_source(&i, &spec.module).await?;
     spec.statement
         .set_aggregate_function(&spec.module, &spec.function, &spec.args);
-    let mut policy = p.query.clone();
-    // A retried partition would feed the same partial results twice.
-    policy.base_policy.max_retries = 0;
     let rs = i
         .client
-        .query(&policy, PartitionFilter::all(), spec.statement)
+        .query(
+            &one_attempt(&p.query, total_ms),
+            PartitionFilter::all(),
+            spec.statement,
+        )
         .await?;
+    let gathered = tokio::time::timeout_at(deadline.into(), gather(rs.clone(), deadline)).await;
+    let Ok(partials) = gathered else {
+        rs.close();
+        return Err(timed_out(total_ms));
+    };
+    let partials = partials?;
+    let args: Vec<EValue> = spec.args.iter().map(to_engine).collect();
+    let (module, function) = (spec.module, spec.function);
+    let reduced = tokio::task::spawn_blocking(move || {
+        engine::udf::reduce_partials(&module, &source, &function, &args, partials, deadline)
+    })
+    .await
+    .map_err(|e| Failure::Py(join_error(&e)))?
+    .map_err(|f| match f.message.as_str() {
+        engine::udf::TIMEOUT_MESSAGE => timed_out(total_ms),
+        message => udf_failure(message),
+    })?;
+    Ok(Values(reduced.iter().map(from_engine).collect()))
+}
+
+/// The nodes' partial results (bin `SUCCESS`), or the first failure.
+async fn gather(rs: Arc<Recordset>, deadline: Instant) -> OpResult<Vec<EValue>> {
     let mut partials = Vec::new();
     let mut stream = rs.into_stream();
     while let Some(item) = stream.next().await {
-        let mut rec = item?;
+        let mut rec = item.map_err(|e| ended(e, deadline))?;
         if let Some(v) = rec.bins.swap_remove("SUCCESS") {
             partials.push(to_engine(&v));
         } else if let Some(reason) = rec.bins.swap_remove("FAILURE") {
             return Err(udf_failure(&reason.to_string()));
         }
     }
-    let args: Vec<EValue> = spec.args.iter().map(to_engine).collect();
-    let (module, function) = (spec.module, spec.function);
-    let reduced = tokio::task::spawn_blocking(move || {
-        engine::udf::reduce_partials(&module, &source, &function, &args, partials)
-    })
-    .await
-    .map_err(|e| Failure::Py(join_error(&e)))?
-    .map_err(|f| udf_failure(&f.message))?;
-    Ok(Values(reduced.iter().map(from_engine).collect()))
+    Ok(partials)
+}
+
+/// The failure of a query that ended with `e` before the client's deadline. The crate
+/// reports a failed round (a node's connection lost) as a timeout when it will not retry it.
+fn ended(e: aerospike::Error, deadline: Instant) -> Failure {
+    if matches!(e.kind(), ErrorKind::Timeout) && Instant::now() < deadline {
+        failure(
+            SERVER_NOT_AVAILABLE,
+            "a node failed during the aggregation, which is not sent again (that would count \
+             records twice)",
+        )
+    } else {
+        e.into()
+    }
+}
+
+fn timed_out(total_ms: u32) -> Failure {
+    failure(
+        TIMEOUT,
+        &format!("aggregation timed out (total timeout {total_ms} ms)"),
+    )
 }
 
 /// The module's Lua source, as registered on the cluster.
@@ -114,8 +182,12 @@ async fn module_source(i: &Inner, module: &str) -> OpResult<Vec<u8>> {
 }
 
 fn udf_failure(message: &str) -> Failure {
+    failure(UDF_BAD_RESPONSE, message)
+}
+
+fn failure(code: i32, message: &str) -> Failure {
     Failure::Py(Python::attach(|py| {
-        match error_for_code(py, UDF_BAD_RESPONSE, message, false, None) {
+        match error_for_code(py, code, message, false, None) {
             Ok(exc) => PyErr::from_value(exc),
             Err(e) => e,
         }

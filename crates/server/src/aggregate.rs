@@ -3,6 +3,8 @@
 //! output as a record with bin `SUCCESS` (or one with bin `FAILURE` holding the error); the
 //! client finishes the reduce.
 
+use std::time::{Duration, Instant};
+
 use engine::particle_type as pt;
 use engine::{Particle, RecordView};
 
@@ -16,6 +18,10 @@ use crate::{cluster, Shared};
 
 /// UDF_OP value of a foreground aggregation.
 const AGGREGATE: u8 = 1;
+/// How long an aggregation may run when its query's timeout field is 0. A real server sets
+/// aggregations no bound at all (an endless stream function spins until the node restarts);
+/// here Lua stops at the query's timeout, or after this.
+const UNTIMED_AGGREGATION: Duration = Duration::from_secs(30);
 
 /// Whether `msg` asks for a foreground aggregation.
 pub(crate) fn wanted(msg: &Msg<'_>) -> bool {
@@ -39,11 +45,19 @@ pub(crate) fn respond(
         return;
     };
     let args = msg.fields.get(field::UDF_ARGLIST).unwrap_or(&[0x90]);
+    let deadline = Instant::now()
+        + match msg.header.timeout {
+            0 => UNTIMED_AGGREGATION,
+            ms => Duration::from_millis(u64::from(ms)),
+        };
     let mut unserved = Vec::new();
     let records = Selection::new(shared, p, &mut unserved);
-    let ran = shared
-        .udfs
-        .aggregate(module, function, args, records, &mut |v| {
+    let ran = shared.udfs.aggregate(
+        module,
+        function,
+        args,
+        records,
+        &mut |v| {
             let mut reply = ReplyMsg::begin(out);
             match engine::pack::to_particle(&v) {
                 Some(p) => reply.op(out, b"SUCCESS", p.ptype, &p.data),
@@ -51,7 +65,9 @@ pub(crate) fn respond(
             }
             reply.finish(out, 0, rc::OK, 0, 0, 0);
             after_message(out)
-        });
+        },
+        deadline,
+    );
     if let Err(failure) = ran {
         let mut reply = ReplyMsg::begin(out);
         reply.op(out, b"FAILURE", pt::STRING, failure.message.as_bytes());

@@ -1,5 +1,8 @@
 //! Batch index protocol (field 41): many single-record requests in one message.
 
+use std::time::Instant;
+
+use crate::clock::transaction_deadline;
 use crate::engine_ops;
 use crate::record::{self, rc, RecReq};
 use crate::store::Digest;
@@ -72,6 +75,7 @@ fn run(
     let count = r.u32()?;
     let _flags = r.u8()?;
     let parent_filter = msg.fields.get(field::FILTER_EXP);
+    let deadline = transaction_deadline(msg.header.timeout);
     let mut prev: Option<Row<'_>> = None;
     for _ in 0..count {
         let index = r.u32()?;
@@ -80,7 +84,7 @@ fn run(
         let row = if kind & BATCH_MSG_REPEAT != 0 {
             prev.ok_or(Malformed)?
         } else {
-            parse_row(&mut r, kind, parent_filter)?
+            parse_row(&mut r, kind, parent_filter, deadline)?
         };
         prev = Some(row);
         execute_row(shared, digest, &row, out, index);
@@ -95,6 +99,7 @@ fn parse_row<'a>(
     r: &mut Reader<'a>,
     kind: u8,
     parent_filter: Option<&'a [u8]>,
+    deadline: Instant,
 ) -> Result<Row<'a>, Malformed> {
     let (info1, info2, info3) = if kind & BATCH_MSG_INFO != 0 {
         (r.u8()?, r.u8()?, r.u8()?)
@@ -129,6 +134,7 @@ fn parse_row<'a>(
             key: fields.get(field::KEY),
             filter: fields.get(field::FILTER_EXP).or(parent_filter),
             ops,
+            deadline,
         },
         ns: fields.get(field::NAMESPACE),
         fields,

@@ -1,5 +1,6 @@
 //! Routes a parsed AS_MSG to the single-record, batch, UDF or scan/query handler and counts it.
 
+use crate::clock::transaction_deadline;
 use crate::conn::FrameSink;
 use crate::record::{self, rc, RecReq};
 use crate::stats::Kind;
@@ -46,6 +47,7 @@ pub fn rec_req<'a>(msg: &Msg<'a>) -> RecReq<'a> {
         key: msg.fields.get(field::KEY),
         filter: msg.fields.get(field::FILTER_EXP),
         ops: msg.ops,
+        deadline: transaction_deadline(h.timeout),
     }
 }
 

@@ -465,14 +465,15 @@ fn udf_remove(shared: &Shared, args: &str) -> String {
     }
 }
 
-/// `query-show:id=N` (or `trid=`): background jobs run to completion before their reply.
+/// `query-show:id=N` (or `trid=`): background jobs run to completion before their reply,
+/// reported with a real server's field names.
 fn job_show(shared: &Shared, args: &str) -> String {
     let ps = params(args);
     let id = param(&ps, &["id", "trid"]).and_then(|v| v.parse::<u64>().ok());
     match id.and_then(|id| Some((id, shared.job(id)?))) {
         Some((id, (ok, failed))) => format!(
-            "trid={id}:job-status=done:status=done(ok):recs-succeeded={ok}:recs-failed={failed}:\
-progress-pct=100"
+            "trid={id}:status=done(ok):job-progress=100.00:recs-succeeded={ok}:\
+recs-failed={failed}"
         ),
         None => "ERROR:2:job not found".into(),
     }

@@ -3,7 +3,7 @@
 
 use std::ops::Bound;
 
-use crate::clock::{cl_secs, now_ms};
+use crate::clock::{cl_secs, now_ms, transaction_deadline};
 use crate::conn::FrameSink;
 use crate::engine_ops::{self, View};
 use crate::record::{self, rc, RecReq};
@@ -472,7 +472,7 @@ fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) -> (u64, u64) {
             );
         });
     }
-    let req = RecReq {
+    let mut req = RecReq {
         info1: 0,
         info2: INFO2_WRITE | (msg.header.info2 & INFO2_DURABLE_DELETE),
         info3: INFO3_UPDATE_ONLY,
@@ -482,6 +482,7 @@ fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) -> (u64, u64) {
         key: None,
         filter: None,
         ops: msg.ops,
+        deadline: transaction_deadline(0),
     };
     let is_udf = msg.fields.get(field::UDF_PACKAGE).is_some();
     let mut scratch = Vec::new();
@@ -489,6 +490,8 @@ fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) -> (u64, u64) {
     let (mut succeeded, mut failed) = (0, 0);
     for d in &digests {
         scratch.clear();
+        // Each record is a transaction of its own, with no timeout given.
+        req.deadline = transaction_deadline(0);
         let code = cluster::keyed(shared, ns, d, true, |node, ns| {
             if is_udf {
                 udf::execute(node, ns, d, &req, &msg.fields, &mut scratch, 0)

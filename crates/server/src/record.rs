@@ -1,5 +1,7 @@
 //! Single-record execution: read, write, delete, touch and operate against one digest.
 
+use std::time::Instant;
+
 use bytes::Bytes;
 use engine::cdt::BinChange;
 use engine::particle_type as pt;
@@ -53,6 +55,8 @@ pub struct RecReq<'a> {
     pub key: Option<&'a [u8]>,
     pub filter: Option<&'a [u8]>,
     pub ops: Ops<'a>,
+    /// When the transaction must end (a UDF still running then fails).
+    pub deadline: Instant,
 }
 
 impl RecReq<'_> {

@@ -200,10 +200,13 @@ impl Call<'_> {
             };
             (existing.map(version), rec)
         };
-        let outcome = self
-            .shared
-            .udfs
-            .apply(self.module, self.function, self.args, &mut rec);
+        let outcome = self.shared.udfs.apply(
+            self.module,
+            self.function,
+            self.args,
+            &mut rec,
+            req.deadline,
+        );
         let mut part = ns.write(pid);
         if part.get(digest).map(version) != before {
             return None;

@@ -30,8 +30,11 @@ mod convert;
 mod run;
 mod stream;
 
+pub use run::TIMEOUT_MESSAGE;
+
 use std::collections::BTreeMap;
 use std::sync::RwLock;
+use std::time::Instant;
 
 use crate::value::Value;
 use crate::{Particle, RecordView, ResultCode};
@@ -129,21 +132,24 @@ impl Registry {
     }
 
     /// Calls `module.function(rec, args...)`; `args_msgpack` is the msgpack array of arguments.
+    /// Lua still running at `deadline` fails with [`TIMEOUT_MESSAGE`].
     pub fn apply(
         &self,
         module: &str,
         function: &str,
         args_msgpack: &[u8],
         rec: &mut dyn RecordMut,
+        deadline: Instant,
     ) -> Result<UdfOutcome, UdfFailure> {
         let args = decode_args(args_msgpack)?;
         let sources = self.sources()?;
-        run::run(&sources, module, function, args, rec)
+        run::run(&sources, module, function, args, rec, deadline)
     }
 
     /// Server half of stream UDF `module.function`, once per group of records (a partition's):
     /// its steps up to and including the first reduce. Each output value goes to `emit` as it
-    /// comes (the server sends it in bin `SUCCESS`); false from `emit` stops the stream.
+    /// comes (the server sends it in bin `SUCCESS`); false from `emit` stops the stream, and
+    /// so does `deadline`.
     pub fn aggregate<R: RecordView>(
         &self,
         module: &str,
@@ -151,9 +157,11 @@ impl Registry {
         args_msgpack: &[u8],
         groups: impl Iterator<Item = Vec<R>>,
         emit: &mut dyn FnMut(Value) -> bool,
+        deadline: Instant,
     ) -> Result<(), UdfFailure> {
         let args = decode_args(args_msgpack)?;
-        stream::run_server(&self.sources()?, module, function, &args, groups, emit)
+        let sources = self.sources()?;
+        stream::run_server(&sources, module, function, &args, groups, emit, deadline)
     }
 
     fn sources(&self) -> Result<BTreeMap<String, Vec<u8>>, UdfFailure> {
@@ -166,17 +174,18 @@ impl Registry {
 }
 
 /// Client half of stream UDF `module.function` (Lua `source`): its steps from the first
-/// reduce on, over the partial results of every node.
+/// reduce on, over the partial results of every node, until `deadline`.
 pub fn reduce_partials(
     module: &str,
     source: &[u8],
     function: &str,
     args: &[Value],
     partials: Vec<Value>,
+    deadline: Instant,
 ) -> Result<Vec<Value>, UdfFailure> {
     let name = module.trim_end_matches(".lua");
     let modules = BTreeMap::from([(format!("{name}.lua"), source.to_vec())]);
-    stream::run_client(&modules, name, function, args, partials)
+    stream::run_client(&modules, name, function, args, partials, deadline)
 }
 
 fn decode_args(args_msgpack: &[u8]) -> Result<Vec<Value>, UdfFailure> {

@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
 
 use mlua::{HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as L, VmState};
 
@@ -11,9 +12,10 @@ use crate::pack::{from_particle, to_particle};
 use crate::result::UDF_BAD_RESPONSE;
 use crate::value::{List, Value};
 
-/// Instruction budget of one call (guards against endless loops).
-const MAX_INSTRUCTIONS: u64 = 200_000_000;
+/// Lua instructions between two looks at the clock.
 const HOOK_EVERY: u32 = 10_000;
+/// What a call stopped at its deadline fails with (bin `FAILURE`, code 100), as on a real server.
+pub const TIMEOUT_MESSAGE: &str = "UDF Execution Timeout";
 /// Memory one call's Lua state may allocate; past it the call fails with a UDF error.
 pub const MEMORY_LIMIT: usize = 64 * 1024 * 1024;
 
@@ -97,15 +99,17 @@ pub fn message(e: &mlua::Error) -> String {
     }
 }
 
-/// Runs `function` of `modules[module]` on `rec` with msgpack-decoded `args`.
+/// Runs `function` of `modules[module]` on `rec` with msgpack-decoded `args`, stopped at
+/// `deadline`.
 pub fn run(
     modules: &BTreeMap<String, Vec<u8>>,
     module: &str,
     function: &str,
     args: Vec<Value>,
     rec: &mut dyn RecordMut,
+    deadline: Instant,
 ) -> Result<UdfOutcome, UdfFailure> {
-    let (lua, func) = prepare(modules, module, function)?;
+    let (lua, func) = prepare(modules, module, function, deadline)?;
     let state = RefCell::new(State {
         rec,
         staged: Vec::new(),
@@ -144,11 +148,13 @@ pub fn run(
     })
 }
 
-/// A limited Lua state with `modules[module]` loaded, and its `function`.
+/// A limited Lua state with `modules[module]` loaded, and its `function`: its memory is capped
+/// and the code running in it fails with [`TIMEOUT_MESSAGE`] once `deadline` has passed.
 pub fn prepare(
     modules: &BTreeMap<String, Vec<u8>>,
     module: &str,
     function: &str,
+    deadline: Instant,
 ) -> Result<(Lua, mlua::Function), UdfFailure> {
     let file = if module.ends_with(".lua") {
         module.to_string()
@@ -161,14 +167,11 @@ pub fn prepare(
     let lua = new_lua().map_err(|e| fail(message(&e)))?;
     lua.set_memory_limit(MEMORY_LIMIT)
         .map_err(|e| fail(message(&e)))?;
-    let budget = std::sync::atomic::AtomicU64::new(0);
     lua.set_hook(
         HookTriggers::new().every_nth_instruction(HOOK_EVERY),
         move |_, _| {
-            let used =
-                budget.fetch_add(u64::from(HOOK_EVERY), std::sync::atomic::Ordering::Relaxed);
-            if used > MAX_INSTRUCTIONS {
-                Err(mlua::Error::runtime("UDF execution timed out"))
+            if Instant::now() >= deadline {
+                Err(mlua::Error::runtime(TIMEOUT_MESSAGE))
             } else {
                 Ok(VmState::Continue)
             }

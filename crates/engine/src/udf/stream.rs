@@ -2,6 +2,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use mlua::{Lua, MultiValue, Table, Value as L};
 
@@ -17,7 +18,7 @@ const STREAM: &str = include_str!("stream.lua");
 /// Runs the stream function's steps up to and including its first reduce once per group of
 /// `groups` (a real server runs it once per partition with matching records), in one Lua state,
 /// passing each output to `emit` as it comes (false from `emit` stops the stream). An empty
-/// group does not run.
+/// group does not run. Lua fails once `deadline` has passed.
 pub fn run_server<R: RecordView>(
     modules: &BTreeMap<String, Vec<u8>>,
     module: &str,
@@ -25,13 +26,14 @@ pub fn run_server<R: RecordView>(
     args: &[Value],
     groups: impl Iterator<Item = Vec<R>>,
     emit: &mut dyn FnMut(Value) -> bool,
+    deadline: Instant,
 ) -> Result<(), UdfFailure> {
     let mut groups = groups.filter(|g| !g.is_empty()).peekable();
     if groups.peek().is_none() {
         return Ok(());
     }
     let current = RefCell::new(Vec::<R>::new().into_iter());
-    let (lua, func) = prepare(modules, module, function)?;
+    let (lua, func) = prepare(modules, module, function, deadline)?;
     for (run, group) in groups.enumerate() {
         *current.borrow_mut() = group.into_iter();
         run_once(
@@ -50,17 +52,19 @@ pub fn run_server<R: RecordView>(
     Ok(())
 }
 
-/// Runs the stream function's steps from its first reduce on over the nodes' `partials`.
+/// Runs the stream function's steps from its first reduce on over the nodes' `partials`,
+/// until `deadline`.
 pub fn run_client(
     modules: &BTreeMap<String, Vec<u8>>,
     module: &str,
     function: &str,
     args: &[Value],
     partials: Vec<Value>,
+    deadline: Instant,
 ) -> Result<Vec<Value>, UdfFailure> {
     let partials = RefCell::new(partials.into_iter());
     let mut outputs = Vec::new();
-    let (lua, func) = prepare(modules, module, function)?;
+    let (lua, func) = prepare(modules, module, function, deadline)?;
     run_once(
         &lua,
         &func,

@@ -8,6 +8,11 @@ use engine::pack::{decode, encode, encode_into, from_particle};
 use engine::value::{List, Map, Value};
 use engine::Particle;
 
+/// A deadline no test call reaches.
+pub fn later() -> std::time::Instant {
+    std::time::Instant::now() + std::time::Duration::from_secs(60)
+}
+
 pub fn i(v: i64) -> Value {
     Value::Int(v)
 }
