@@ -17,6 +17,8 @@ for a batched call.
 from __future__ import annotations
 
 import asyncio
+import functools
+import types
 import weakref
 from collections.abc import Callable, Coroutine, Generator
 from functools import partial
@@ -63,7 +65,7 @@ def max_keys(option: object) -> int | None:
 class _Tick:
     """Calls waiting for the end of one loop's (or trio run's) current iteration."""
 
-    __slots__ = ("armed", "flush", "in_flight", "loop", "reads", "start", "writes")
+    __slots__ = ("armed", "flush", "in_flight", "loop", "reads", "start", "unscheduled", "writes")
 
     def __init__(
         self, loop: weakref.ref[Any] | None, start: Start, flush: Callable[[], object]
@@ -72,6 +74,7 @@ class _Tick:
         self.start = start  # start(fut, method, args) on this loop
         self.flush = flush  # hands the requests started so far to the runtime now
         self.armed = False
+        self.unscheduled = False  # armed by a lone call whose flush is not scheduled yet
         self.in_flight = 0  # batch requests sent and not answered yet (lone calls: not counted)
         self.reads: list[Waiter] = []
         self.writes: list[Waiter] = []
@@ -150,9 +153,15 @@ class Batcher:
             tick = self._tick(loop)
         if not tick.armed:
             tick.armed = True
-            loop.call_soon(self._flush, tick)
             if not tick.in_flight:
-                return self._direct[verb](*args)
+                # The flush is scheduled once this call has started: a callback already
+                # waiting on the loop would stop a lone call from polling for its reply.
+                tick.unscheduled = True
+                return _first(verb)(self, getattr(self._native, verb), args, tick, running)
+            loop.call_soon(self._flush, tick)
+        elif tick.unscheduled:
+            tick.unscheduled = False
+            loop.call_soon(self._flush, tick)
         fut = loop.create_future()
         waiter = Waiter(row, fut, answer, getattr(self._native, verb), args)
         (tick.writes if writes else tick.reads).append(waiter)
@@ -237,6 +246,42 @@ class Batcher:
 
 def _nothing() -> None:
     return None
+
+
+async def _first_call(
+    batcher: Batcher,
+    method: Callable[..., Pending],
+    args: tuple[Any, ...],
+    tick: _Tick,
+    running: _aio.Running,
+) -> Any:
+    """Start the iteration's first call alone, then schedule the iteration's flush.
+
+    Answered while it started (and nobody joined): no flush, the next call is first again.
+    """
+    loop, completer = running
+    fut = loop.create_future()
+    pending = _aio.start(loop, completer, fut, method, args)
+    if tick.unscheduled:
+        tick.unscheduled = False
+        if fut.done():
+            tick.armed = False
+        else:
+            loop.call_soon(batcher._flush, tick)
+    if fut.done():
+        return await _bridge._answered(fut)
+    try:
+        return await fut
+    except asyncio.CancelledError:
+        pending.cancel()
+        raise
+
+
+@functools.cache
+def _first(verb: str) -> Callable[..., Coroutine[Any, Any, Any]]:
+    """:func:`_first_call` under the verb's name (an un-awaited call names its verb)."""
+    code = _first_call.__code__.replace(co_name=verb, co_qualname=verb)
+    return types.FunctionType(code, _first_call.__globals__, verb)
 
 
 def _rows_of(waiting: list[Waiter]) -> tuple[Any, ...]:

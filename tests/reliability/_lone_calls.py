@@ -4,7 +4,7 @@ Run by ``test_loop_runtime``: reply polling is governed by process-wide guards (
 threads poll or wait in blocking calls, across all clients), so the measurement must not
 share a process with what earlier tests left running.
 
-    python _lone_calls.py asyncio|uvloop
+    python _lone_calls.py asyncio|uvloop [auto_batch]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from aerospike_fluent import _aio, _bridge
 from aerospike_fluent.server import EmbeddedServer
 
 
-async def _scenario(srv: EmbeddedServer) -> dict[str, int]:
+async def _scenario(srv: EmbeddedServer, auto_batch: bool) -> dict[str, int]:
     answered = 0
     settled_inside = _bridge._answered
 
@@ -29,7 +29,8 @@ async def _scenario(srv: EmbeddedServer) -> dict[str, int]:
         return await settled_inside(fut)
 
     _bridge._answered = counted
-    async with af.connect(f"{srv.host}:{srv.port}", spin_wait_us=10_000) as db:
+    seeds = f"{srv.host}:{srv.port}"
+    async with af.connect(seeds, spin_wait_us=10_000, auto_batch=auto_batch) as db:
         s = db.namespace("test").set("lr")
         loop = asyncio.get_running_loop()
         for i in range(5000):  # until a call runs on the loop's own runtime
@@ -67,14 +68,14 @@ async def _scenario(srv: EmbeddedServer) -> dict[str, int]:
 
 
 def main() -> None:
-    kind = sys.argv[1]
+    kind, auto_batch = sys.argv[1], sys.argv[2:] == ["auto_batch"]
     with EmbeddedServer() as srv:
         if kind == "uvloop":
             import uvloop
 
-            out = uvloop.run(_scenario(srv))
+            out = uvloop.run(_scenario(srv, auto_batch))
         else:
-            out = asyncio.run(_scenario(srv))
+            out = asyncio.run(_scenario(srv, auto_batch))
     print(json.dumps(out))
 
 
