@@ -180,7 +180,6 @@ class Batcher:
         self, verb: str, args: tuple[Any, ...], row: tuple[Any, ...], answer: int, writes: bool
     ) -> Any:
         """Under trio, join the run's current batch of tasks (when the task first runs)."""
-        direct = self._direct[verb]
         _bridge._require_trio()  # outside asyncio and trio: raises why nothing can run
         from aerospike_fluent import _trio
 
@@ -193,9 +192,17 @@ class Batcher:
             self._trio_ticks.set(tick)
         if not tick.armed:
             tick.armed = True
-            _trio.soon(partial(self._flush, tick))
             if not tick.in_flight:
-                return await direct(*args)
+                # as under asyncio: flush scheduled once this call started, if still needed
+                alone = _trio.slot()
+                done = (_trio.completer(_aio.LOOP_RUNTIME), alone)
+                pending = getattr(self._native, verb)(done, *args)
+                if alone.outcome is None:
+                    _trio.soon(partial(self._flush, tick))
+                else:
+                    tick.armed = False
+                return await _trio.wait(alone, pending.cancel)
+            _trio.soon(partial(self._flush, tick))
         fut = _trio.slot()
         waiter = Waiter(row, fut, answer, getattr(self._native, verb), args)
         (tick.writes if writes else tick.reads).append(waiter)

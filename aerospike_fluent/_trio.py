@@ -221,17 +221,17 @@ def _dropped() -> bool:
 
 def settled(fut: _Future) -> Coroutine[Any, Any, Any]:
     """Wait for ``fut`` (made by :func:`slot` in this task); cancelled, it drops its outcome."""
-    return _wait(fut, _dropped)
+    return wait(fut, _dropped)
 
 
 async def call(c: Completer, method: Callable[..., Pending], *args: Any) -> Any:
     """Await ``method((c, future), *args)`` in the current trio task."""
     fut = _Future(trio.lowlevel.current_task())
     pending = method((c, fut), *args)
-    return await _wait(fut, pending.cancel)
+    return await wait(fut, pending.cancel)
 
 
-async def _wait(fut: _Future, cancel: Callable[[], bool]) -> Any:
+async def wait(fut: _Future, cancel: Callable[[], bool]) -> Any:
     """Wait for ``fut``; on cancellation ``cancel()`` says whether an outcome may still come."""
     if fut.outcome is not None:  # finished inside the call
         await trio.lowlevel.cancel_shielded_checkpoint()
