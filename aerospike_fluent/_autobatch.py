@@ -193,14 +193,11 @@ class Batcher:
         if not tick.armed:
             tick.armed = True
             if not tick.in_flight:
-                # as under asyncio: flush scheduled once this call started, if still needed
+                # as under asyncio: the flush is scheduled once this call has started
                 alone = _trio.slot()
                 done = (_trio.completer(_aio.LOOP_RUNTIME), alone)
                 pending = getattr(self._native, verb)(done, *args)
-                if alone.outcome is None:
-                    _trio.soon(partial(self._flush, tick))
-                else:
-                    tick.armed = False
+                _trio.soon(partial(self._flush, tick))
                 return await _trio.wait(alone, pending.cancel)
             _trio.soon(partial(self._flush, tick))
         fut = _trio.slot()
@@ -264,17 +261,16 @@ async def _first_call(
 ) -> Any:
     """Start the iteration's first call alone, then schedule the iteration's flush.
 
-    Answered while it started (and nobody joined): no flush, the next call is first again.
+    Even when the call was answered while it started: the calls after it in this iteration
+    still join (on a busy machine a reply often beats the first read; ending the iteration's
+    batch there would send each call of the iteration alone).
     """
     loop, completer = running
     fut = loop.create_future()
     pending = _aio.start(loop, completer, fut, method, args)
     if tick.unscheduled:
         tick.unscheduled = False
-        if fut.done():
-            tick.armed = False
-        else:
-            loop.call_soon(batcher._flush, tick)
+        loop.call_soon(batcher._flush, tick)
     if fut.done():
         return await _bridge._answered(fut)
     try:
