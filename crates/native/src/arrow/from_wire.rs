@@ -53,7 +53,7 @@ impl Converter {
         let now = unix_now();
         for r in chunk.records() {
             filled.fill(false);
-            for (slot, (name, ptype, value)) in chunk.bins(r).enumerate() {
+            for (slot, (name, ptype, value)) in r.bins().enumerate() {
                 if ptype == particle::NIL {
                     continue;
                 }
@@ -97,7 +97,7 @@ impl Converter {
                     Filler::Generation(b) => b.append_value(r.generation),
                     Filler::Ttl(b) => b.append_option(ttl(r.expiration, now)),
                     Filler::Key(c) => {
-                        let key = match chunk.user_key(r) {
+                        let key = match r.user_key() {
                             Some((t, b)) => Some(
                                 particle::decode(t, b)
                                     .map_err(|b| bad_message(&b, Some("the user key")))?,
