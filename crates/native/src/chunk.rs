@@ -70,8 +70,7 @@ impl Batch {
             Batch::Crate(recs) => records(py, &recs),
             Batch::Wire(c) => {
                 let now = unix_now();
-                let records = c.into_records().into_iter();
-                PyList::new(py, records.map(|r| Record::from_wire(r, now)))
+                PyList::new(py, c.into_owned().map(|r| Record::from_wire(r, now)))
             }
         }
     }

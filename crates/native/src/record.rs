@@ -12,18 +12,18 @@ use crate::errors;
 use crate::ops::Answers;
 use crate::record_wire;
 use crate::values::{from_value, key_tuple, Names};
-use crate::wire::chunk::{ttl, WireRecord};
+use crate::wire::chunk::{ttl, OwnedRecord};
 
 /// A record as read: bins, key, generation and TTL (seconds; `None` = never expires).
 ///
-/// A scanned record keeps its message bytes (`wire`) and builds its key tuple and bins dict
+/// A scanned record keeps a copy of its message bytes (`wire`) and builds its key tuple and bins dict
 /// from them when first asked for (`record_wire.rs`); other records have both from the start.
 #[pyclass(frozen, freelist = 1024, module = "aerospike_fluent._native")]
 pub struct Record {
     results: Option<Py<PyList>>,
     key: PyOnceLock<Option<Py<PyTuple>>>,
     bins: PyOnceLock<Py<PyDict>>,
-    wire: Option<WireRecord>,
+    wire: Option<OwnedRecord>,
     generation: u32,
     ttl: Option<u32>,
 }
@@ -53,13 +53,14 @@ fn built<'a, T>(
 
 impl Record {
     /// A scanned record, kept as its bytes until its key or bins are asked for.
-    pub fn from_wire(r: WireRecord, now: u64) -> Self {
+    pub fn from_wire(r: OwnedRecord, now: u64) -> Self {
+        let meta = r.record();
         Record {
             results: None,
             key: PyOnceLock::new(),
             bins: PyOnceLock::new(),
-            generation: r.generation,
-            ttl: ttl(r.expiration, now),
+            generation: meta.generation,
+            ttl: ttl(meta.expiration, now),
             wire: Some(r),
         }
     }

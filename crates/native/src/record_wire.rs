@@ -8,22 +8,22 @@ use crate::depth::TooDeep;
 use crate::errors;
 use crate::name_cache;
 use crate::values::from_value;
-use crate::wire::chunk::WireRecord;
+use crate::wire::chunk::OwnedRecord;
 use crate::wire::particle::{self, Bad};
 
 /// `(namespace, set, user key or None, digest)`.
-pub fn key<'py>(py: Python<'py>, r: &WireRecord) -> PyResult<Bound<'py, PyTuple>> {
+pub fn key<'py>(py: Python<'py>, r: &OwnedRecord) -> PyResult<Bound<'py, PyTuple>> {
     let (ns, set) = {
         let mut names = name_cache::names();
         (names.get(py, r.namespace()), names.get(py, r.set_name()))
     };
     let user_key = user_key(py, r)?.unwrap_or_else(|| py.None().into_bound(py));
-    let digest = PyBytes::new(py, &r.digest).into_any();
+    let digest = PyBytes::new(py, &r.record().digest).into_any();
     PyTuple::new(py, [ns.into_any(), set.into_any(), user_key, digest])
 }
 
 /// The user key, when the server sent it.
-pub fn user_key<'py>(py: Python<'py>, r: &WireRecord) -> PyResult<Option<Bound<'py, PyAny>>> {
+pub fn user_key<'py>(py: Python<'py>, r: &OwnedRecord) -> PyResult<Option<Bound<'py, PyAny>>> {
     match r.user_key() {
         Some((t, b)) => {
             particle_to_py(py, t, b).map_err(|e| bad_value(py, e, "the user key", None))
@@ -35,7 +35,7 @@ pub fn user_key<'py>(py: Python<'py>, r: &WireRecord) -> PyResult<Option<Bound<'
 /// The bins by name; `key` names the record in the error for a value that cannot be read.
 pub fn bins<'py>(
     py: Python<'py>,
-    r: &WireRecord,
+    r: &OwnedRecord,
     key: impl FnOnce() -> Option<Bound<'py, PyTuple>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);

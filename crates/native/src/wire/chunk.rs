@@ -1,7 +1,7 @@
 //! A chunk of records as the server sent them: each record's message bytes copied once into
-//! a buffer of its own, with where its key and bins are. Values are decoded only by whoever
-//! takes the chunk (into Arrow columns), or by the record itself (a Python `Record` keeps its
-//! bytes and builds its bins on first use).
+//! one buffer, with where its key and bins are. Values are decoded only by whoever takes the
+//! chunk (into Arrow columns), or by a record taken out of it with its own bytes
+//! ([`OwnedRecord`]: a Python `Record` keeps one and builds its bins on first use).
 
 use std::ops::Range;
 
@@ -10,9 +10,10 @@ use aerospike::{IndexMap, Key, Record as AsRecord, Value};
 use super::message::{Bins, Message};
 use super::particle::{self, Bad};
 
-/// One record of a [`WireChunk`]: its message bytes, and ranges into them.
+/// One record of a [`WireChunk`]; ranges are into the chunk's bytes.
 pub struct WireRecord {
-    bytes: Box<[u8]>,
+    /// The whole message.
+    span: Range<usize>,
     pub pid: u16,
     pub digest: [u8; 20],
     /// Where it stands in the index (an index query's record).
@@ -30,54 +31,37 @@ pub struct WireRecord {
 /// Records of a scan or query, in the order the server sent them.
 #[derive(Default)]
 pub struct WireChunk {
+    data: Vec<u8>,
     records: Vec<WireRecord>,
 }
 
-fn rebase(r: &Range<usize>, from: usize) -> Range<usize> {
-    r.start - from..r.end - from
-}
-
-impl WireRecord {
-    pub fn namespace(&self) -> &[u8] {
-        &self.bytes[self.namespace.clone()]
-    }
-
-    pub fn set_name(&self) -> &[u8] {
-        &self.bytes[self.set_name.clone()]
-    }
-
-    /// The user key's particle type and bytes, when the server sent it.
-    pub fn user_key(&self) -> Option<(u8, &[u8])> {
-        self.key.as_ref().map(|(t, k)| (*t, &self.bytes[k.clone()]))
-    }
-
-    /// The record's bins: name, particle type, value bytes.
-    pub fn bins(&self) -> Bins<'_> {
-        Bins::new(&self.bytes[self.ops.clone()], self.n_ops)
-    }
+fn rebase(r: &Range<usize>, from: usize, to: usize) -> Range<usize> {
+    r.start - from + to..r.end - from + to
 }
 
 impl WireChunk {
     pub fn with_capacity(records: usize) -> Self {
         WireChunk {
+            data: Vec::with_capacity(records * 64),
             records: Vec::with_capacity(records),
         }
     }
 
     /// Add the record `m` of the reply `body`, in partition `pid` with `digest`.
     pub fn push(&mut self, body: &[u8], m: &Message, pid: u16, digest: [u8; 20]) {
-        let from = m.span.start;
+        let (from, to) = (m.span.start, self.data.len());
+        self.data.extend_from_slice(&body[m.span.clone()]);
         self.records.push(WireRecord {
-            bytes: body[m.span.clone()].into(),
+            span: rebase(&m.span, from, to),
             pid,
             digest,
             bval: m.bval,
             generation: m.generation,
             expiration: m.expiration,
-            namespace: rebase(&m.namespace, from),
-            set_name: rebase(&m.set_name, from),
-            key: m.key.as_ref().map(|(t, r)| (*t, rebase(r, from))),
-            ops: rebase(&m.ops, from),
+            namespace: rebase(&m.namespace, from, to),
+            set_name: rebase(&m.set_name, from, to),
+            key: m.key.as_ref().map(|(t, r)| (*t, rebase(r, from, to))),
+            ops: rebase(&m.ops, from, to),
             n_ops: m.n_ops,
         });
     }
@@ -94,26 +78,63 @@ impl WireChunk {
         &self.records
     }
 
-    /// The records, each with its own bytes.
-    pub fn into_records(self) -> Vec<WireRecord> {
-        self.records
-    }
-
     /// Keep the first `n` records.
     pub fn truncate(&mut self, n: usize) {
         self.records.truncate(n);
     }
 
+    pub fn namespace(&self, r: &WireRecord) -> &[u8] {
+        &self.data[r.namespace.clone()]
+    }
+
+    pub fn set_name(&self, r: &WireRecord) -> &[u8] {
+        &self.data[r.set_name.clone()]
+    }
+
+    /// The user key's particle type and bytes, when the server sent it.
+    pub fn user_key(&self, r: &WireRecord) -> Option<(u8, &[u8])> {
+        user_key(&self.data, r)
+    }
+
+    /// The record's bins: name, particle type, value bytes.
+    pub fn bins(&self, r: &WireRecord) -> Bins<'_> {
+        Bins::new(&self.data[r.ops.clone()], r.n_ops)
+    }
+
+    /// The records, each with a copy of its own bytes.
+    pub fn into_owned(self) -> impl ExactSizeIterator<Item = OwnedRecord> {
+        let data = self.data;
+        self.records.into_iter().map(move |r| {
+            let from = r.span.start;
+            OwnedRecord {
+                bytes: data[r.span.clone()].into(),
+                record: WireRecord {
+                    span: rebase(&r.span, from, 0),
+                    namespace: rebase(&r.namespace, from, 0),
+                    set_name: rebase(&r.set_name, from, 0),
+                    key: r.key.as_ref().map(|(t, k)| (*t, rebase(k, from, 0))),
+                    ops: rebase(&r.ops, from, 0),
+                    ..r
+                },
+            }
+        })
+    }
+
     /// The record as a crate record (for the conversions written for those).
     pub fn to_record(&self, r: &WireRecord) -> Result<AsRecord, (Bad, Option<String>)> {
         let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        let user_key = match r.user_key() {
+        let user_key = match self.user_key(r) {
             Some((t, b)) => Some(particle::decode(t, b).map_err(|e| (e, None))?),
             None => None,
         };
-        let key = Key::with_digest(text(r.namespace()), text(r.set_name()), user_key, r.digest);
+        let key = Key::with_digest(
+            text(self.namespace(r)),
+            text(self.set_name(r)),
+            user_key,
+            r.digest,
+        );
         let mut bins: IndexMap<String, Value> = IndexMap::with_capacity(usize::from(r.n_ops));
-        for (name, ptype, value) in r.bins() {
+        for (name, ptype, value) in self.bins(r) {
             let v = particle::decode(ptype, value).map_err(|e| (e, Some(text(name))))?;
             if !matches!(v, Value::Nil) {
                 bins.insert(text(name), v);
@@ -126,6 +147,42 @@ impl WireChunk {
             r.generation,
             r.expiration,
         ))
+    }
+}
+
+fn user_key<'a>(data: &'a [u8], r: &WireRecord) -> Option<(u8, &'a [u8])> {
+    r.key.as_ref().map(|(t, k)| (*t, &data[k.clone()]))
+}
+
+/// A record taken out of its chunk with a copy of its bytes, so that keeping it keeps nothing
+/// of the other records.
+pub struct OwnedRecord {
+    bytes: Box<[u8]>,
+    /// Its ranges are into `bytes`.
+    record: WireRecord,
+}
+
+impl OwnedRecord {
+    pub fn record(&self) -> &WireRecord {
+        &self.record
+    }
+
+    pub fn namespace(&self) -> &[u8] {
+        &self.bytes[self.record.namespace.clone()]
+    }
+
+    pub fn set_name(&self) -> &[u8] {
+        &self.bytes[self.record.set_name.clone()]
+    }
+
+    /// The user key's particle type and bytes, when the server sent it.
+    pub fn user_key(&self) -> Option<(u8, &[u8])> {
+        user_key(&self.bytes, &self.record)
+    }
+
+    /// The record's bins: name, particle type, value bytes.
+    pub fn bins(&self) -> Bins<'_> {
+        Bins::new(&self.bytes[self.record.ops.clone()], self.record.n_ops)
     }
 }
 
