@@ -10,6 +10,9 @@ kind from the same rounds:
 
 - ``scan``: every record of the set, counted (C: ``query().foreach``; ours: ``for r in
   q.stream()`` sync, ``async for r in q`` async);
+- ``bins``: the same, reading every record's bins (C: ``len(bins)`` of the tuple it hands
+  over; ours: ``len(r.bins)``, which builds the dict a streamed record otherwise builds only
+  when first asked for);
 - ``query``: a secondary-index range selecting 10 % of the set;
 - ``arrow``: the set into a ``pyarrow.Table`` (C: ``foreach`` into a list, then
   ``pa.Table.from_pylist``; ours: ``pa.table(q.to_arrow())``);
@@ -107,6 +110,16 @@ class Workloads:
     def c_scan(self) -> int:
         return self._c_count(False)
 
+    def c_bins(self) -> int:
+        n = 0
+
+        def each(record: Any) -> None:
+            nonlocal n
+            n += len(record[2]) > 0
+
+        self._c_query(False).foreach(each)
+        return n
+
     def c_query(self) -> int:
         return self._c_count(True)
 
@@ -122,6 +135,9 @@ class Workloads:
 
     def sync_scan(self) -> int:
         return sum(1 for _ in self._sq(False).stream())
+
+    def sync_bins(self) -> int:
+        return sum(len(r.bins) > 0 for r in self._sq(False).stream())
 
     def sync_query(self) -> int:
         return sum(1 for _ in self._sq(True).stream())
@@ -152,6 +168,15 @@ class Workloads:
     def async_scan(self) -> int:
         return self._acount(False)
 
+    def async_bins(self) -> int:
+        async def go() -> int:
+            n = 0
+            async for r in self._aq(False):
+                n += len(r.bins) > 0
+            return n
+
+        return self._run(go())
+
     def async_query(self) -> int:
         return self._acount(True)
 
@@ -173,6 +198,7 @@ class Workloads:
 
 CASES = {
     "scan": ["c_scan", "sync_scan", "async_scan"],
+    "bins": ["c_bins", "sync_bins", "async_bins"],
     "query": ["c_query", "sync_query", "async_query"],
     "arrow": ["c_arrow", "sync_arrow", "async_arrow", "sync_batches", "async_batches"],
 }

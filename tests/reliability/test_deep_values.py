@@ -150,3 +150,40 @@ def test_lists_nested_past_the_limit_raise_deserialize_error(
     kind, code, message = got["query"]
     assert (kind, code) == ("DeserializeError", -2)
     assert "deeper than 512 levels" in message
+
+
+_STREAM_READER = r"""
+import sys
+from aerospike_fluent import errors, sync as af_sync
+
+seeds, set_name = sys.argv[1:3]
+with af_sync.connect(seeds) as db:
+    records = list(db.namespace("test").set(set_name).query().stream())
+    out = []
+    for r in records:
+        try:
+            out.append(len(r.bins))
+        except errors.DeserializeError as e:
+            out.append(f"DeserializeError {e.result_code} {e.key is not None}")
+print(sorted(map(str, out)))
+"""
+
+
+def test_a_stream_hands_out_every_record_and_only_the_deep_one_raises(
+    server: EmbeddedServer,
+) -> None:
+    set_name = "deep_" + uuid.uuid4().hex[:10]
+    with af.sync.connect(server.seeds) as db:
+        s = db.namespace("test").set(set_name)
+        s.put_many({i: {"a": i, "b": i} for i in range(5)}).raise_on_error()
+        rec = s.key(0).get()
+        assert rec is not None and rec.key is not None and rec.key[3] is not None
+        _write_list(server, "test", set_name, rec.key[3], 3_000)
+    child = subprocess.run(
+        [sys.executable, "-c", _STREAM_READER, server.seeds, set_name],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert child.returncode == 0, f"reader died ({child.returncode}): {child.stderr[-2000:]}"
+    assert child.stdout.strip() == str(["2", "2", "2", "2", "DeserializeError -2 True"])

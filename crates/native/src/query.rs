@@ -369,7 +369,7 @@ impl IntoPy for ChunkOut {
         let Some(batch) = self.0 else {
             return Ok(py.None());
         };
-        Ok(batch.to_py(py)?.into_any().unbind())
+        Ok(batch.into_py(py)?.into_any().unbind())
     }
 }
 

@@ -4,24 +4,88 @@ use aerospike::{BatchOperation, Record as AsRecord};
 use pyo3::exceptions::PyKeyError;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyIterator, PyList, PyTuple};
 
 use crate::batch::Outcome;
 use crate::errors;
 use crate::ops::Answers;
+use crate::record_wire;
 use crate::values::{from_value, key_tuple, Names};
+use crate::wire::chunk::{ttl, OwnedRecord};
 
 /// A record as read: bins, key, generation and TTL (seconds; `None` = never expires).
+///
+/// A scanned record keeps a copy of its message bytes (`wire`) and builds its key tuple and bins dict
+/// from them when first asked for (`record_wire.rs`); other records have both from the start.
 #[pyclass(frozen, freelist = 1024, module = "aerospike_fluent._native")]
 pub struct Record {
     results: Option<Py<PyList>>,
-    key: Option<Py<PyTuple>>,
-    bins: Py<PyDict>,
+    key: PyOnceLock<Option<Py<PyTuple>>>,
+    bins: PyOnceLock<Py<PyDict>>,
+    wire: Option<OwnedRecord>,
     generation: u32,
     ttl: Option<u32>,
 }
 
+/// A cell holding `v` already.
+fn ready<T>(py: Python<'_>, v: T) -> PyOnceLock<T> {
+    let cell = PyOnceLock::new();
+    let _ = cell.set(py, v);
+    cell
+}
+
+/// The value of `cell`, built by `f` if it has none. (`PyOnceLock::get_or_try_init` would
+/// release the GIL around every first build.)
+fn built<'a, T>(
+    py: Python<'_>,
+    cell: &'a PyOnceLock<T>,
+    f: impl FnOnce() -> PyResult<T>,
+) -> PyResult<&'a T> {
+    if let Some(v) = cell.get(py) {
+        return Ok(v);
+    }
+    let v = f()?;
+    // Building may have run Python code that built it too: the first one set is kept.
+    let _ = cell.set(py, v);
+    Ok(cell.get(py).expect("the cell was just set"))
+}
+
 impl Record {
+    /// A scanned record, kept as its bytes until its key or bins are asked for.
+    pub fn from_wire(r: OwnedRecord, now: u64) -> Self {
+        let meta = r.record();
+        Record {
+            results: None,
+            key: PyOnceLock::new(),
+            bins: PyOnceLock::new(),
+            generation: meta.generation,
+            ttl: ttl(meta.expiration, now),
+            wire: Some(r),
+        }
+    }
+
+    /// The key tuple, built on first use for a scanned record.
+    fn key_tuple<'py>(&self, py: Python<'py>) -> PyResult<Option<&Bound<'py, PyTuple>>> {
+        let key = built(py, &self.key, || match &self.wire {
+            Some(w) => record_wire::key(py, w).map(|k| Some(k.unbind())),
+            None => Ok(None),
+        })?;
+        Ok(key.as_ref().map(|k| k.bind(py)))
+    }
+
+    /// The bins dict, built on first use for a scanned record.
+    pub fn bins_dict<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, PyDict>> {
+        let bins = built(py, &self.bins, || match &self.wire {
+            Some(w) => {
+                let key = || self.key_tuple(py).ok().flatten().cloned();
+                record_wire::bins(py, w, key).map(Bound::unbind)
+            }
+            None => Ok(PyDict::new(py).unbind()),
+        })?;
+        Ok(bins.bind(py))
+    }
+
     /// Convert a crate record; `key` overrides the (usually absent) key in the reply, and
     /// `orig`, the key tuple it was asked with, is reused for it where possible.
     pub fn from_native(
@@ -57,29 +121,16 @@ impl Record {
     }
 
     /// A record from its parts, converted already.
-    pub fn from_parts(
-        key: Option<Bound<'_, PyTuple>>,
-        bins: Bound<'_, PyDict>,
-        generation: u32,
-        ttl: Option<u32>,
-    ) -> Self {
-        Record {
-            results: None,
-            key: key.map(Bound::unbind),
-            bins: bins.unbind(),
-            generation,
-            ttl,
-        }
-    }
-
     fn new(rec: &AsRecord, key: Option<Bound<'_, PyTuple>>, bins: Bound<'_, PyDict>) -> Self {
         let ttl = rec
             .time_to_live()
             .map(|d| u32::try_from(d.as_secs()).unwrap_or(u32::MAX));
+        let py = bins.py();
         Record {
             results: None,
-            key: key.map(Bound::unbind),
-            bins: bins.unbind(),
+            key: ready(py, key.map(Bound::unbind)),
+            bins: ready(py, bins.unbind()),
+            wire: None,
             generation: rec.generation,
             ttl,
         }
@@ -154,13 +205,13 @@ impl Record {
     }
     /// The record's key tuple, when known.
     #[getter]
-    fn key(&self, py: Python<'_>) -> Option<Py<PyTuple>> {
-        self.key.as_ref().map(|k| k.clone_ref(py))
+    fn key<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        Ok(self.key_tuple(py)?.cloned())
     }
     /// Bins by name.
     #[getter]
-    fn bins(&self, py: Python<'_>) -> Py<PyDict> {
-        self.bins.clone_ref(py)
+    fn bins<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        self.bins_dict(py).cloned()
     }
     /// Generation (write count).
     #[getter]
@@ -173,8 +224,7 @@ impl Record {
         self.ttl
     }
     fn __getitem__<'py>(&self, py: Python<'py>, bin_name: &str) -> PyResult<Bound<'py, PyAny>> {
-        self.bins
-            .bind(py)
+        self.bins_dict(py)?
             .get_item(bin_name)?
             .ok_or_else(|| PyKeyError::new_err(bin_name.to_owned()))
     }
@@ -185,52 +235,57 @@ impl Record {
         bin_name: &str,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match self.bins.bind(py).get_item(bin_name)? {
+        Ok(match self.bins_dict(py)?.get_item(bin_name)? {
             Some(v) => v,
             None => default.unwrap_or_else(|| py.None().into_bound(py)),
         })
     }
     fn __contains__(&self, py: Python<'_>, bin_name: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.bins.bind(py).contains(bin_name)
+        self.bins_dict(py)?.contains(bin_name)
     }
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
         let Ok(o) = other.cast::<Record>() else {
             return Ok(false);
         };
         let o = o.get();
-        let keys_eq = match (&self.key, &o.key) {
-            (Some(a), Some(b)) => a.bind(py).eq(b.bind(py))?,
+        let keys_eq = match (self.key_tuple(py)?, o.key_tuple(py)?) {
+            (Some(a), Some(b)) => a.eq(b)?,
             (None, None) => true,
             _ => false,
         };
         Ok(keys_eq
             && self.generation == o.generation
             && self.ttl == o.ttl
-            && self.bins.bind(py).eq(o.bins.bind(py))?)
+            && self.bins_dict(py)?.eq(o.bins_dict(py)?)?)
     }
     /// The user key (`None` when only the digest is known).
     #[getter]
-    fn user_key(&self, py: Python<'_>) -> Option<Py<PyAny>> {
-        let k = self.key.as_ref()?.bind(py).get_item(2).ok()?;
-        (!k.is_none()).then(|| k.unbind())
+    fn user_key<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if let (None, Some(w)) = (self.key.get(py), &self.wire) {
+            return record_wire::user_key(py, w);
+        }
+        let Some(k) = self.key_tuple(py)?.and_then(|k| k.get_item(2).ok()) else {
+            return Ok(None);
+        };
+        Ok((!k.is_none()).then_some(k))
     }
-    fn __len__(&self, py: Python<'_>) -> usize {
-        self.bins.bind(py).len()
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(self.bins_dict(py)?.len())
     }
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyIterator>> {
-        self.bins.bind(py).as_any().try_iter()
+        self.bins_dict(py)?.as_any().try_iter()
     }
     /// The bin names (a view of the bins).
     fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.bins.bind(py).call_method0(intern!(py, "keys"))
+        self.bins_dict(py)?.call_method0(intern!(py, "keys"))
     }
     /// The bin values (a view of the bins).
     fn values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.bins.bind(py).call_method0(intern!(py, "values"))
+        self.bins_dict(py)?.call_method0(intern!(py, "values"))
     }
     /// `(name, value)` pairs (a view of the bins).
     fn items<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.bins.bind(py).call_method0(intern!(py, "items"))
+        self.bins_dict(py)?.call_method0(intern!(py, "items"))
     }
     /// Rebuild a record from what `__reduce__` gave (pickling, `copy`).
     #[staticmethod]
@@ -242,10 +297,12 @@ impl Record {
         ttl: Option<u32>,
         results: Option<Bound<'_, PyList>>,
     ) -> Record {
+        let py = bins.py();
         Record {
             results: results.map(Bound::unbind),
-            key: key.map(Bound::unbind),
-            bins: bins.unbind(),
+            key: ready(py, key.map(Bound::unbind)),
+            bins: ready(py, bins.unbind()),
+            wire: None,
             generation,
             ttl,
         }
@@ -255,8 +312,8 @@ impl Record {
         let this = slf.get();
         let restore = slf.get_type().getattr(intern!(py, "_restore"))?;
         let state = (
-            this.bins.clone_ref(py),
-            this.key.as_ref().map(|k| k.clone_ref(py)),
+            this.bins_dict(py)?.clone(),
+            this.key_tuple(py)?.cloned(),
             this.generation,
             this.ttl,
             this.results.as_ref().map(|r| r.clone_ref(py)),
@@ -266,11 +323,11 @@ impl Record {
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "Record(key={}, bins={}, generation={}, ttl={})",
-            match &self.key {
-                Some(k) => k.bind(py).repr()?.to_string(),
+            match self.key_tuple(py)? {
+                Some(k) => k.repr()?.to_string(),
                 None => "None".into(),
             },
-            self.bins.bind(py).repr()?,
+            self.bins_dict(py)?.repr()?,
             self.generation,
             self.ttl
                 .map_or_else(|| "None".to_owned(), |t| t.to_string())
@@ -405,8 +462,11 @@ impl BatchRow {
     }
     /// The record's bins, when the row returned one.
     #[getter]
-    fn bins(&self, py: Python<'_>) -> Option<Py<PyDict>> {
-        self.record.as_ref().map(|r| r.get().bins.clone_ref(py))
+    fn bins<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.record
+            .as_ref()
+            .map(|r| r.get().bins_dict(py).cloned())
+            .transpose()
     }
     /// The row's result code (0 = ok).
     #[getter]

@@ -1,7 +1,7 @@
 //! Wire chunks to record batches, each bin appended from its bytes: ints, floats, strings,
 //! bytes and bools go straight into their column; lists, maps and the rarer types are
-//! decoded to a value first. The first chunk of a stream fixes the columns through the
-//! crate-record path (`convert.rs`), so both paths share one schema logic.
+//! decoded to a value first. The first chunk of a stream, decoded to crate records, fixes the
+//! columns (`convert.rs`, so both paths share one schema logic), then is converted here too.
 
 use arrow_array::builder::{FixedSizeBinaryBuilder, UInt32Builder};
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
@@ -17,6 +17,7 @@ impl Converter {
     /// Convert one chunk read from the wire.
     pub fn convert_wire(&mut self, chunk: &WireChunk) -> Result<RecordBatch, ConvertError> {
         if !self.has_layout() {
+            // Inferring the columns needs the first chunk's values; converting it does not.
             let records = chunk
                 .records()
                 .iter()
@@ -24,7 +25,7 @@ impl Converter {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|(b, bin)| bad_message(&b, bin.as_deref()))?;
             let rows: Vec<Row<'_>> = records.iter().map(|rec| Row { key: None, rec }).collect();
-            return self.convert(&rows);
+            self.schema(&rows)?;
         }
         let layout = self.layout().ok_or("no layout")?;
         let schema = layout.schema.clone();

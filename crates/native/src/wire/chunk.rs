@@ -1,6 +1,7 @@
 //! A chunk of records as the server sent them: each record's message bytes copied once into
 //! one buffer, with where its key and bins are. Values are decoded only by whoever takes the
-//! chunk (into Python objects, or into Arrow columns).
+//! chunk (into Arrow columns), or by a record taken out of it with its own bytes
+//! ([`OwnedRecord`]: a Python `Record` keeps one and builds its bins on first use).
 
 use std::ops::Range;
 
@@ -11,6 +12,8 @@ use super::particle::{self, Bad};
 
 /// One record of a [`WireChunk`]; ranges are into the chunk's bytes.
 pub struct WireRecord {
+    /// The whole message.
+    span: Range<usize>,
     pub pid: u16,
     pub digest: [u8; 20],
     /// Where it stands in the index (an index query's record).
@@ -49,6 +52,7 @@ impl WireChunk {
         let (from, to) = (m.span.start, self.data.len());
         self.data.extend_from_slice(&body[m.span.clone()]);
         self.records.push(WireRecord {
+            span: rebase(&m.span, from, to),
             pid,
             digest,
             bval: m.bval,
@@ -89,12 +93,31 @@ impl WireChunk {
 
     /// The user key's particle type and bytes, when the server sent it.
     pub fn user_key(&self, r: &WireRecord) -> Option<(u8, &[u8])> {
-        r.key.as_ref().map(|(t, k)| (*t, &self.data[k.clone()]))
+        user_key(&self.data, r)
     }
 
     /// The record's bins: name, particle type, value bytes.
     pub fn bins(&self, r: &WireRecord) -> Bins<'_> {
         Bins::new(&self.data[r.ops.clone()], r.n_ops)
+    }
+
+    /// The records, each with a copy of its own bytes.
+    pub fn into_owned(self) -> impl ExactSizeIterator<Item = OwnedRecord> {
+        let data = self.data;
+        self.records.into_iter().map(move |r| {
+            let from = r.span.start;
+            OwnedRecord {
+                bytes: data[r.span.clone()].into(),
+                record: WireRecord {
+                    span: rebase(&r.span, from, 0),
+                    namespace: rebase(&r.namespace, from, 0),
+                    set_name: rebase(&r.set_name, from, 0),
+                    key: r.key.as_ref().map(|(t, k)| (*t, rebase(k, from, 0))),
+                    ops: rebase(&r.ops, from, 0),
+                    ..r
+                },
+            }
+        })
     }
 
     /// The record as a crate record (for the conversions written for those).
@@ -124,6 +147,42 @@ impl WireChunk {
             r.generation,
             r.expiration,
         ))
+    }
+}
+
+fn user_key<'a>(data: &'a [u8], r: &WireRecord) -> Option<(u8, &'a [u8])> {
+    r.key.as_ref().map(|(t, k)| (*t, &data[k.clone()]))
+}
+
+/// A record taken out of its chunk with a copy of its bytes, so that keeping it keeps nothing
+/// of the other records.
+pub struct OwnedRecord {
+    bytes: Box<[u8]>,
+    /// Its ranges are into `bytes`.
+    record: WireRecord,
+}
+
+impl OwnedRecord {
+    pub fn record(&self) -> &WireRecord {
+        &self.record
+    }
+
+    pub fn namespace(&self) -> &[u8] {
+        &self.bytes[self.record.namespace.clone()]
+    }
+
+    pub fn set_name(&self) -> &[u8] {
+        &self.bytes[self.record.set_name.clone()]
+    }
+
+    /// The user key's particle type and bytes, when the server sent it.
+    pub fn user_key(&self) -> Option<(u8, &[u8])> {
+        user_key(&self.bytes, &self.record)
+    }
+
+    /// The record's bins: name, particle type, value bytes.
+    pub fn bins(&self) -> Bins<'_> {
+        Bins::new(&self.bytes[self.record.ops.clone()], self.record.n_ops)
     }
 }
 
