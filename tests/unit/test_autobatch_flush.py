@@ -34,6 +34,7 @@ class FakeNative:
         self.events = events
 
     def get(self, done: Any, *args: Any) -> FakePending:
+        done[1].set_result(None)  # answered while it started
         return FakePending()
 
     def batch(self, done: Any, rows: list[Any], policy: Any) -> FakePending:
