@@ -17,8 +17,6 @@ for a batched call.
 from __future__ import annotations
 
 import asyncio
-import functools
-import types
 import weakref
 from collections.abc import Callable, Coroutine, Generator
 from functools import partial
@@ -86,12 +84,13 @@ class _Tick:
 class Batcher:
     """The single-record verbs of an async executor with auto-batching on."""
 
-    __slots__ = ("_direct", "_last", "_max", "_native", "_ticks", "_trio_ticks")
+    __slots__ = ("_direct", "_last", "_max", "_methods", "_native", "_ticks", "_trio_ticks")
 
     def __init__(self, native: Any, max_keys: int, direct: dict[str, Verb]) -> None:
         self._native = native
         self._max = max_keys
         self._direct = direct  # each verb, sent on its own
+        self._methods = {verb: getattr(native, verb) for verb in VERBS}  # bound once
         self._ticks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Tick] = (
             weakref.WeakKeyDictionary()
         )
@@ -157,13 +156,15 @@ class Batcher:
                 # The flush is scheduled once this call has started: a callback already
                 # waiting on the loop would stop a lone call from polling for its reply.
                 tick.unscheduled = True
-                return _first(verb)(self, getattr(self._native, verb), args, tick, running)
+                return _bridge.named(_first_call, verb)(
+                    self, self._methods[verb], args, tick, running
+                )
             loop.call_soon(self._flush, tick)
         elif tick.unscheduled:
             tick.unscheduled = False
             loop.call_soon(self._flush, tick)
         fut = loop.create_future()
-        waiter = Waiter(row, fut, answer, getattr(self._native, verb), args)
+        waiter = Waiter(row, fut, answer, self._methods[verb], args)
         (tick.writes if writes else tick.reads).append(waiter)
         return _Joined(fut)
 
@@ -196,12 +197,12 @@ class Batcher:
                 # as under asyncio: the flush is scheduled once this call has started
                 alone = _trio.slot()
                 done = (_trio.completer(_aio.LOOP_RUNTIME), alone)
-                pending = getattr(self._native, verb)(done, *args)
+                pending = self._methods[verb](done, *args)
                 _trio.soon(partial(self._flush, tick))
                 return await _trio.wait(alone, pending.cancel)
             _trio.soon(partial(self._flush, tick))
         fut = _trio.slot()
-        waiter = Waiter(row, fut, answer, getattr(self._native, verb), args)
+        waiter = Waiter(row, fut, answer, self._methods[verb], args)
         (tick.writes if writes else tick.reads).append(waiter)
         return await _trio.settled(fut)
 
@@ -278,13 +279,6 @@ async def _first_call(
     except asyncio.CancelledError:
         pending.cancel()
         raise
-
-
-@functools.cache
-def _first(verb: str) -> Callable[..., Coroutine[Any, Any, Any]]:
-    """:func:`_first_call` under the verb's name (an un-awaited call names its verb)."""
-    code = _first_call.__code__.replace(co_name=verb, co_qualname=verb)
-    return types.FunctionType(code, _first_call.__globals__, verb)
 
 
 def _rows_of(waiting: list[Waiter]) -> tuple[Any, ...]:

@@ -7,9 +7,7 @@ call each) and returns the final value. The async executor awaits each step thro
 
 from __future__ import annotations
 
-import functools
-import types
-from collections.abc import Awaitable, Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Generator
 from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, NamedTuple, TypeVar, final
 
@@ -46,20 +44,6 @@ class Call(NamedTuple):
 
 
 Program = Generator[Call, Any, T]
-
-
-@functools.cache
-def _named_call(verb: str) -> Callable[..., Coroutine[Any, Any, Any]]:
-    """Return ``_bridge.call`` under the verb's name.
-
-    An un-awaited call is then reported as coroutine '<verb>'; the copy (a renamed code
-    object) costs nothing per call.
-    """
-    call = _bridge.call
-    code = call.__code__.replace(co_name=verb, co_qualname=verb)
-    named = types.FunctionType(code, call.__globals__, verb, call.__defaults__, call.__closure__)
-    named.__kwdefaults__ = call.__kwdefaults__
-    return named
 
 
 def discard(_: object) -> None:
@@ -143,7 +127,7 @@ class AsyncExecutor(Executor[Async]):
 
     @staticmethod
     def _bind(native: Any, method: str) -> Callable[..., Any]:
-        return partial(_named_call(method), getattr(native, method))
+        return partial(_bridge.named(_bridge.call, method), getattr(native, method))
 
     def run(self, program: Program[T]) -> Any:
         """Return a coroutine running ``program``."""

@@ -4,7 +4,7 @@ Run by ``test_loop_runtime``: reply polling is governed by process-wide guards (
 threads poll or wait in blocking calls, across all clients), so the measurement must not
 share a process with what earlier tests left running.
 
-    python _lone_calls.py asyncio|uvloop [auto_batch]
+    python -m tests.reliability._lone_calls asyncio|uvloop [auto_batch]   (from the repository)
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from typing import Any
 
 import aerospike_fluent as af
 from aerospike_fluent import _aio, _bridge
+from aerospike_fluent._native import Completer
 from aerospike_fluent.server import EmbeddedServer
+
+from ._util import until_on_loop
 
 
 async def _scenario(srv: EmbeddedServer, auto_batch: bool) -> dict[str, int]:
@@ -33,14 +36,14 @@ async def _scenario(srv: EmbeddedServer, auto_batch: bool) -> dict[str, int]:
     async with af.connect(seeds, spin_wait_us=10_000, auto_batch=auto_batch) as db:
         s = db.namespace("test").set("lr")
         loop = asyncio.get_running_loop()
-        for i in range(5000):  # until a call runs on the loop's own runtime
-            await s.key(f"warm{i % 10}").exists()
+
+        def completer() -> Completer:
             c = _aio.completers[loop]
-            if c is not None and c.loop_ops_started:
-                break
-            await asyncio.sleep(0.001)
-        c = _aio.completers[loop]
-        assert c is not None
+            assert c is not None
+            return c
+
+        await until_on_loop(s, completer)
+        c = completer()
         timer_runs = 0
 
         def timer() -> None:  # runs only when the loop iterates

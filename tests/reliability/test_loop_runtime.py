@@ -265,7 +265,8 @@ def test_a_lone_call_on_an_idle_loop_is_answered_before_it_returns(kind: str) ->
     if kind == "uvloop":
         pytest.importorskip("uvloop")
     child = subprocess.run(
-        [sys.executable, str(Path(__file__).with_name("_lone_calls.py")), *kind.split()],
+        [sys.executable, "-m", "tests.reliability._lone_calls", *kind.split()],
+        cwd=Path(__file__).parents[2],
         capture_output=True,
         text=True,
         timeout=50,
