@@ -197,12 +197,14 @@ class _Parser:
 
     def bitwise(self) -> Exp:
         e = self.shift()
+        chain = None  # the op of the chain that built ``e`` here (not inside parentheses)
         while self.tok[0] == "op" and self.tok[1] in _BITWISE:
             tok = self.tok
             name = _BITWISE[tok[1]]
             self.i += 1
             right = self.shift()
-            e = self.guard(tok, _flat, name, e, right)
+            e = self.guard(tok, _bitwise, name, e, right, chain == name)
+            chain = name
         return e
 
     def shift(self) -> Exp:
@@ -531,10 +533,13 @@ class _Parser:
         return path.select(name, parts, None, None)
 
 
-def _flat(name: str, left: Exp, right: Exp) -> Exp:
-    """``left OP right`` for a bitwise op, flattened into one node like the builder does."""
+def _bitwise(name: str, left: Exp, right: Exp, chained: bool) -> Exp:
+    """Return ``left OP right`` for a bitwise op, as written.
+
+    ``a & b & c`` is one node (as ``int_and(a, b, c)`` builds it), ``(a & b) & c`` two.
+    """
     build = getattr(_exp(), name)
-    if left._kind == _core._FN and left._name == name:
+    if chained:
         return build(*left._args, right)  # type: ignore[no-any-return]
     return build(left, right)  # type: ignore[no-any-return]
 

@@ -138,3 +138,15 @@ def test_what_has_no_text_is_refused_with_a_reason() -> None:
         assert "nil" in str(exc)
     else:
         raise AssertionError("expected InvalidArgumentError")
+
+
+def test_parentheses_keep_a_bitwise_chain_nested() -> None:
+    a, b, c = F.int_bin("a"), F.int_bin("b"), F.int_bin("c")
+    assert F.parse("$.a & $.b & $.c").compile() == F.int_and(a, b, c).compile()
+    nested = F.int_and(F.int_and(a, b), c)
+    assert F.parse(F.to_ael(nested)).compile() == nested.compile()
+    # found by the round-trip property: ~ and a map count inside the parenthesised chain
+    e = abs(abs(F.record_size())) != F.int_and(
+        F.int_and(F.bin("m").map.size(), F.record_size()), F.int_not(F.record_size())
+    )
+    assert F.parse(F.to_ael(e)).compile() == e.compile()
