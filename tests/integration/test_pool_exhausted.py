@@ -7,10 +7,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import pytest
 
 import aerospike_fluent as af
 from aerospike_fluent import errors
+from aerospike_fluent.server import EmbeddedServer
 
 
 @asynccontextmanager
@@ -29,8 +31,9 @@ async def test_a_get_behind_open_streams_names_the_exhausted_pool(
     seeds: str, set_name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Streams on the crate's query path hold pooled connections (scans read from the wire
-    # hold connections of their own: see the next test).
+    # hold connections of their own: see the next test), and so do the crate's gets.
     monkeypatch.setenv("AEROSPIKE_FLUENT_CRATE_SCANS", "1")
+    monkeypatch.setenv("AEROSPIKE_FLUENT_CRATE_RECORDS", "1")
     async with af.connect(seeds, max_conns_per_node=2, total_timeout_ms=300) as db:
         s = db.namespace("test").set(set_name)
         async with _two_open_streams(s):
@@ -38,6 +41,30 @@ async def test_a_get_behind_open_streams_names_the_exhausted_pool(
                 await s.key(1).get()
             assert "max_conns_per_node" in str(caught.value)
             assert caught.value.in_doubt is False
+
+
+@pytest.mark.anyio
+async def test_a_get_behind_busy_gets_names_the_exhausted_pool(set_name: str) -> None:
+    # Gets and puts hold a connection of their own pool (the wire path's) while they wait.
+    with EmbeddedServer() as server:
+        async with af.connect(server.seeds, max_conns_per_node=2, total_timeout_ms=300) as db:
+            s = db.namespace("test").set(set_name)
+            await s.key(1).put({"i": 1})
+            server.fault_delay(2000, 2)
+            slow: list[Any] = []
+
+            async def slow_get() -> None:
+                slow.append(await s.key(1).timeout(5).get())
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(slow_get)
+                tg.start_soon(slow_get)
+                await anyio.sleep(0.2)
+                with pytest.raises(errors.TimeoutError, match="pool exhausted: all 2 co") as caught:
+                    await s.key(1).get()
+            assert "max_conns_per_node" in str(caught.value)
+            assert caught.value.in_doubt is False
+            assert [r["i"] for r in slow] == [1, 1]
 
 
 @pytest.mark.anyio

@@ -1,8 +1,9 @@
 //! One `async fn` per operation; `client.rs` exposes each twice (async and blocking).
 //! Single-record calls take the crate client of the runtime they run on (see `pools.rs`).
 
+use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use aerospike::policy::BatchPolicy;
 use aerospike::{
@@ -15,10 +16,13 @@ use crate::batch::{Outcome, Row};
 use crate::client::Inner;
 use crate::completion::{Failure, IntoPy, OpResult};
 use crate::depth;
+use crate::fallback::{self, Next};
 use crate::ops::{Answers, Ops};
 use crate::policy::Natives;
+use crate::pools::RuntimeClient;
 use crate::record::{BatchRow, Record};
 use crate::values::{from_value, Names};
+use crate::wire::single;
 
 /// How long index / UDF tasks may take to complete.
 pub(crate) const TASK_WAIT: Duration = Duration::from_secs(30);
@@ -68,12 +72,24 @@ fn not_found(e: &aerospike::Error) -> bool {
 
 /// Read a record; `None` when it does not exist.
 pub async fn get(
-    c: Client,
+    c: RuntimeClient,
     p: Arc<Natives>,
     (key, orig): (Key, Py<PyAny>),
     bins: Bins,
 ) -> OpResult<RecordOut> {
-    match c.get(&p.read, &key, bins).await {
+    let mut policy = Cow::Borrowed(&p.read);
+    if p.wire_read && c.wire.enabled() {
+        let started = Instant::now();
+        match single::get(&c.wire, &c.crate_client, &p.read, &key, &bins).await {
+            Ok(Some(r)) => return Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
+            Ok(None) => return Ok(RecordOut(None, key, orig)),
+            Err(miss) => match fallback::after(miss, &p.read, started, false, &key) {
+                Next::Crate { policy: q, .. } => policy = q,
+                Next::Fail(f) => return Err(f),
+            },
+        }
+    }
+    match c.crate_client.get(&policy, &key, bins).await {
         Ok(r) => Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
         Err(e) if not_found(&e) => Ok(RecordOut(None, key, orig)),
         Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
@@ -81,35 +97,60 @@ pub async fn get(
 }
 
 /// Write bins.
-pub async fn put(c: Client, p: Arc<Natives>, key: Key, bins: Vec<Bin>) -> OpResult<()> {
-    c.put(&p.write, &key, &bins)
+pub async fn put(c: RuntimeClient, p: Arc<Natives>, key: Key, bins: Vec<Bin>) -> OpResult<()> {
+    let mut policy = Cow::Borrowed(&p.write);
+    let mut in_doubt = false;
+    if p.wire_write && c.wire.enabled() && single::writable(&bins) {
+        let started = Instant::now();
+        match single::put(&c.wire, &c.crate_client, &p.write, &key, &bins).await {
+            Ok(()) => return Ok(()),
+            Err(miss) => match fallback::after(miss, &p.write, started, true, &key) {
+                Next::Crate {
+                    policy: q,
+                    in_doubt: d,
+                } => (policy, in_doubt) = (q, d),
+                Next::Fail(f) => return Err(f),
+            },
+        }
+    }
+    c.crate_client
+        .put(&policy, &key, &bins)
+        .await
+        .map_err(|e| fallback::in_doubt_if(in_doubt, Failure::Native(e, Some(Box::new(key)))))
+}
+
+/// Delete; true if the record existed.
+pub async fn delete(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    c.crate_client
+        .delete(&p.write, &key)
         .await
         .map_err(Failure::keyed(&key))
 }
 
-/// Delete; true if the record existed.
-pub async fn delete(c: Client, p: Arc<Natives>, key: Key) -> OpResult<bool> {
-    c.delete(&p.write, &key).await.map_err(Failure::keyed(&key))
-}
-
 /// Whether the record exists.
-pub async fn exists(c: Client, p: Arc<Natives>, key: Key) -> OpResult<bool> {
-    c.exists(&p.read, &key).await.map_err(Failure::keyed(&key))
+pub async fn exists(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    c.crate_client
+        .exists(&p.read, &key)
+        .await
+        .map_err(Failure::keyed(&key))
 }
 
 /// Reset the record's TTL.
-pub async fn touch(c: Client, p: Arc<Natives>, key: Key) -> OpResult<()> {
-    c.touch(&p.write, &key).await.map_err(Failure::keyed(&key))
+pub async fn touch(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<()> {
+    c.crate_client
+        .touch(&p.write, &key)
+        .await
+        .map_err(Failure::keyed(&key))
 }
 
 /// Several ops on one record; `None` when a read-only op list finds no record.
 pub async fn operate(
-    c: Client,
+    c: RuntimeClient,
     p: Arc<Natives>,
     (key, orig): (Key, Py<PyAny>),
     ops: Ops,
 ) -> OpResult<OperateOut> {
-    match c.operate(&p.write, &key, &ops.ops).await {
+    match c.crate_client.operate(&p.write, &key, &ops.ops).await {
         Ok(r) => Ok(OperateOut(
             Some(bounded(r, &key)?),
             (key, orig),
@@ -360,7 +401,7 @@ impl IntoPy for ValueOut {
 
 /// Call a record UDF.
 pub async fn udf_apply(
-    c: Client,
+    c: RuntimeClient,
     p: Arc<Natives>,
     key: Key,
     module: String,
@@ -368,6 +409,7 @@ pub async fn udf_apply(
     args: Vec<Value>,
 ) -> OpResult<ValueOut> {
     let mut value = c
+        .crate_client
         .execute_udf(&p.write, &key, &module, &function, &args)
         .await
         .map_err(Failure::keyed(&key))?;

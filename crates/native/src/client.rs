@@ -30,9 +30,11 @@ pub struct Inner {
     /// The crate client on the worker runtime (an Arc inside).
     pub client: aerospike::Client,
     pub(crate) handle: Handle,
-    /// The caller-driven runtime and the crate client on it, both set on first use.
+    /// The single-record wire path's connections on the worker runtime.
+    pub(crate) worker_wire: Arc<crate::wire::Pool>,
+    /// The caller-driven runtime and the clients on it, both set on first use.
     pub(crate) caller: std::sync::OnceLock<Arc<tokio::runtime::Runtime>>,
-    pub(crate) direct: tokio::sync::OnceCell<aerospike::Client>,
+    pub(crate) direct: tokio::sync::OnceCell<crate::pools::RuntimeClient>,
     /// Identifies this client's crate clients on event loops' runtimes (see `loop_runtime.rs`).
     pub(crate) id: u64,
     /// The loop runtimes this client has a crate client on.
@@ -156,14 +158,14 @@ impl Client {
             return; // its runtime is gone in this (forked) process
         }
         self.inner.closing.send_replace(true);
-        let c = self.inner.client.clone();
+        let c = self.inner.worker_client();
         self.inner.handle.spawn(async move {
-            let _ = c.close().await;
+            c.close().await;
         });
         if let (Some(c), Some(rt)) = (self.inner.direct.get(), self.inner.caller.get()) {
             let c = c.clone();
             rt.spawn(async move {
-                let _ = c.close().await;
+                c.close().await;
             });
         }
         let on_loops = std::mem::take(&mut *self.inner.on_loops.lock());
@@ -191,15 +193,17 @@ pub(crate) async fn do_connect(
     defaults: Defaults,
     handle: Handle,
 ) -> OpResult<Client> {
-    let client = aerospike::Client::new(&crate::pools::worker_policy(&policy), &hosts).await?;
+    let worker_policy = crate::pools::worker_policy(&policy);
+    let client = aerospike::Client::new(&worker_policy, &hosts).await?;
     let admin = AdminPolicy {
         timeout: defaults.total_timeout.max(1000),
     };
-    let policy_for_slots = policy.clone();
+    let worker_wire = crate::wire::Pool::new(&worker_policy, &admin);
     Ok(Client {
         inner: Arc::new(Inner {
             client,
             handle,
+            worker_wire,
             caller: std::sync::OnceLock::new(),
             direct: tokio::sync::OnceCell::new(),
             id: NEXT_CLIENT_ID.fetch_add(1, Ordering::Relaxed),
@@ -213,9 +217,7 @@ pub(crate) async fn do_connect(
             closing: watch::Sender::new(false),
             generation: runtime::generation(),
             spin: Spin::new(defaults.spin_wait_us),
-            scan_slots: crate::wire::Slots::new(
-                crate::pools::worker_policy(&policy_for_slots).max_conns_per_node,
-            ),
+            scan_slots: crate::wire::Slots::new(worker_policy.max_conns_per_node),
         }),
     })
 }
@@ -287,7 +289,7 @@ macro_rules! route {
     };
     (keyed async $s:ident, $py:ident, $w:ident, $done:ident, $call:ident) => {{
         let _ = $py;
-        Ok($s.go($w, $done, Box::pin($call($s.inner.client.clone()))))
+        Ok($s.go($w, $done, Box::pin($call($s.inner.worker_client()))))
     }};
     (keyed blocking $s:ident, $py:ident, $w:ident, $call:ident) => {
         $s.wait_direct($py, $w, $call)

@@ -414,3 +414,25 @@ pub fn closed_error(py: Python<'_>, msg: &str, in_doubt: bool) -> PyErr {
         Err(e) => e,
     }
 }
+
+/// A failure about `key` met by the wire path (server codes >= 0, client codes < 0), as the
+/// crate's path would report it.
+pub fn keyed(
+    py: Python<'_>,
+    code: i32,
+    message: &str,
+    in_doubt: bool,
+    key: Option<Bound<'_, PyAny>>,
+) -> PyErr {
+    let message = with_key(message, key.as_ref());
+    match error_instance(
+        class_for_code(py, code),
+        Some(code),
+        &message,
+        in_doubt,
+        key,
+    ) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
+}

@@ -24,6 +24,7 @@ mod embedded_cluster;
 mod errors;
 mod exit;
 mod expr;
+mod fallback;
 mod fast_validate;
 mod guard;
 mod indexes;

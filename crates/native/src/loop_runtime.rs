@@ -28,8 +28,8 @@ use tokio::runtime::{Builder, Handle, Runtime};
 /// A queued operation: its outcome, or `None` when it was cancelled.
 pub type Op<R> = Pin<Box<dyn Future<Output = Option<R>> + Send>>;
 
-/// A crate client of this runtime, connected by the first operation that needs it.
-pub type ClientCell = Arc<tokio::sync::OnceCell<aerospike::Client>>;
+/// A client's clients on this runtime, connected by the first operation that needs them.
+pub type ClientCell = Arc<tokio::sync::OnceCell<crate::pools::RuntimeClient>>;
 
 /// Set when an operation can progress; polled by the loop, never wakes a thread.
 #[derive(Default)]

@@ -48,6 +48,9 @@ pub struct Natives {
     pub batch_udf_row: BatchUdfPolicy,
     /// Scans and queries.
     pub query: QueryPolicy,
+    /// Whether gets and puts under these policies can take the wire path (`wire::single`).
+    pub wire_read: bool,
+    pub wire_write: bool,
 }
 
 /// Default per-read socket timeout of scans and queries.
@@ -138,6 +141,8 @@ impl Natives {
             ..BatchUdfPolicy::default()
         };
         Natives {
+            wire_read: crate::wire::single::plain_read(&read),
+            wire_write: crate::wire::single::plain_write(&write),
             read,
             write,
             batch,

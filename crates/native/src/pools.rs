@@ -52,12 +52,44 @@ use crate::errors::join_error;
 use crate::loop_runtime::{ClientCell, LoopRuntime};
 use crate::policy::Natives;
 use crate::runtime;
+use crate::wire;
+
+/// The crate client of one runtime, and the connections the single-record wire path keeps
+/// there (`wire::pool`).
+#[derive(Clone)]
+pub struct RuntimeClient {
+    pub crate_client: aerospike::Client,
+    pub wire: Arc<wire::Pool>,
+}
+
+impl RuntimeClient {
+    async fn connect(policy: &ClientPolicy, inner: &Inner) -> OpResult<RuntimeClient> {
+        Ok(RuntimeClient {
+            crate_client: aerospike::Client::new(policy, &inner.hosts).await?,
+            wire: wire::Pool::new(policy, &inner.admin),
+        })
+    }
+
+    /// Close the crate client's and the wire path's connections.
+    pub async fn close(&self) {
+        self.wire.close();
+        let _ = self.crate_client.close().await;
+    }
+}
 
 impl Inner {
-    /// The crate client for the caller-driven runtime; call only from futures run on it.
-    async fn direct_client(&self) -> OpResult<aerospike::Client> {
-        let connect = || aerospike::Client::new(&self.policy, &self.hosts);
+    /// The clients of the caller-driven runtime; call only from futures run on it.
+    async fn direct_client(&self) -> OpResult<RuntimeClient> {
+        let connect = || RuntimeClient::connect(&self.policy, self);
         Ok(self.direct.get_or_try_init(connect).await?.clone())
+    }
+
+    /// The clients of the worker runtime.
+    pub(crate) fn worker_client(&self) -> RuntimeClient {
+        RuntimeClient {
+            crate_client: self.client.clone(),
+            wire: self.worker_wire.clone(),
+        }
     }
 
     /// This client's crate client on the loop runtime `rt` (connected by
@@ -89,11 +121,11 @@ impl Inner {
         let inner = self.clone();
         let connect = async move {
             let _connecting = connecting();
-            let connect = || aerospike::Client::new(&policy, &inner.hosts);
+            let connect = || RuntimeClient::connect(&policy, &inner);
             let client = cell.get_or_try_init(connect).await?;
             if inner.closed.load(Ordering::Acquire) {
                 // close() ran while this connected (and took the cell before it was set)
-                let _ = client.close().await;
+                client.close().await;
             }
             Ok(())
         };
@@ -112,7 +144,7 @@ const LOOP_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// Close a crate client of a loop runtime: with `py`, now (its loop may never run again, or be
 /// blocked by the caller, and only driving the runtime closes the sockets); without, at the
 /// loop's next tick.
-pub fn close_on_loop(py: Option<Python<'_>>, rt: &LoopRuntime<Ready>, c: aerospike::Client) {
+pub fn close_on_loop(py: Option<Python<'_>>, rt: &LoopRuntime<Ready>, c: RuntimeClient) {
     let close = async move {
         let _ = tokio::time::timeout(LOOP_CLOSE_WAIT, c.close()).await;
     };
@@ -170,7 +202,7 @@ impl Client {
         call: C,
     ) -> Pending
     where
-        C: FnOnce(aerospike::Client) -> F + Send + 'static,
+        C: FnOnce(RuntimeClient) -> F + Send + 'static,
         F: std::future::Future<Output = OpResult<T>> + Send + 'static,
         T: IntoPy,
     {
@@ -179,7 +211,7 @@ impl Client {
                 self.inner.until_closed(writes, Box::pin(call(client))),
                 &self.inner.spin,
             ),
-            None => self.go(writes, done, Box::pin(call(self.inner.client.clone()))),
+            None => self.go(writes, done, Box::pin(call(self.inner.worker_client()))),
         }
     }
 
@@ -189,7 +221,7 @@ impl Client {
         &self,
         py: Python<'py>,
         done: &Py<PyAny>,
-    ) -> Option<(OnLoop<'py>, aerospike::Client)> {
+    ) -> Option<(OnLoop<'py>, RuntimeClient)> {
         // A small pool stays one pool: the cap is the cap.
         if !loop_pools(self.inner.policy.max_conns_per_node) {
             return None;
@@ -229,7 +261,7 @@ impl Client {
         call: C,
     ) -> PyResult<Py<PyAny>>
     where
-        C: FnOnce(aerospike::Client) -> F + Send,
+        C: FnOnce(RuntimeClient) -> F + Send,
         F: std::future::Future<Output = OpResult<T>> + Send,
         T: IntoPy,
     {

@@ -24,6 +24,16 @@ pub enum Failure {
     /// A result code (server codes >= 0, client codes < 0) and its message, from a path
     /// that talks to the server itself (see `wire`).
     Coded(i32, String),
+    /// A result code about `key`, from the wire path (see `errors::keyed`).
+    Keyed {
+        code: i32,
+        message: String,
+        in_doubt: bool,
+        key: Box<Key>,
+    },
+    /// A write's failure after an earlier attempt of it went unanswered: it may have been
+    /// applied whatever the failure says.
+    InDoubt(Box<Failure>),
 }
 
 impl Failure {
@@ -56,6 +66,20 @@ impl Failure {
                     .map(|t| t.into_any());
                 errors::too_deep(py, &t, k)
             }
+            Failure::Keyed {
+                code,
+                message,
+                in_doubt,
+                key,
+            } => {
+                let k = from_key(py, &key).ok().map(|t| t.into_any());
+                errors::keyed(py, code, &message, in_doubt, k)
+            }
+            Failure::InDoubt(f) => {
+                let e = f.into_pyerr(py);
+                let _ = e.value(py).setattr(intern!(py, "in_doubt"), true);
+                e
+            }
         }
     }
 
@@ -83,6 +107,8 @@ impl Failure {
             | Failure::TooDeep(..) => true,
             // a lost node or a timeout is the network's
             Failure::Coded(code, _) => *code >= 0 && *code != 9,
+            Failure::Keyed { code, .. } => *code >= 0 && *code != 9,
+            Failure::InDoubt(_) => false,
         }
     }
 
@@ -93,6 +119,8 @@ impl Failure {
             Failure::Py(_) => false,
             Failure::Closed(_, in_doubt) => *in_doubt,
             Failure::PoolExhausted(..) | Failure::TooDeep(..) | Failure::Coded(..) => false,
+            Failure::Keyed { in_doubt, .. } => *in_doubt,
+            Failure::InDoubt(_) => true,
         }
     }
 }

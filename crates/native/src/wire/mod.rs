@@ -1,6 +1,7 @@
 //! Scans and secondary-index queries read straight from the wire: our own requests and reply
 //! parsing, with records kept as the server's bytes until the consumer converts them (to
-//! Python objects or to Arrow).
+//! Python objects or to Arrow). Plain gets and puts also go over our own connections
+//! (`pool`, `single`): one `send` and usually one `recv` each.
 //!
 //! The crate's query path builds a `Record` (a map of owned bin names and `Value`s, a `Key`
 //! with owned strings) per record and hands records through its own channel; for whole-set
@@ -16,6 +17,9 @@
 //! - `route`: partition → master node, from the nodes' `replicas` answers.
 //! - `scan`: the rounds, per-node reads, retries and backpressure.
 //! - `slots`: the connections scans hold per node, bounded by `max_conns_per_node`.
+//! - `pool`: the connections single-record calls reuse, per runtime, and where they go.
+//! - `info`: info requests over those connections (the partition table).
+//! - `single`: single-record gets and puts (the plain cases; the crate serves the rest).
 //!
 //! An index query reads each record's bval (where it stands in the index) and resumes a
 //! partition after (bval, digest), which the crate's path cannot: its records carry no bval.
@@ -24,11 +28,14 @@
 
 pub mod chunk;
 pub mod index;
+mod info;
 pub mod message;
 pub mod particle;
+pub mod pool;
 mod request;
 mod route;
 pub mod scan;
+pub mod single;
 mod slots;
 
 use std::collections::BTreeMap;
@@ -43,6 +50,7 @@ use crate::token::Cursor;
 
 pub use chunk::WireChunk;
 pub use index::IndexQuery;
+pub use pool::Pool;
 pub use request::Request;
 pub use scan::Plan;
 pub use slots::Slots;

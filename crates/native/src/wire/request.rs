@@ -5,19 +5,19 @@
 use super::index::IndexQuery;
 use crate::token::Cursor;
 
-const PROTO_VERSION: u8 = 2;
+pub(super) const PROTO_VERSION: u8 = 2;
 pub const AS_MSG: u8 = 3;
-const HEADER_SIZE: u8 = 22;
+pub(super) const HEADER_SIZE: u8 = 22;
 
-const INFO1_READ: u8 = 1;
+pub(super) const INFO1_READ: u8 = 1;
 const INFO1_SHORT_QUERY: u8 = 1 << 2;
 const INFO1_NOBINDATA: u8 = 1 << 5;
 const INFO1_READ_MODE_AP_ALL: u8 = 1 << 6;
 const INFO2_RELAX_AP_LONG_QUERY: u8 = 1 << 6;
 const INFO3_PARTITION_DONE: u8 = 1 << 2;
 
-const FIELD_NAMESPACE: u8 = 0;
-const FIELD_SET: u8 = 1;
+pub(super) const FIELD_NAMESPACE: u8 = 0;
+pub(super) const FIELD_SET: u8 = 1;
 const FIELD_QUERY_ID: u8 = 7;
 const FIELD_SOCKET_TIMEOUT: u8 = 9;
 const FIELD_RECORDS_PER_SECOND: u8 = 10;
@@ -27,7 +27,7 @@ const FIELD_MAX_RECORDS: u8 = 13;
 const FIELD_BVAL_ARRAY: u8 = 15;
 const FIELD_FILTER_EXP: u8 = 43;
 
-const OP_READ: u8 = 1;
+pub(super) const OP_READ: u8 = 1;
 
 /// What every node of one scan is asked, whatever its partitions.
 #[derive(Clone, Debug, Default)]

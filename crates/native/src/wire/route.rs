@@ -21,10 +21,19 @@ pub async fn fetch(client: &Client, admin: &AdminPolicy, namespace: &str) -> Map
     let nodes = client.nodes();
     let answers =
         futures::future::join_all(nodes.iter().map(|n| n.info(admin, &["replicas"]))).await;
+    let answers = answers
+        .into_iter()
+        .map(|a| a.ok().and_then(|m| m.get("replicas").cloned()))
+        .collect();
+    from_answers(nodes, answers, namespace)
+}
+
+/// The map given each node's `replicas` answer (`None`: it did not answer).
+pub fn from_answers(nodes: Vec<Arc<Node>>, answers: Vec<Option<String>>, namespace: &str) -> Map {
     let mut master: Vec<Option<usize>> = vec![None; PARTITIONS];
     let mut regime = vec![0u32; PARTITIONS];
     for (i, answer) in answers.into_iter().enumerate() {
-        let Some(text) = answer.ok().and_then(|m| m.get("replicas").cloned()) else {
+        let Some(text) = answer else {
             continue;
         };
         let Some((r, bitmap)) = master_bitmap(&text, namespace) else {
