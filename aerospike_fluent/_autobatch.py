@@ -32,8 +32,11 @@ if TYPE_CHECKING:
     from aerospike_fluent._native import Pending
 
 # Most rows per batch request when ``auto_batch=True``: at 50 or 256 calls in flight, 64 rows
-# gave more calls per second than 16 or 32, and less CPU per call on both sides (NOTES.md).
+# gave more calls per second than 16 or 32, and less CPU per call on both sides; split in two
+# from SPLIT_FROM calls on, 50 calls gave more again (NOTES.md).
 DEFAULT_MAX_KEYS = 64
+SPLIT_FROM = 16
+"""An iteration's calls from this many on go out as two requests at least."""
 MAX_KEYS_LIMIT = 5000
 
 VERBS = ("get", "exists", "put", "delete", "touch", "operate")
@@ -221,11 +224,17 @@ class Batcher:
             tick.flush()
 
     def _send_all(self, tick: _Tick, waiting: list[Waiter]) -> bool:
-        """Send ``waiting`` in requests of at most ``max_keys`` rows; False if none is left."""
+        """Send ``waiting`` in requests; False if none is left.
+
+        At most ``max_keys`` rows each, and two requests at least from ``SPLIT_FROM`` rows on:
+        while the server answers one, the callers of the other run.
+        """
         # callers cancelled before the flush ask for nothing
         waiting = [w for w in waiting if not w.fut.done()]
-        step = self._max
-        for i in range(0, len(waiting), step):
+        n = len(waiting)
+        requests = max(-(-n // self._max), 2 if n >= SPLIT_FROM else 1)
+        step = -(-n // requests) if n else 1
+        for i in range(0, n, step):
             self._send(tick, waiting[i : i + step])
         return bool(waiting)
 

@@ -2,6 +2,9 @@
 
     python -m benchmarks.ab SERVER_BIN DIR_A DIR_B [ROUNDS]
 
+A directory may be given as ``NAME=VALUE@DIR`` to run that side with an environment variable
+set (for example ``AEROSPIKE_FLUENT_CRATE_RECORDS=1@.`` for the crate's single-record path).
+
 ``DIR_A`` and ``DIR_B`` are checkouts whose ``aerospike_fluent/`` holds a built extension (for
 example ``git worktree add`` of two commits, each with ``cargo build --release -p native`` copied
 to ``aerospike_fluent/_native.abi3.so``); ``SERVER_BIN`` is a release ``embedded-server``. Each
@@ -131,10 +134,15 @@ def compare(server_bin: str, dir_a: str, dir_b: str, rounds: int) -> str:
     try:
         for r in range(rounds):
             order = [("A", dir_a), ("B", dir_b)]
-            for tag, path in order if r % 2 == 0 else order[::-1]:
+            for tag, side in order if r % 2 == 0 else order[::-1]:
+                setting, _, path = side.rpartition("@")
+                env = dict(os.environ, PYTHONPATH=path)
+                if setting:
+                    name, _, value = setting.partition("=")
+                    env[name] = value
                 done = subprocess.run(
                     [sys.executable, __file__, "--measure", seeds],
-                    env=dict(os.environ, PYTHONPATH=path),
+                    env=env,
                     capture_output=True,
                     text=True,
                     check=True,
