@@ -5,7 +5,7 @@ A slow consumer holds back the producer (the native buffer is bounded) instead o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from operator import length_hint
 from typing import TYPE_CHECKING, Any
 
@@ -106,7 +106,9 @@ class AsyncRecordStream(_Base, ClosesOnExit):
     """``async for record in stream`` (also an async context manager that closes it).
 
     Cancelling the task that waits for the next record loses nothing: iterating again continues
-    with the records that were on their way.
+    with the records that were on their way. Iterating again means a new ``async for`` over the
+    stream, or ``anext(stream)``: ``aiter(stream)`` is an async generator, which ends with the
+    exception that cancelled it.
     """
 
     __slots__ = ("_pull",)
@@ -117,8 +119,26 @@ class AsyncRecordStream(_Base, ClosesOnExit):
         super().__init__(stream, limit, progress)
         self._pull = Pull(stream.next_chunk)
 
-    def __aiter__(self) -> AsyncRecordStream:
-        return self
+    def __aiter__(self) -> AsyncIterator[Record]:
+        # An async generator: resuming it costs less per record than a coroutine per
+        # ``__anext__``. The stream keeps the position, so a new ``async for`` after a
+        # cancellation continues where the cancelled one stopped.
+        return self._records()
+
+    async def _records(self) -> AsyncIterator[Record]:
+        while True:
+            it = self._it
+            if self._left:  # more chunks may follow this one
+                for record in it:
+                    yield record
+            else:  # the limit's last chunk: close as its last record is taken
+                for record in it:
+                    self._last_taken()
+                    yield record
+            if it is not self._it:  # someone else refilled (or closed) meanwhile
+                continue
+            if not self._refill(None if self._exhausted else await self._pull.next()):
+                return
 
     async def __anext__(self) -> Record:
         while True:
