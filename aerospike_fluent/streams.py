@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from operator import length_hint
 from typing import TYPE_CHECKING, Any
 
-from aerospike_fluent._bridge import Detached, Start
+from aerospike_fluent._bridge import Detached, Start, _running
 from aerospike_fluent._lifecycle import ClosesOnExit
 from aerospike_fluent.progress import report
 
@@ -107,8 +107,8 @@ class AsyncRecordStream(_Base, ClosesOnExit):
 
     Cancelling the task that waits for the next record loses nothing: iterating again continues
     with the records that were on their way. Iterating again means a new ``async for`` over the
-    stream, or ``anext(stream)``: ``aiter(stream)`` is an async generator, which ends with the
-    exception that cancelled it.
+    stream, or ``anext(stream)``: on asyncio ``aiter(stream)`` is an async generator, which ends
+    with the exception that cancelled it.
     """
 
     __slots__ = ("_pull",)
@@ -120,10 +120,11 @@ class AsyncRecordStream(_Base, ClosesOnExit):
         self._pull = Pull(stream.next_chunk)
 
     def __aiter__(self) -> AsyncIterator[Record]:
-        # An async generator: resuming it costs less per record than a coroutine per
-        # ``__anext__``. The stream keeps the position, so a new ``async for`` after a
-        # cancellation continues where the cancelled one stopped.
-        return self._records()
+        # On asyncio an async generator: resuming it costs less per record than a coroutine
+        # per ``__anext__``. The stream keeps the position, so a new ``async for`` after a
+        # cancellation continues where the cancelled one stopped. Not under trio, which warns
+        # about every async generator left unfinished (a ``break``).
+        return self._records() if _running() is not None else self
 
     async def _records(self) -> AsyncIterator[Record]:
         while True:

@@ -6,6 +6,8 @@ a blocking call has nothing to cancel it, so these tests are not flavored (see `
 
 from __future__ import annotations
 
+import gc
+import warnings
 from collections.abc import Iterator
 
 import anyio
@@ -158,3 +160,18 @@ async def test_async_for_ends_the_read_as_the_limits_last_record_is_taken(
             if taken == 10:
                 break
         assert taken == 10
+
+
+async def test_leaving_an_async_for_early_leaves_nothing_to_warn_about(
+    set_name: str, seeds: str
+) -> None:
+    async with af.connect(seeds) as db:
+        s = await _numbered(db, set_name, 30)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            async with s.query().chunk_size(4).stream() as stream:
+                async for _record in stream:
+                    break  # trio warns about an async generator left unfinished
+            gc.collect()
+            await anyio.sleep(0)
+        assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
