@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Unpack, overload
 
@@ -234,8 +234,8 @@ class Query(Frozen, Generic[M]):
             return AsyncRecordStream(stream, self._limit, progress)
         return RecordStream(stream, self._limit, progress)
 
-    def __aiter__(self: Query[Async]) -> AsyncRecordStream:
-        return self.stream()
+    def __aiter__(self: Query[Async]) -> AsyncIterator[Record]:
+        return self.stream().__aiter__()
 
     def __iter__(self: Query[Sync]) -> Iterator[Record]:
         return iter(self.stream())

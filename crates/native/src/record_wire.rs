@@ -64,7 +64,10 @@ fn particle_to_py<'py>(
         particle::NIL => return Ok(None),
         particle::INTEGER => PyInt::new(py, particle::int(b)?).into_any(),
         particle::FLOAT => PyFloat::new(py, particle::float(b)?).into_any(),
-        particle::STRING => PyString::new(py, particle::text(b)?).into_any(),
+        // Python checks the UTF-8 as it decodes: no second pass here
+        particle::STRING => PyString::from_bytes(py, b)
+            .map_err(|_| Bad::Malformed("a string that is not UTF-8".into()))?
+            .into_any(),
         particle::BLOB => PyBytes::new(py, b).into_any(),
         particle::BOOL => PyBool::new(py, b.first().is_some_and(|&x| x != 0))
             .to_owned()

@@ -11,8 +11,42 @@
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 type Digest = [u8; 20];
+
+/// A hasher for partition ids and digests, which are uniform already: SipHash cost more per
+/// record than the rest of the check.
+#[derive(Default)]
+struct Spread(u64);
+
+impl Hasher for Spread {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for word in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..word.len()].copy_from_slice(word);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(29) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn write_u16(&mut self, n: u16) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type Spreading = BuildHasherDefault<Spread>;
 
 /// Which records can come again.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,21 +66,21 @@ enum Seen {
     Last(Digest, Option<Ordering>),
     /// The last position: (bval, digest).
     At(Option<u64>, Digest),
-    Every(HashSet<Digest>),
+    Every(HashSet<Digest, Spreading>),
 }
 
 /// Per partition, what was delivered.
 #[derive(Default)]
 pub struct Redelivery {
     mode: Mode,
-    parts: HashMap<u16, Seen>,
+    parts: HashMap<u16, Seen, Spreading>,
 }
 
 impl Redelivery {
     pub fn new(mode: Mode) -> Self {
         Redelivery {
             mode,
-            parts: HashMap::new(),
+            parts: HashMap::default(),
         }
     }
 
@@ -57,7 +91,7 @@ impl Redelivery {
             let first = match self.mode {
                 Mode::Scan => Seen::Last(digest, None),
                 Mode::Index => Seen::At(bval, digest),
-                Mode::Any => Seen::Every(HashSet::from([digest])),
+                Mode::Any => Seen::Every(HashSet::from_iter([digest])),
             };
             self.parts.insert(pid, first);
             return true;
