@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 import aerospike_fluent as af
+from aerospike_fluent import _native as n
 from aerospike_fluent import errors
 from aerospike_fluent import sync as af_sync
 from aerospike_fluent.server import EmbeddedCluster
@@ -195,3 +196,18 @@ async def test_info_all_answers_per_node(fl: Flavor, cluster: EmbeddedCluster) -
     assert sorted(answers) == names
     for name, answer in answers.items():
         assert answer == {"node": name, "cluster-size": "3"}
+
+
+@pytest.mark.parametrize("limit", [1, 5, 64])
+def test_max_records_is_one_limit_across_the_nodes(seeds: str, loaded: str, limit: int) -> None:
+    # every node streams at once: the records past the limit must not reach the stream
+    client = n.connect_blocking(n.ClientConfig(seeds))
+    try:
+        for _ in range(5):
+            stream = client.query("test", loaded, None, None, None, limit, None, 100)
+            got: list[n.Record] = []
+            while (chunk := stream.next_chunk_blocking()) is not None:
+                got.extend(chunk)
+            assert len(got) == limit
+    finally:
+        client.close()

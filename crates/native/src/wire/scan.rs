@@ -359,6 +359,13 @@ impl NodeReader<'_> {
             if !self.seen.is_new(pid, digest, m.bval) {
                 continue;
             }
+            // Every node streams at once: a record is counted before it is taken, so the limit
+            // holds across them (a record past it stays unread, its partition's cursor before it).
+            let n = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
+            let limit = self.plan.max_records;
+            if limit > 0 && n > limit {
+                return Ok(true);
+            }
             if let Some(p) = share.get_mut(self.index[usize::from(pid)]) {
                 p.cursor = Some(Cursor {
                     digest,
@@ -366,11 +373,10 @@ impl NodeReader<'_> {
                 });
             }
             self.chunk.push(body, &m, pid, digest);
-            let n = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
             if self.chunk.len() >= self.plan.chunk_size {
                 self.flush().await?;
             }
-            if self.plan.max_records > 0 && n >= self.plan.max_records {
+            if limit > 0 && n >= limit {
                 return Ok(true);
             }
         }
