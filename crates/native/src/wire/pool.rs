@@ -233,6 +233,12 @@ impl Pool {
     /// This pool's connections of each of `nodes`.
     fn node_conns(&self, nodes: &[Arc<aerospike::Node>]) -> Vec<Arc<NodeConns>> {
         let mut known = self.nodes.lock();
+        // A node that left (or moved) takes its idle connections with it.
+        known.retain(|name, c| {
+            nodes
+                .iter()
+                .any(|n| n.name() == name && n.address() == c.address)
+        });
         nodes
             .iter()
             .map(|n| {
