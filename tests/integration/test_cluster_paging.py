@@ -7,6 +7,7 @@ The single-node tests are collected here again with ``seeds`` pointing at the cl
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 import pytest
@@ -211,3 +212,23 @@ def test_max_records_is_one_limit_across_the_nodes(seeds: str, loaded: str, limi
             assert len(got) == limit
     finally:
         client.close()
+
+
+@pytest.mark.anyio
+async def test_a_node_that_stops_answering_leaves_the_other_nodes_served(
+    aerospike_cluster: EmbeddedCluster, set_name: str
+) -> None:
+    # The first call on a fresh client waits for the partition table; a node that does not
+    # answer must not hold up the calls that the other nodes serve.
+    async with af.connect(aerospike_cluster.seeds) as db:
+        s = db.namespace("test").set(set_name)
+        aerospike_cluster.nodes[1].fault_delay(5000)
+        try:
+            served = 0
+            for i in range(30):
+                with contextlib.suppress(errors.AerospikeError):
+                    await s.key(i).timeout(0.8).put({"i": i})
+                    served += 1
+            assert served >= 10  # about two thirds of the keys live on the two other nodes
+        finally:
+            aerospike_cluster.nodes[1].clear_faults()

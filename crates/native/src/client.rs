@@ -198,7 +198,7 @@ pub(crate) async fn do_connect(
     let admin = AdminPolicy {
         timeout: defaults.total_timeout.max(1000),
     };
-    let worker_wire = crate::wire::Pool::new(&worker_policy, &admin);
+    let worker_wire = crate::wire::Pool::new(&worker_policy);
     Ok(Client {
         inner: Arc::new(Inner {
             client,

@@ -66,7 +66,7 @@ impl RuntimeClient {
     async fn connect(policy: &ClientPolicy, inner: &Inner) -> OpResult<RuntimeClient> {
         Ok(RuntimeClient {
             crate_client: aerospike::Client::new(policy, &inner.hosts).await?,
-            wire: wire::Pool::new(policy, &inner.admin),
+            wire: wire::Pool::new(policy),
         })
     }
 

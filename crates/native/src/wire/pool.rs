@@ -6,16 +6,16 @@
 //! A Tokio socket belongs to the runtime it was opened on, so each runtime a client calls on
 //! (worker, caller-driven, each event loop's) has a pool of its own, next to its crate client.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use aerospike::policy::{AdminPolicy, AuthMode, ClientPolicy};
+use aerospike::policy::{AuthMode, ClientPolicy};
 use parking_lot::{Mutex, RwLock};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use super::info;
@@ -23,6 +23,8 @@ use super::route::{self, PARTITIONS};
 
 /// How old a partition table may get before a call refreshes it (the crate's tend interval).
 const TABLE_AGE: Duration = Duration::from_secs(1);
+/// How long a table fetch waits for a node's answer.
+const ANSWER_WITHIN: Duration = Duration::from_millis(500);
 /// Read buffer of a connection: a reply up to this size comes in one `recv`.
 const READ_BUFFER: usize = 16 * 1024;
 /// A connection idle this long is checked for a close by the server before it is used.
@@ -93,12 +95,13 @@ pub struct Pool {
     /// False on clusters this path does not serve (login, TLS): every call goes to the crate.
     enabled: bool,
     per_node: usize,
-    admin: AdminPolicy,
     idle_timeout: Option<Duration>,
     nodes: Mutex<HashMap<String, Arc<NodeConns>>>,
     tables: RwLock<HashMap<String, Arc<Table>>>,
-    refreshing: AtomicBool,
-    first_fetch: tokio::sync::Mutex<()>,
+    /// Namespaces whose table is being fetched.
+    fetching: Mutex<HashSet<String>>,
+    /// Woken when a fetch ends.
+    inserted: Notify,
     closed: AtomicBool,
 }
 
@@ -126,19 +129,18 @@ impl NodeConns {
 
 impl Pool {
     /// The pool of a runtime whose crate client was connected with `policy`.
-    pub fn new(policy: &ClientPolicy, admin: &AdminPolicy) -> Arc<Pool> {
+    pub fn new(policy: &ClientPolicy) -> Arc<Pool> {
         let ms = |v: u32| (v > 0).then(|| Duration::from_millis(u64::from(v)));
         Arc::new(Pool {
             enabled: matches!(policy.auth_mode, AuthMode::None)
                 && policy.tls_policy.is_none()
                 && std::env::var_os(CRATE_RECORDS_ENV).is_none(),
             per_node: policy.max_conns_per_node.max(1),
-            admin: *admin,
             idle_timeout: ms(policy.idle_timeout),
             nodes: Mutex::new(HashMap::new()),
             tables: RwLock::new(HashMap::new()),
-            refreshing: AtomicBool::new(false),
-            first_fetch: tokio::sync::Mutex::new(()),
+            fetching: Mutex::new(HashSet::new()),
+            inserted: Notify::new(),
             closed: AtomicBool::new(false),
         })
     }
@@ -149,7 +151,8 @@ impl Pool {
 
     /// Close the idle connections; calls after this go to the crate.
     pub fn close(&self) {
-        self.closed.store(true, Ordering::Relaxed);
+        self.closed.store(true, Ordering::Release);
+        self.tables.write().clear();
         for node in self.nodes.lock().values() {
             node.idle.lock().clear();
         }
@@ -163,21 +166,22 @@ impl Pool {
         namespace: &str,
         pid: u16,
     ) -> Option<Arc<NodeConns>> {
-        let table = self.tables.read().get(namespace).cloned();
-        let table = match table {
-            Some(t) => {
-                if t.at.elapsed() > TABLE_AGE {
-                    self.refresh(client, namespace);
+        let table = loop {
+            // Created before the look, so an insert after it still wakes this call.
+            let inserted = self.inserted.notified();
+            let table = self.tables.read().get(namespace).cloned();
+            match table {
+                Some(t) => {
+                    if t.at.elapsed() > TABLE_AGE {
+                        self.fetch_in_background(client, namespace);
+                    }
+                    break t;
                 }
-                t
-            }
-            // The first call fetches it; calls meanwhile wait for it.
-            None => {
-                let _first = self.first_fetch.lock().await;
-                let known = self.tables.read().get(namespace).cloned();
-                match known {
-                    Some(t) => t,
-                    None => self.fetch(client, namespace).await,
+                // The fetch runs on its own: a caller giving up (its deadline) stops only
+                // its own wait.
+                None => {
+                    self.fetch_in_background(client, namespace);
+                    inserted.await;
                 }
             }
         };
@@ -185,22 +189,25 @@ impl Pool {
         table.nodes.get(usize::from(at)).cloned()
     }
 
-    /// Refresh `namespace`'s table in the background (one refresh at a time).
-    fn refresh(self: &Arc<Self>, client: &aerospike::Client, ns: &str) {
-        if self.refreshing.swap(true, Ordering::AcqRel) {
+    /// Fetch `namespace`'s table in a task of its own, unless one is under way.
+    fn fetch_in_background(self: &Arc<Self>, client: &aerospike::Client, ns: &str) {
+        if self.closed.load(Ordering::Acquire) || !self.fetching.lock().insert(ns.to_owned()) {
             return;
         }
         let (pool, client, ns) = (self.clone(), client.clone(), ns.to_owned());
         tokio::spawn(async move {
-            let _refreshing = Refreshing(&pool.refreshing);
             pool.fetch(&client, &ns).await;
+            pool.fetching.lock().remove(&ns);
+            pool.inserted.notify_waiters();
         });
     }
 
     async fn fetch(&self, client: &aerospike::Client, ns: &str) -> Arc<Table> {
         let crate_nodes = client.nodes();
         let conns = self.node_conns(&crate_nodes);
-        let until = Instant::now() + Duration::from_millis(u64::from(self.admin.timeout.max(1)));
+        // A node that does not answer in time masters nothing until the next fetch (its
+        // partitions go to the crate's path meanwhile), so one slow node stalls no table.
+        let until = Instant::now() + ANSWER_WITHIN;
         let answers =
             futures::future::join_all(conns.iter().map(|n| self.replicas(n, until))).await;
         let map = route::from_answers(crate_nodes, answers, ns);
@@ -214,7 +221,9 @@ impl Pool {
             master,
             at: Instant::now(),
         });
-        self.tables.write().insert(ns.to_owned(), table.clone());
+        if !self.closed.load(Ordering::Acquire) {
+            self.tables.write().insert(ns.to_owned(), table.clone());
+        }
         table
     }
 
@@ -325,15 +334,6 @@ fn alive(stream: &TcpStream) -> bool {
     )
 }
 
-/// Marks a table fetch in progress until dropped (also when the fetch is abandoned).
-struct Refreshing<'a>(&'a AtomicBool);
-
-impl Drop for Refreshing<'_> {
-    fn drop(&mut self) {
-        self.0.store(false, Ordering::Release);
-    }
-}
-
 impl Lease {
     pub fn conn(&mut self) -> &mut Conn {
         self.conn
@@ -343,9 +343,6 @@ impl Lease {
 
     /// Give the connection back for the next call.
     pub fn release(mut self, pool: &Pool) {
-        if pool.closed.load(Ordering::Relaxed) {
-            return;
-        }
         if let Some(mut conn) = self.conn.take() {
             if conn.buf.capacity() > KEEP_BUFFER {
                 conn.buf = Vec::with_capacity(READ_BUFFER);
@@ -354,7 +351,11 @@ impl Lease {
                 conn.out = Vec::new();
             }
             conn.used = Instant::now();
-            self.node.idle.lock().push(conn);
+            let mut idle = self.node.idle.lock();
+            // Checked under the lock `close` clears the list under: no socket outlives it.
+            if !pool.closed.load(Ordering::Acquire) {
+                idle.push(conn);
+            }
         }
     }
 }

@@ -109,8 +109,11 @@ pub fn writable(bins: &[Bin]) -> bool {
     bins.len() <= usize::from(u16::MAX)
         && bins
             .iter()
-            .all(|b| b.name.len() <= usize::from(u8::MAX) && particle(&b.value).is_some())
+            .all(|b| b.name.len() <= MAX_BIN_NAME && particle(&b.value).is_some())
 }
+
+/// Longest bin name; the crate refuses longer ones before sending (`InvalidArgumentError`).
+const MAX_BIN_NAME: usize = 15;
 
 /// A request's time limits: the client's (one attempt) and the one the server is told.
 fn limits(b: &BasePolicy) -> (Option<Instant>, u32) {
@@ -242,7 +245,7 @@ pub async fn get(
 ) -> Result<Option<AsRecord>, Miss> {
     let names: &[String] = match bins {
         Bins::All => &[],
-        Bins::Some(names) if names.iter().all(|n| n.len() <= usize::from(u8::MAX)) => names,
+        Bins::Some(names) if names.iter().all(|n| n.len() <= MAX_BIN_NAME) => names,
         _ => return Err(NOT_SENT),
     };
     let (until, timeout) = limits(&policy.base_policy);
@@ -395,7 +398,7 @@ mod tests {
         assert!(writable(&[Bin::new("a", Value::Float(1.5.into()))]));
         assert!(writable(&[Bin::new("a", Value::Nil)]));
         assert!(!writable(&[Bin::new("a", Value::List(vec![]))]));
-        assert!(!writable(&[Bin::new("a".repeat(256), Value::Int(1))]));
+        assert!(!writable(&[Bin::new("a".repeat(16), Value::Int(1))]));
     }
 
     #[test]
