@@ -31,26 +31,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from aerospike_fluent import _validate
 from aerospike_fluent._plan import CoreNode
 from aerospike_fluent.errors import AelSyntaxError, InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import _ael_cdt_modify as cdt_modify
 from aerospike_fluent.exp import _ael_family as family
-from aerospike_fluent.exp import _ael_path as path
+from aerospike_fluent.exp import _ael_methods as methods
 from aerospike_fluent.exp import _core
 from aerospike_fluent.exp._ael_lex import (
     KEYWORDS,
-    RETURNS,
-    TYPES,
     Token,
     int_text,
     is_float_text,
     tokenize,
     unquote,
 )
-from aerospike_fluent.exp._ael_path import Part
+from aerospike_fluent.exp._ael_methods import exp_module as _exp
 from aerospike_fluent.exp._ael_render import to_ael
-from aerospike_fluent.exp._core import Exp, bin_, fn, val
+from aerospike_fluent.exp._core import Exp, fn, val
 
 __all__ = ["parse", "to_ael"]
 
@@ -80,12 +77,6 @@ _SHIFT = {"<<": "lshift", ">>": "arshift", ">>>": "rshift"}
 
 MAX_NESTING = 64
 """Deepest nesting of parentheses, calls and prefix operators the parser accepts."""
-
-
-def _exp() -> Any:
-    from aerospike_fluent import exp
-
-    return exp
 
 
 class _Parser:
@@ -255,12 +246,12 @@ class _Parser:
 
     def casts(self, e: Exp) -> Exp:
         """``.asInt()`` / ``.asFloat()`` after a value (AEL writes them after paths)."""
-        while self.tok[1] == "." and self.peek()[1].lower() in _CASTS:
+        while self.tok[1] == "." and self.peek()[1].lower() in methods.CASTS:
             self.i += 1
             tok = self.tok
             self.i += 1
             self.args_none()
-            e = self.guard(tok, _CASTS[tok[1].lower()], e)
+            e = self.guard(tok, methods.CASTS[tok[1].lower()], e)
         return e
 
     def primary(self) -> Exp:
@@ -415,7 +406,7 @@ class _Parser:
             return fn(_META[low], (), _meta_type(_META[low]))
         if low == "key":
             self.args_none()
-            type_ = self.get_type() if self.accept(".") else None
+            type_ = methods.get_type(self) if self.accept(".") else None
             return self.guard(tok, lambda: _core.key(type_))
         args = self.args()
         simple: dict[str, tuple[Callable[..., Exp], int | None]] = {
@@ -441,43 +432,6 @@ class _Parser:
             return self.guard(tok, lambda: _regex(args))
         raise self.error(f"unknown function {name!r}", tok)
 
-    def get_params(self) -> tuple[str | None, int | None]:
-        """``get(type: T, return: R)`` (after its dot): the type and return type given."""
-        self.i += 1  # get
-        self.expect("(")
-        type_: str | None = None
-        rt: int | None = None
-        while not self.accept(")"):
-            if type_ is not None or rt is not None:
-                self.expect(",")
-            ptok = self.tok
-            pname = ptok[1].lower()
-            if ptok[0] != "name" or pname not in ("type", "return"):
-                raise self.error("expected 'type: <TYPE>' or 'return: <RETURN>'")
-            self.i += 1
-            self.expect(":")
-            vtok = self.tok
-            value = vtok[1].upper()
-            table: Mapping[str, Any] = TYPES if pname == "type" else RETURNS
-            if vtok[0] != "name" or value not in table:
-                raise self.error(f"unknown {pname} {vtok[1]!r}; one of {', '.join(table)}")
-            self.i += 1
-            if pname == "type":
-                type_ = table[value]
-            else:
-                rt = table[value]
-        return type_, rt
-
-    def get_type(self) -> str:
-        """``get(type: <TYPE>)`` (after its dot)."""
-        if not (self.tok[0] == "name" and self.tok[1].lower() == "get"):
-            raise self.error("expected 'get(type: <TYPE>)'")
-        tok = self.tok
-        type_, rt = self.get_params()
-        if type_ is None or rt is not None:
-            raise self.error("expected 'get(type: <TYPE>)'", tok)
-        return type_
-
     def path(self) -> Exp:
         from aerospike_fluent.exp._ael_parts import parse_parts
 
@@ -492,45 +446,7 @@ class _Parser:
         if kind == "name" and self.at("("):
             return self.function(name, tok)
         parts = parse_parts(self)
-        return self.guard(tok, lambda: self.path_end(name, parts, tok))
-
-    def path_end(self, name: str, parts: list[Part], tok: Token) -> Exp:
-        """Read the path function after the parts: ``get``, ``count``, ``exists``, casts..."""
-        method = ""
-        if self.tok[1] == "." and self.peek()[0] == "name":
-            method = self.peek()[1].lower()
-        designator = bool(parts) and parts[-1].kind == "designator"
-        if method == "get":
-            self.i += 1
-            type_, rt = self.get_params()
-            if not parts:
-                if rt is not None or type_ is None:
-                    raise self.error("a bin takes 'get(type: <TYPE>)'")
-                return bin_(name, type_)
-            return path.select(name, parts, type_, rt)
-        if method in ("count", "exists", "type") or method in _CASTS:
-            self.i += 2
-            self.args_none()
-            if method in _CASTS:
-                inner = path.select(name, parts, None, None) if parts else bin_(name, None)
-                return _CASTS[method](inner)
-            if not parts:
-                if method == "count":
-                    return _exp().list_bin(name).list.size()  # type: ignore[no-any-return]
-                return _bin_fn("bin_exists" if method == "exists" else "bin_type", name)
-            if method == "type":
-                raise self.error("type() applies to a bin", tok)
-            if method == "count" and designator:
-                return _size(name, parts)
-            rt = RETURNS["COUNT" if method == "count" else "EXISTS"]
-            return path.select(name, parts, None, rt)
-        if self.tok[1] == "." and self.peek()[0] == "name":
-            raise self.error(f"unknown bin method {self.peek()[1]!r}", self.peek())
-        if not parts:
-            return bin_(name, None)
-        if designator:
-            raise self.error("a type designator ends in '.count()'", tok)
-        return path.select(name, parts, None, None)
+        return self.guard(tok, lambda: methods.path_end(self, name, parts, tok))
 
 
 def _bitwise(name: str, left: Exp, right: Exp, chained: bool) -> Exp:
@@ -544,25 +460,6 @@ def _bitwise(name: str, left: Exp, right: Exp, chained: bool) -> Exp:
     return build(left, right)  # type: ignore[no-any-return]
 
 
-def _size(name: str, parts: list[Part]) -> Exp:
-    ctx = path.to_ctx(parts[:-1])
-    F = _exp()
-    base = bin_(name, parts[0].family)
-    scope = F.ListExp(base, ctx) if parts[-1].family == "list" else F.MapExp(base, ctx)
-    return scope.size()  # type: ignore[no-any-return]
-
-
-def _to_int(e: Exp) -> Exp:
-    return _exp().to_int(e)  # type: ignore[no-any-return]
-
-
-def _to_float(e: Exp) -> Exp:
-    return _exp().to_float(e)  # type: ignore[no-any-return]
-
-
-_CASTS: dict[str, Callable[[Exp], Exp]] = {"asint": _to_int, "asfloat": _to_float}
-
-
 def _regex(args: list[Exp]) -> Exp:
     def literal(e: Exp, type_: str) -> Any:
         if e._kind != _core._LIT or e.value_type != type_:
@@ -573,10 +470,6 @@ def _regex(args: list[Exp]) -> Exp:
         raise InvalidArgumentError("regex() takes a value, a pattern and optional flags")
     flags = literal(args[2], "int") if len(args) == 3 else 0
     return _exp().regex(args[0], literal(args[1], "str"), flags)  # type: ignore[no-any-return]
-
-
-def _bin_fn(name: CoreNode, bin_name: str) -> Exp:
-    return fn(name, (_validate.bin_name(bin_name),), "bool" if name == "bin_exists" else "int")
 
 
 def _digest_modulo(args: list[Exp]) -> Exp:
