@@ -1,16 +1,15 @@
 //! Info requests (`name\n`, answered `name\tvalue\n`) over a wire-path connection.
 
 use super::pool::Conn;
-use super::request::PROTO_VERSION;
+use super::request::proto_header;
 
 const INFO: u8 = 1;
 
 /// The value a node answers for `name` (`None`: no answer, or not about `name`).
 pub async fn ask(conn: &mut Conn, name: &str) -> Option<String> {
-    let size = name.len() as u64 + 1;
     conn.out.clear();
-    let head = size | (u64::from(PROTO_VERSION) << 56) | (u64::from(INFO) << 48);
-    conn.out.extend_from_slice(&head.to_be_bytes());
+    conn.out
+        .extend_from_slice(&proto_header(INFO, name.len() + 1));
     conn.out.extend_from_slice(name.as_bytes());
     conn.out.push(b'\n');
     let size = conn.exchange(INFO).await?;

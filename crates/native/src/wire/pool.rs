@@ -166,27 +166,32 @@ impl Pool {
         namespace: &str,
         pid: u16,
     ) -> Option<Arc<NodeConns>> {
-        let table = loop {
-            // Created before the look, so an insert after it still wakes this call.
-            let inserted = self.inserted.notified();
-            let table = self.tables.read().get(namespace).cloned();
-            match table {
-                Some(t) => {
-                    if t.at.elapsed() > TABLE_AGE {
-                        self.fetch_in_background(client, namespace);
-                    }
-                    break t;
-                }
-                // The fetch runs on its own: a caller giving up (its deadline) stops only
-                // its own wait.
-                None => {
+        let known = self.tables.read().get(namespace).cloned();
+        let table = match known {
+            Some(t) => {
+                if t.at.elapsed() > TABLE_AGE {
                     self.fetch_in_background(client, namespace);
-                    inserted.await;
                 }
+                t
             }
+            None => self.first_table(client, namespace).await,
         };
         let at = table.master.get(usize::from(pid) % PARTITIONS).copied()??;
         table.nodes.get(usize::from(at)).cloned()
+    }
+
+    /// Wait for `namespace`'s first table. The fetch runs on its own: a caller giving up (its
+    /// deadline) stops only its own wait.
+    async fn first_table(self: &Arc<Self>, client: &aerospike::Client, ns: &str) -> Arc<Table> {
+        loop {
+            // Created before the look, so an insert after it still wakes this call.
+            let inserted = self.inserted.notified();
+            if let Some(t) = self.tables.read().get(ns).cloned() {
+                return t;
+            }
+            self.fetch_in_background(client, ns);
+            inserted.await;
+        }
     }
 
     /// Fetch `namespace`'s table in a task of its own, unless one is under way.

@@ -5,7 +5,7 @@
 use super::index::IndexQuery;
 use crate::token::Cursor;
 
-pub(super) const PROTO_VERSION: u8 = 2;
+const PROTO_VERSION: u8 = 2;
 pub const AS_MSG: u8 = 3;
 pub(super) const HEADER_SIZE: u8 = 22;
 
@@ -28,6 +28,12 @@ const FIELD_BVAL_ARRAY: u8 = 15;
 const FIELD_FILTER_EXP: u8 = 43;
 
 pub(super) const OP_READ: u8 = 1;
+
+/// The 8-byte proto header of a message of `kind` whose body is `size` bytes.
+pub(super) fn proto_header(kind: u8, size: usize) -> [u8; 8] {
+    let proto = (u64::from(PROTO_VERSION) << 56) | (u64::from(kind) << 48) | size as u64;
+    proto.to_be_bytes()
+}
 
 /// What every node of one scan is asked, whatever its partitions.
 #[derive(Clone, Debug, Default)]
@@ -137,9 +143,8 @@ impl Request {
         } else {
             0
         };
-        let size = (body.len() - 8) as u64;
-        let proto = (u64::from(PROTO_VERSION) << 56) | (u64::from(AS_MSG) << 48) | size;
-        body[..8].copy_from_slice(&proto.to_be_bytes());
+        let header = proto_header(AS_MSG, body.len() - 8);
+        body[..8].copy_from_slice(&header);
         let h = &mut body[8..8 + usize::from(HEADER_SIZE)];
         h[0] = HEADER_SIZE;
         h[1] = info1;

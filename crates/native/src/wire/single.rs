@@ -23,7 +23,7 @@ use super::chunk::WireChunk;
 use super::message::{self, partition_of};
 use super::pool::{NoLease, Pool};
 use super::request::{
-    AS_MSG, FIELD_NAMESPACE, FIELD_SET, HEADER_SIZE, INFO1_READ, OP_READ, PROTO_VERSION,
+    proto_header, AS_MSG, FIELD_NAMESPACE, FIELD_SET, HEADER_SIZE, INFO1_READ, OP_READ,
 };
 
 const INFO1_GET_ALL: u8 = 1 << 1;
@@ -166,9 +166,8 @@ fn op(out: &mut Vec<u8>, kind: u8, ptype: u8, name: &[u8], value: &[u8]) {
 }
 
 fn finish(out: &mut [u8]) {
-    let size =
-        (out.len() - 8) as u64 | (u64::from(PROTO_VERSION) << 56) | (u64::from(AS_MSG) << 48);
-    out[..8].copy_from_slice(&size.to_be_bytes());
+    let header = proto_header(AS_MSG, out.len() - 8);
+    out[..8].copy_from_slice(&header);
 }
 
 /// Namespace, set, digest and (`send_key`) the user key; returns how many fields.
