@@ -97,12 +97,18 @@ def reader(
     selected: tuple[str, ...] | None,
     limit: int,
     options: ArrowOptions,
+    *,
+    whole: bool,
 ) -> ArrowReader:
-    """Start a query (``open_stream(chunk, bins)``) and read it as record batches."""
+    """Start a query (``open_stream(chunk, bins)``) and read it as record batches.
+
+    ``whole``: the batches make one table, so inferred columns grow to fit every batch; else
+    the first batch fixes them.
+    """
     s = spec(options, selected, batch=False)
     rows = _validate.integer("rows", options.get("rows", DEFAULT_ROWS), 1, 100_000)
     stream = open_stream(min(rows, limit) if limit else rows, bins_to_read(selected, s))
-    return _native.ArrowReader(stream, s, limit)
+    return _native.ArrowReader(stream, s, limit, whole)
 
 
 def then(program: Program[Any], finish: Callable[[Any], T]) -> Program[T]:

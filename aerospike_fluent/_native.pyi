@@ -521,7 +521,9 @@ class ArrowTable:
 class ArrowReader:
     """A query stream's chunks as Arrow record batches."""
 
-    def __new__(cls, stream: QueryStream, spec: ArrowSpec, limit: int = 0) -> ArrowReader: ...
+    def __new__(
+        cls, stream: QueryStream, spec: ArrowSpec, limit: int = 0, widen: bool = False
+    ) -> ArrowReader: ...
     def next_batch(self, done: Done) -> Pending:
         """``done`` receives the next chunk as a one-batch table, or ``None`` at the end."""
     def next_batch_blocking(self) -> ArrowTable | None: ...

@@ -250,9 +250,12 @@ class Query(Frozen, Generic[M]):
 
         Each item is an :class:`ArrowTable` of at most ``rows`` rows (default 4096), built
         natively; memory stays bounded by a few batches. Options: ``schema``, ``rows``,
-        ``key``, ``digest``, ``generation``, ``ttl`` (see :meth:`to_arrow`).
+        ``key``, ``digest``, ``generation``, ``ttl`` (see :meth:`to_arrow`). Without a schema
+        the first batch fixes the columns, so a bin first seen later raises
+        :class:`~aerospike_fluent.errors.ArrowSchemaError`: on a cluster each batch comes from
+        one node, so pass a schema (or ``select()`` the bins) when records differ.
         """
-        reader = _arrow.reader(self._arrow_stream, self._bins, self._limit, options)
+        reader = _arrow.reader(self._arrow_stream, self._bins, self._limit, options, whole=False)
         progress = _progress.callback(self._progress)
         if self._ex.is_async:
             return _arrow.AsyncArrowBatches(reader, progress)
@@ -267,8 +270,9 @@ class Query(Frozen, Generic[M]):
     def to_arrow(self, **options: Unpack[ArrowOptions]) -> Any:
         """Every matching record in one :class:`ArrowTable` (``pyarrow.table(t)``, polars...).
 
-        Options: ``schema``, an Arrow schema (else the columns and types come from the first
-        chunk: bins in order of appearance, missing bins null); ``rows``, rows per record
+        Options: ``schema``, an Arrow schema (else the columns and types come from the
+        records: every bin in order of first appearance, missing bins null, ints among floats
+        floats); ``rows``, rows per record
         batch; ``key``, ``digest``, ``generation``, ``ttl``: ``True`` (or a column name) to
         add that metadata column. A value that does not fit its column raises
         :class:`~aerospike_fluent.errors.ArrowSchemaError` naming the bin.
@@ -299,7 +303,7 @@ class Query(Frozen, Generic[M]):
         return self._open(self._limit, chunk, bins=bins)
 
     def _arrow_table(self, options: ArrowOptions) -> Program[ArrowTable]:
-        reader = _arrow.reader(self._arrow_stream, self._bins, self._limit, options)
+        reader = _arrow.reader(self._arrow_stream, self._bins, self._limit, options, whole=True)
         return _arrow.table_program(reader, _progress.callback(self._progress))
 
     # ------------------------------------------------------------------ records

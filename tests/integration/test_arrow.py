@@ -91,22 +91,62 @@ async def test_a_bin_whose_type_changes_is_an_error_naming_it(fl: Flavor, set_na
             await fl.run(s.query().to_arrow(rows=rows))
 
 
-async def test_a_bin_first_seen_after_the_first_chunk_is_an_error(
-    fl: Flavor, set_name: str
-) -> None:
+async def test_batches_keep_the_columns_of_the_first_batch(fl: Flavor, set_name: str) -> None:
     s = fl.db.namespace("test").set(set_name)
     await _put(fl, s, {i: {"a" if i % 2 else "b": i} for i in range(20)})
     # one record per batch: the first has one of the bins, a later one the other
     with pytest.raises(errors.ArrowSchemaError, match=r"bin '[ab]' is in no column"):
-        await fl.run(s.query().to_arrow(rows=1))
-    # a selected bin with no value in the first chunk has a null column
+        await _batches(fl, s.query(), rows=1)
+    # a selected bin with no value in the first batch has a null column
     with pytest.raises(errors.ArrowSchemaError, match="had no value in the first 1 records"):
-        await fl.run(s.query().select("a", "b").to_arrow(rows=1))
-    # a schema fixes the columns whatever the first chunk holds
+        await _batches(fl, s.query().select("a", "b"), rows=1)
+    # a schema fixes the columns whatever the first batch holds
     schema = pa.schema([("a", pa.int64()), ("b", pa.int64())])
-    t = await fl.run(s.query().to_arrow(rows=1, schema=schema))
-    assert t.column_names == ["a", "b"] and t.num_rows == 20
-    assert pa.table(t).column("a").null_count == 10
+    batches = await _batches(fl, s.query(), rows=1, schema=schema)
+    assert all(b.column_names == ["a", "b"] for b in batches) and len(batches) == 20
+
+
+async def test_a_whole_table_widens_to_what_later_batches_hold(fl: Flavor, set_name: str) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    await _put(fl, s, {i: {"i": i, "a" if i % 2 else "b": i} for i in range(20)})
+    # one record per batch, so each batch after the first brings what the first lacked
+    for q in (s.query(), s.query().select("i", "a", "b")):
+        t = await fl.run(q.to_arrow(rows=1))
+        table = pa.table(t)
+        assert sorted(table.column_names) == ["a", "b", "i"] and t.num_rows == 20
+        assert table.schema.field("a").type == table.schema.field("b").type == pa.int64()
+        rows = _rows(t, "i")
+        assert [r["a"] for r in rows[:4]] == [None, 1, None, 3]
+        assert [r["b"] for r in rows[:4]] == [0, None, 2, None]
+
+
+async def test_a_whole_table_widens_types_and_nested_columns(fl: Flavor, set_name: str) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    records: dict[int, dict[str, Any]] = {
+        i: {"i": i, "n": i, "tags": [], "addr": {"city": f"c{i}", "zip": i}, "m": {}}
+        for i in range(12)
+    }
+    records[5] = {
+        "i": 5,
+        "n": 5.5,
+        "tags": ["x"],
+        "addr": {"city": "c5", "zip": 5, "country": "fr"},
+        "m": {"k": 1, "s": "x"},
+    }
+    await _put(fl, s, records)
+    t = await fl.run(s.query().to_arrow(rows=1))
+    table = pa.table(t)
+    assert table.schema.field("n").type == pa.float64()
+    assert table.schema.field("tags").type == pa.list_(pa.string())
+    addr = pa.struct([("city", pa.string()), ("country", pa.string()), ("zip", pa.int64())])
+    assert table.schema.field("addr").type == addr
+    assert table.schema.field("m").type == pa.struct([("k", pa.int64()), ("s", pa.string())])
+    rows = _rows(t, "i")
+    assert [r["n"] for r in rows[4:7]] == [4.0, 5.5, 6.0]
+    assert rows[5]["tags"] == ["x"] and rows[4]["tags"] == []
+    assert rows[5]["addr"] == {"city": "c5", "country": "fr", "zip": 5}
+    assert rows[4]["addr"] == {"city": "c4", "country": None, "zip": 4}
+    assert rows[5]["m"] == {"k": 1, "s": "x"}
 
 
 async def test_a_given_schema_types_and_selects_the_columns(fl: Flavor, set_name: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
 import aerospike_fluent as af
@@ -23,6 +24,10 @@ from .test_aggregate import (
     test_an_index_filter_selects_the_records_streamed,
     test_count_and_sum_reduce_over_every_node,
     test_group_by_over_an_index_range,
+)
+from .test_arrow import (
+    test_a_whole_table_widens_to_what_later_batches_hold,
+    test_missing_bins_are_nulls_and_ints_among_floats_are_floats,
 )
 from .test_background import (
     test_a_background_udf_runs_on_each_record,
@@ -54,6 +59,7 @@ __all__ = [
     "test_a_context_index_queries_the_value_at_a_path",
     "test_a_finished_stream_gives_a_token_that_resumes_to_nothing",
     "test_a_stream_broken_off_resumes_after_what_it_returned",
+    "test_a_whole_table_widens_to_what_later_batches_hold",
     "test_an_expression_index",
     "test_an_index_filter_selects_the_records_streamed",
     "test_an_index_stream_broken_off_resumes_after_what_it_returned",
@@ -62,6 +68,7 @@ __all__ = [
     "test_geo_within_and_contains",
     "test_group_by_over_an_index_range",
     "test_index_query_pages_yield_every_record_once",
+    "test_missing_bins_are_nulls_and_ints_among_floats_are_floats",
     "test_pages_of_any_size_yield_every_record_once",
     "test_pages_resume",
     "test_stream_close_early",
@@ -232,3 +239,19 @@ async def test_a_node_that_stops_answering_leaves_the_other_nodes_served(
             assert served >= 10  # about two thirds of the keys live on the two other nodes
         finally:
             aerospike_cluster.nodes[1].clear_faults()
+
+
+def test_a_table_of_every_node_has_the_bins_of_every_node(seeds: str, set_name: str) -> None:
+    # Each node's records come in batches of their own; a bin that only records on other
+    # nodes than the first batch's hold is still a column of the table.
+    with af_sync.connect(seeds) as db:
+        s = db.namespace("test").set(set_name)
+        s.put_many({i: {"i": i, f"only{i}": i} for i in range(30)}).raise_on_error()
+        t = s.query().to_arrow()
+        assert t.num_rows == 30 and t.num_columns == 31
+        for row in pa.table(t).to_pylist():
+            assert row[f"only{row['i']}"] == row["i"]
+            assert sum(v is not None for v in row.values()) == 2
+        # batches keep the first batch's columns
+        with pytest.raises(errors.ArrowSchemaError, match="is in no column"):
+            list(s.query().arrow_batches())

@@ -46,6 +46,8 @@ pub(super) struct Layout {
 pub struct Converter {
     spec: Spec,
     layout: Option<Layout>,
+    /// Inferred columns widen to fit later chunks (`widen.rs`) instead of failing.
+    widen: bool,
 }
 
 /// Why a chunk could not be converted.
@@ -53,7 +55,33 @@ pub type ConvertError = String;
 
 impl Converter {
     pub fn new(spec: Spec) -> Converter {
-        Converter { spec, layout: None }
+        Converter {
+            spec,
+            layout: None,
+            widen: false,
+        }
+    }
+
+    /// A converter whose inferred columns widen to fit every chunk (for one whole table).
+    pub fn widening(spec: Spec) -> Converter {
+        Converter {
+            widen: true,
+            ..Converter::new(spec)
+        }
+    }
+
+    /// Whether a chunk that does not fit may widen the columns (inferred ones only).
+    pub(super) fn widens(&self) -> bool {
+        self.widen && self.spec.schema.is_none()
+    }
+
+    /// The bins selected, if the read selects some.
+    pub(super) fn selected(&self) -> Option<&[String]> {
+        self.spec.bins.as_deref()
+    }
+
+    pub(super) fn set_layout(&mut self, layout: Layout) {
+        self.layout = Some(layout);
     }
 
     /// Whether the columns are fixed (by a schema, or by the first chunk).
@@ -114,7 +142,7 @@ impl Converter {
         RecordBatch::try_new_with_options(schema, columns, &options).map_err(|e| e.to_string())
     }
 
-    fn lay_out(&self, rows: &[Row<'_>]) -> Result<Layout, ConvertError> {
+    pub(super) fn lay_out(&self, rows: &[Row<'_>]) -> Result<Layout, ConvertError> {
         let spec = &self.spec;
         let given = spec.schema.as_deref();
         let origin = match given {
@@ -178,17 +206,30 @@ fn meta_type(source: &Source, rows: &[Row<'_>], name: &str) -> Result<DataType, 
     Ok(match source {
         Source::Digest => DataType::FixedSizeBinary(20),
         Source::Generation | Source::Ttl => DataType::UInt32,
-        Source::Key => rows
-            .iter()
-            .filter_map(user_key)
-            .fold(Kind::Empty, |k, v| k.merge(Kind::of(v)))
-            .resolve(&format!("the {name} column (user keys)"))?,
+        Source::Key => key_kind(rows).resolve(&format!("the {name} column (user keys)"))?,
         Source::Bin(_) => DataType::Null,
     })
 }
 
 /// Bin columns in order of first appearance (or of `selected`), typed by their values.
 fn infer_bins(rows: &[Row<'_>], selected: Option<&[String]>) -> Result<Vec<Field>, ConvertError> {
+    infer_kinds(rows, selected)
+        .into_iter()
+        .map(|(name, k)| {
+            let dt = k.resolve(&format!("bin '{name}'")).map_err(|e| {
+                format!(
+                    "{e} in the first {} records; pass a schema to choose its column type",
+                    rows.len()
+                )
+            })?;
+            Ok(Field::new(name, dt, true))
+        })
+        .collect()
+}
+
+/// What the values of each bin of `rows` have in common, bins in order of first appearance
+/// (or of `selected`).
+pub(super) fn infer_kinds(rows: &[Row<'_>], selected: Option<&[String]>) -> Vec<(String, Kind)> {
     let mut kinds: Vec<(String, Kind)> = selected
         .unwrap_or_default()
         .iter()
@@ -211,17 +252,13 @@ fn infer_bins(rows: &[Row<'_>], selected: Option<&[String]>) -> Result<Vec<Field
         }
     }
     kinds
-        .into_iter()
-        .map(|(name, k)| {
-            let dt = k.resolve(&format!("bin '{name}'")).map_err(|e| {
-                format!(
-                    "{e} in the first {} records; pass a schema to choose its column type",
-                    rows.len()
-                )
-            })?;
-            Ok(Field::new(name, dt, true))
-        })
-        .collect()
+}
+
+/// What the user keys of `rows` have in common.
+pub(super) fn key_kind(rows: &[Row<'_>]) -> Kind {
+    rows.iter()
+        .filter_map(user_key)
+        .fold(Kind::Empty, |k, v| k.merge(Kind::of(v)))
 }
 
 fn fill<'a>(

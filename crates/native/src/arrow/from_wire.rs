@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::column::{Column, Misfit};
 use super::convert::{cast_to, misfit_message, ConvertError, Converter, Row, Source};
+use super::widen::wire_records;
 use crate::wire::chunk::{ttl, unix_now};
 use crate::wire::particle::{self, Bad};
 use crate::wire::WireChunk;
@@ -18,12 +19,7 @@ impl Converter {
     pub fn convert_wire(&mut self, chunk: &WireChunk) -> Result<RecordBatch, ConvertError> {
         if !self.has_layout() {
             // Inferring the columns needs the first chunk's values; converting it does not.
-            let records = chunk
-                .records()
-                .iter()
-                .map(|r| chunk.to_record(r))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|(b, bin)| bad_message(&b, bin.as_deref()))?;
+            let records = wire_records(chunk)?;
             let rows: Vec<Row<'_>> = records.iter().map(|rec| Row { key: None, rec }).collect();
             self.schema(&rows)?;
         }
@@ -178,7 +174,7 @@ fn col_type_name() -> String {
     "its column".to_owned()
 }
 
-fn bad_message(b: &Bad, what: Option<&str>) -> String {
+pub(super) fn bad_message(b: &Bad, what: Option<&str>) -> String {
     let what = what.map_or_else(|| "a value".to_owned(), |w| format!("'{w}'"));
     match b {
         Bad::TooDeep => format!("{what} nests lists/maps deeper than the client reads"),

@@ -123,6 +123,56 @@ impl Kind {
         }
     }
 
+    /// The kind of the values a column of type `t` (a natural type) holds; a map column's
+    /// keys are not known, so it never widens to a struct.
+    pub fn of_type(t: &DataType) -> Kind {
+        match t {
+            DataType::Null => Kind::Empty,
+            DataType::Boolean => Kind::Bool,
+            DataType::Int64 => Kind::Int,
+            DataType::Float64 => Kind::Float,
+            DataType::Utf8 => Kind::Str,
+            DataType::Binary => Kind::Bytes,
+            DataType::List(item) => Kind::List(Box::new(Kind::of_type(item.data_type()))),
+            DataType::Map(entries, _) => match entries.data_type() {
+                DataType::Struct(kv) if kv.len() == 2 => {
+                    let values = Kind::of_type(kv[1].data_type());
+                    // only empty maps: no key seen, so it may still become a struct
+                    let empty = values == Kind::Empty;
+                    Kind::Map(Box::new(MapKind {
+                        keys: if empty {
+                            Kind::Empty
+                        } else {
+                            Kind::of_type(kv[0].data_type())
+                        },
+                        values,
+                        fields: empty.then(Vec::new),
+                    }))
+                }
+                other => Kind::Mixed(Kind::type_name(other), Kind::type_name(other)),
+            },
+            DataType::Struct(fields) => {
+                let fields: Vec<(String, Kind)> = fields
+                    .iter()
+                    .map(|f| (f.name().clone(), Kind::of_type(f.data_type())))
+                    .collect();
+                let values = fields
+                    .iter()
+                    .fold(Kind::Empty, |k, (_, v)| k.merge(v.clone()));
+                Kind::Map(Box::new(MapKind {
+                    keys: Kind::Str,
+                    values,
+                    fields: Some(fields),
+                }))
+            }
+            other => Kind::Mixed(Kind::type_name(other), Kind::type_name(other)),
+        }
+    }
+
+    fn type_name(_: &DataType) -> &'static str {
+        "a column of another type"
+    }
+
     /// The column type; `Err` says why there is none (`path` names the column).
     pub fn resolve(&self, path: &str) -> Result<DataType, String> {
         Ok(match self {

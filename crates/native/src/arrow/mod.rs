@@ -5,6 +5,7 @@
 //! - `column`: column builders (crate values → Arrow arrays).
 //! - `convert`: the columns of a read (metadata and bins) and the chunk → batch conversion.
 //! - `from_wire`: the same for chunks read from the wire, straight from their bytes.
+//! - `widen`: whole-table reads whose inferred columns widen to fit later chunks.
 //! - `spec`: `ArrowSpec`, the columns asked for.
 //! - `table`: `ArrowTable`, the exported data.
 //! - `reader`: `ArrowReader`, a query stream as batches.
@@ -18,6 +19,7 @@ mod kind;
 mod reader;
 mod spec;
 mod table;
+mod widen;
 
 use pyo3::prelude::*;
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
-use super::convert::{Converter, Row};
+use super::convert::Converter;
 use super::spec::ArrowSpec;
 use super::table::ArrowTable;
 use super::ArrowSchemaError;
@@ -52,14 +52,7 @@ impl IntoPy for Chunk {
             if batch.is_empty() {
                 return Ok(None);
             }
-            let batch = match batch {
-                Batch::Crate(records) => {
-                    let rows: Vec<Row<'_>> =
-                        records.iter().map(|rec| Row { key: None, rec }).collect();
-                    st.converter.convert(&rows)?
-                }
-                Batch::Wire(chunk) => st.converter.convert_wire(&chunk)?,
-            };
+            let batch = st.converter.convert_batch(&batch)?;
             Ok::<_, String>(Some(ArrowTable::new(batch.schema(), vec![batch])))
         });
         match batch.map_err(ArrowSchemaError::new_err)? {
@@ -85,14 +78,20 @@ impl ArrowReader {
 #[pymethods]
 impl ArrowReader {
     /// Batches of `stream`'s chunks with the columns of `spec`; at most `limit` rows in all
-    /// (0: no limit).
+    /// (0: no limit). With `widen`, inferred columns grow to fit every chunk (for one table
+    /// made with `ArrowTable.concat`); without, they are fixed by the first chunk.
     #[new]
-    #[pyo3(signature = (stream, spec, limit=0))]
-    fn new(stream: Py<QueryStream>, spec: &Bound<'_, ArrowSpec>, limit: u64) -> Self {
+    #[pyo3(signature = (stream, spec, limit=0, widen=false))]
+    fn new(stream: Py<QueryStream>, spec: &Bound<'_, ArrowSpec>, limit: u64, widen: bool) -> Self {
+        let spec = spec.get().spec.clone();
         ArrowReader {
             stream,
             state: Arc::new(Mutex::new(State {
-                converter: Converter::new(spec.get().spec.clone()),
+                converter: if widen {
+                    Converter::widening(spec)
+                } else {
+                    Converter::new(spec)
+                },
                 left: (limit > 0).then_some(limit),
             })),
         }

@@ -151,21 +151,25 @@ impl ArrowTable {
         import(slf.py(), "polars", "to_polars()")?.call_method1("DataFrame", (slf,))
     }
 
-    /// One table holding the batches of `tables` (all of one schema), in order.
+    /// One table holding the batches of `tables`, in order, with the last one's schema:
+    /// earlier batches get null columns for the columns they lack and are cast to its types
+    /// (the columns of a widening read only grow). A column the last table lacks is an error.
     #[staticmethod]
     fn concat(tables: Vec<PyRef<'_, ArrowTable>>) -> PyResult<ArrowTable> {
-        let Some(first) = tables.first() else {
+        let Some(last) = tables.last() else {
             return Err(crate::errors::invalid_argument("concat() needs a table"));
         };
-        let schema = first.schema.clone();
+        let schema = last.schema.clone();
         let mut batches = Vec::new();
         for t in &tables {
-            if t.schema != schema {
-                return Err(crate::errors::invalid_argument(
-                    "concat() needs tables of one schema",
-                ));
+            for b in &t.batches {
+                let b = super::widen::conform(b, &schema).map_err(|e| {
+                    crate::errors::invalid_argument(format!(
+                        "concat() needs tables whose columns fit the last one's: {e}"
+                    ))
+                })?;
+                batches.push(b);
             }
-            batches.extend(t.batches.iter().cloned());
         }
         Ok(ArrowTable { schema, batches })
     }
