@@ -33,7 +33,8 @@ class BatchArrowOptions(TypedDict, total=False):
     """Columns of an Arrow read.
 
     ``schema``: an Arrow schema (any object with ``__arrow_c_schema__``, such as a
-    ``pyarrow.Schema``); without one, the columns and their types come from the first chunk.
+    ``pyarrow.Schema``); without one, the columns and their types are inferred from the
+    records (for batches, from the first batch).
     ``key``, ``digest``, ``generation``, ``ttl``: add that metadata column (``True``, or a
     column name).
     """

@@ -58,8 +58,8 @@ async def main(count: int) -> None:
             }
             (await users.put_many(batch)).raise_on_error()
 
-        # One table: the columns and their types come from the schema (without one, from the
-        # first chunk's records).
+        # One table: the columns and their types come from the schema (without one, they are
+        # inferred from the records).
         adults = users.query().where(F.int_bin("age") >= 18)
         table = pa.table(await adults.to_arrow(schema=SCHEMA))
         print(f"Arrow table: {table.num_rows:,} rows")
