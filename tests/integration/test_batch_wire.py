@@ -222,6 +222,8 @@ async def test_auto_batched_gets_and_exists_read_over_the_wire_path(
         want = [await s.key(k).get() for k in keys]
     async with af.connect(srv.seeds, auto_batch=True) as db:
         s = db.namespace("test").set(set_name)
+        for k in range(20):  # the loop's own runtime and pool are ready after these
+            await s.key(k).get()
         before = srv.stats()
         got, found = await asyncio.gather(
             asyncio.gather(*(s.key(k).get() for k in keys)),

@@ -127,7 +127,12 @@ type Rerun = (BatchPolicy, Vec<(usize, Key)>, Vec<BatchOperation>);
 
 /// Whether the wire path reads `rows` (all plain read rows, on a cluster it serves).
 pub fn takes(c: &RuntimeClient, p: &Natives, rows: &[Row]) -> bool {
-    p.wire_batch && c.wire.enabled() && !rows.is_empty() && rows.iter().all(|r| r.wire_read(p))
+    c.wire.enabled() && plain_rows(p, rows)
+}
+
+/// Whether `rows` are all plain read rows under `p`.
+pub fn plain_rows(p: &Natives, rows: &[Row]) -> bool {
+    p.wire_batch && !rows.is_empty() && rows.iter().all(|r| r.wire_read(p))
 }
 
 /// Read `rows` (each [`Row::wire_read`]).
@@ -182,10 +187,14 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
         .map(|(policy, _, ops)| calls::crate_batch(&c.crate_client, policy, std::mem::take(ops)));
     let ran = futures::future::join_all(runs).await;
     let mut first_err = None;
+    let total = done.len();
     for ((_, rows, _), (ops, err)) in reruns.into_iter().zip(ran) {
-        // The crate's batch fails before running any row when it can route none: those rows
-        // fail as they would in a batch with other rows (which the crate ran).
+        // The crate's batch fails before running any row when it can route none: the whole
+        // batch when that is every row, else those rows, as in a batch with others.
         if let Some(e) = err.as_ref().filter(|_| ops.iter().all(untouched)) {
+            if rows.len() == total {
+                return Err(e.clone().into());
+            }
             let refusal = unroutable(e);
             for (i, key) in rows {
                 done[i] = Some(Done::Failed(key, refusal.clone()));

@@ -255,22 +255,23 @@ impl IntoPy for BatchOut {
 /// Reads, writes, deletes and UDF calls in one round trip; per-row outcomes. Plain reads go
 /// over the wire path (`batch_wire`).
 pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
-    let c = i.worker_client();
+    batch_on(i.worker_client(), p, rows).await
+}
+
+/// [`batch`] with the clients of the runtime it runs on.
+pub async fn batch_on(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
     if batch_wire::takes(&c, &p, &rows) {
         return batch_wire::run(c, p, rows).await;
     }
-    batch_crate(i, p, rows).await
+    batch_crate(&c.crate_client, p, rows).await
 }
 
 /// [`batch`] through the crate's batch.
-pub async fn batch_crate(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+pub async fn batch_crate(c: &Client, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
     let has_write = rows.iter().any(Row::writes);
     let (ops, keys) = into_ops(rows, &p)?;
     let policy = if has_write { &p.batch_write } else { &p.batch };
-    Ok(BatchOut::of_crate(
-        batch_ops(&i.client, policy, ops).await?,
-        keys,
-    ))
+    Ok(BatchOut::of_crate(batch_ops(c, policy, ops).await?, keys))
 }
 
 pub(crate) type RowKeys = Vec<(Py<PyAny>, Outcome, Option<Arc<Answers>>)>;
