@@ -347,8 +347,10 @@ impl Client {
             return Ok(completion::start_parts(&i.handle, done, parts, acc));
         }
         // Plain reads on an event loop with a runtime of its own are sent from the calling
-        // thread, as gets are, and read there: no hop to a worker and back.
-        if !writes && !pipelined(&rows) && crate::batch_wire::plain_rows(&p, &rows) {
+        // thread, as gets are, and read there: no hop to a worker and back (unless the wire
+        // path is off: AEROSPIKE_FLUENT_CRATE_RECORDS, login, TLS).
+        let plain = i.worker_wire.enabled() && crate::batch_wire::plain_rows(&p, &rows);
+        if !writes && !pipelined(&rows) && plain {
             if let Some((on_loop, client)) = self.on_loop(py, &done) {
                 let fut = Box::pin(calls::batch_on(client, p, rows));
                 return Ok(on_loop.start(i.until_closed(false, fut), &i.spin));
