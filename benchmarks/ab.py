@@ -110,6 +110,9 @@ def measure(seeds: str) -> dict[str, dict[str, float]]:
                 await a.keys(keys).get()
                 lat.append(time.perf_counter_ns() - t)
             out["async_batch1000"] = _median_ms(lat)
+        async with af.connect(seeds, auto_batch=True) as db:
+            a = db.namespace("test").set("ab")
+            out["c50_autobatch_get"] = await _concurrent(lambda i: a.key(i % N).get())
 
     asyncio.run(main())
     return out

@@ -16,6 +16,7 @@ use crate::errors::invalid_argument;
 use crate::ops::{to_ops, Answers};
 use crate::policy::{Defaults, Natives, Policy};
 use crate::values::{to_key_parts_in, to_value, Ctx, KeyParts, KeyScope};
+use crate::wire;
 
 /// What a row does.
 enum Kind {
@@ -36,6 +37,9 @@ pub enum Outcome {
     /// Other writes.
     Write,
 }
+
+/// A read row for the wire path: what it asks, its own policy set, its key tuple.
+pub type WireRow = (wire::batch::Ask, Option<Arc<Natives>>, Py<PyAny>);
 
 /// One converted row.
 pub struct Row {
@@ -62,6 +66,35 @@ impl Row {
             Kind::Udf(..) => Outcome::Udf,
             Kind::Write(_) => Outcome::Write,
         }
+    }
+
+    /// Whether the wire path reads this row (`top`: the batch's policy set; see
+    /// `wire::batch::plain`).
+    pub fn wire_read(&self, top: &Natives) -> bool {
+        let p = self.policy.as_deref().unwrap_or(top);
+        match &self.kind {
+            Kind::Read(bins) => {
+                p.batch_read_row.filter_expression.is_none() && wire::batch::read_of(bins).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// A [`Row::wire_read`] row as the wire path asks it, with its own policy set (`None`:
+    /// the batch's) and its key tuple.
+    pub fn into_ask(self, top: &Natives) -> aerospike::Result<WireRow> {
+        let p = self.policy.as_deref().unwrap_or(top);
+        let read = match &self.kind {
+            Kind::Read(bins) => wire::batch::read_of(bins),
+            _ => None,
+        }
+        .ok_or_else(|| aerospike::Error::client_error("not a plain read row"))?;
+        let ask = wire::batch::Ask {
+            key: self.key_parts.into_key()?,
+            read,
+            touch_ttl: p.batch_read_row.read_touch_ttl.into(),
+        };
+        Ok((ask, self.policy, self.key))
     }
 
     /// The crate operation (results land in it) and the key tuple; `top` is the batch's

@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::batch::{Outcome, Row};
+use crate::batch_wire::{self, Done};
 use crate::client::Inner;
 use crate::completion::{Failure, IntoPy, OpResult};
 use crate::depth;
@@ -83,9 +84,9 @@ pub async fn get(
         match single::get(&c.wire, &c.crate_client, &p.read, &key, &bins).await {
             Ok(Some(r)) => return Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
             Ok(None) => return Ok(RecordOut(None, key, orig)),
-            Err(miss) => match fallback::after(miss, &p.read, started, false, &key) {
+            Err(miss) => match fallback::after(miss, &p.read, started, false) {
                 Next::Crate { policy: q, .. } => policy = q,
-                Next::Fail(f) => return Err(f),
+                Next::Fail(f) => return Err(f.about(&key)),
             },
         }
     }
@@ -104,12 +105,12 @@ pub async fn put(c: RuntimeClient, p: Arc<Natives>, key: Key, bins: Vec<Bin>) ->
         let started = Instant::now();
         match single::put(&c.wire, &c.crate_client, &p.write, &key, &bins).await {
             Ok(()) => return Ok(()),
-            Err(miss) => match fallback::after(miss, &p.write, started, true, &key) {
+            Err(miss) => match fallback::after(miss, &p.write, started, true) {
                 Next::Crate {
                     policy: q,
                     in_doubt: d,
                 } => (policy, in_doubt) = (q, d),
-                Next::Fail(f) => return Err(f),
+                Next::Fail(f) => return Err(f.about(&key)),
             },
         }
     }
@@ -162,18 +163,22 @@ pub async fn operate(
 }
 
 /// Finished batch rows, with the key tuples they were asked with and how each is read back.
-pub struct BatchOut(Vec<BatchOperation>, RowKeys, TooDeepRows);
+pub struct BatchOut(Vec<Done>, RowKeys, TooDeepRows);
 
 /// Per row, the value nested too deeply that its record was dropped for.
 type TooDeepRows = Vec<Option<depth::TooDeep>>;
 
 impl BatchOut {
-    /// Rows whose records hold no value nested deeper than the client reads; a row whose record
-    /// does loses it (taken apart) and reports `DeserializeError`.
-    fn bounded(mut ops: Vec<BatchOperation>, keys: RowKeys) -> Self {
-        let deep = ops
+    /// Rows whose records hold no value nested deeper than the client reads; a crate row whose
+    /// record does loses it (taken apart) and reports `DeserializeError` (a wire row is checked
+    /// as it is read).
+    pub(crate) fn bounded(mut rows: Vec<Done>, keys: RowKeys) -> Self {
+        let deep = rows
             .iter_mut()
-            .map(|op| {
+            .map(|done| {
+                let Done::Crate(op) = done else {
+                    return None;
+                };
                 let too_deep = op.record().is_some_and(|r| {
                     r.bins
                         .values()
@@ -187,7 +192,15 @@ impl BatchOut {
                 depth::bound_record(&mut rec).err()
             })
             .collect();
-        BatchOut(ops, keys, deep)
+        BatchOut(rows, keys, deep)
+    }
+
+    fn of_crate(ops: Vec<BatchOperation>, keys: RowKeys) -> Self {
+        let rows = ops
+            .into_iter()
+            .map(|op| Done::Crate(Box::new(op)))
+            .collect();
+        BatchOut::bounded(rows, keys)
     }
 }
 
@@ -195,12 +208,19 @@ impl BatchOut {
     /// Convert the rows, appending them to `out`.
     pub fn push_rows(self, py: Python<'_>, out: &mut Vec<Py<BatchRow>>) -> PyResult<()> {
         let mut names = Names::default();
+        let now = crate::wire::chunk::unix_now();
         out.reserve(self.0.len());
-        for ((op, (key, outcome, shape)), deep) in self.0.iter().zip(&self.1).zip(&self.2) {
-            let key = Some(key.bind(py));
-            let row = match deep {
-                Some(t) => BatchRow::too_deep(py, op, key, t)?,
-                None => BatchRow::from_native(py, op, key, *outcome, shape.as_deref(), &mut names)?,
+        for ((done, (key, outcome, shape)), deep) in self.0.into_iter().zip(&self.1).zip(&self.2) {
+            let key = key.bind(py);
+            let row = match done.into_row(py, key, now)? {
+                Ok(row) => row,
+                Err(op) => match deep {
+                    Some(t) => BatchRow::too_deep(py, &op, Some(key), t)?,
+                    None => {
+                        let shape = shape.as_deref();
+                        BatchRow::from_native(py, &op, Some(key), *outcome, shape, &mut names)?
+                    }
+                },
             };
             out.push(Py::new(py, row)?);
         }
@@ -209,14 +229,18 @@ impl BatchOut {
 }
 
 impl BatchOut {
-    /// Each row's operation, key tuple, outcome and shape (for another output format).
+    /// Each crate row's operation, key tuple, outcome and shape (for another output format,
+    /// which reads batches through [`batch_crate`]).
     pub(crate) fn parts(
         &self,
     ) -> impl Iterator<Item = (&BatchOperation, &Py<PyAny>, Outcome, Option<&Answers>)> {
         self.0
             .iter()
             .zip(&self.1)
-            .map(|(op, (key, outcome, shape))| (op, key, *outcome, shape.as_deref()))
+            .filter_map(|(done, (key, outcome, shape))| match done {
+                Done::Crate(op) => Some((&**op, key, *outcome, shape.as_deref())),
+                _ => None,
+            })
     }
 }
 
@@ -228,18 +252,29 @@ impl IntoPy for BatchOut {
     }
 }
 
-/// Reads, writes, deletes and UDF calls in one round trip; per-row outcomes.
+/// Reads, writes, deletes and UDF calls in one round trip; per-row outcomes. Plain reads go
+/// over the wire path (`batch_wire`).
 pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+    batch_on(i.worker_client(), p, rows).await
+}
+
+/// [`batch`] with the clients of the runtime it runs on.
+pub async fn batch_on(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+    if batch_wire::takes(&c, &p, &rows) {
+        return batch_wire::run(c, p, rows).await;
+    }
+    batch_crate(&c.crate_client, p, rows).await
+}
+
+/// [`batch`] through the crate's batch.
+pub async fn batch_crate(c: &Client, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
     let has_write = rows.iter().any(Row::writes);
     let (ops, keys) = into_ops(rows, &p)?;
     let policy = if has_write { &p.batch_write } else { &p.batch };
-    Ok(BatchOut::bounded(
-        batch_ops(&i.client, policy, ops).await?,
-        keys,
-    ))
+    Ok(BatchOut::of_crate(batch_ops(c, policy, ops).await?, keys))
 }
 
-type RowKeys = Vec<(Py<PyAny>, Outcome, Option<Arc<Answers>>)>;
+pub(crate) type RowKeys = Vec<(Py<PyAny>, Outcome, Option<Arc<Answers>>)>;
 
 fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, RowKeys)> {
     let mut ops = Vec::with_capacity(rows.len());
@@ -258,14 +293,24 @@ fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, RowKe
 async fn batch_ops(
     c: &Client,
     policy: &BatchPolicy,
-    mut ops: Vec<BatchOperation>,
+    ops: Vec<BatchOperation>,
 ) -> OpResult<Vec<BatchOperation>> {
-    match c.batch(policy, &mut ops).await {
-        Ok(()) => Ok(ops),
+    match crate_batch(c, policy, ops).await {
+        (ops, None) => Ok(ops),
         // node-level failures leave their rows with their own result codes
-        Err(_) if ops.iter().any(|o| o.result_code().is_some()) => Ok(ops),
-        Err(e) => Err(e.into()),
+        (ops, Some(_)) if ops.iter().any(|o| o.result_code().is_some()) => Ok(ops),
+        (_, Some(e)) => Err(e.into()),
     }
+}
+
+/// Run one batch request through the crate: the rows, and its error when a node failed.
+pub(crate) async fn crate_batch(
+    c: &Client,
+    policy: &BatchPolicy,
+    mut ops: Vec<BatchOperation>,
+) -> (Vec<BatchOperation>, Option<aerospike::Error>) {
+    let failed = c.batch(policy, &mut ops).await.err();
+    (ops, failed)
 }
 
 /// Read-only rows split into batch requests of `size` rows, each a future to spawn on the
@@ -282,13 +327,7 @@ pub fn batch_parts(
     while rows.peek().is_some() {
         let part: Vec<Row> = rows.by_ref().take(size).collect();
         let (i, p) = (i.clone(), p.clone());
-        out.push(Box::pin(async move {
-            let (ops, keys) = into_ops(part, &p)?;
-            Ok(BatchOut::bounded(
-                batch_ops(&i.client, &p.batch, ops).await?,
-                keys,
-            ))
-        }) as BatchPart);
+        out.push(Box::pin(batch(i, p, part)) as BatchPart);
     }
     out
 }

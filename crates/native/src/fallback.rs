@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
-use aerospike::policy::BasePolicy;
+use aerospike::policy::{BasePolicy, BatchPolicy};
 use aerospike::{Key, ReadPolicy, ResultCode, WritePolicy};
 
 use crate::completion::Failure;
@@ -43,6 +43,15 @@ impl Based for WritePolicy {
     }
 }
 
+impl Based for BatchPolicy {
+    fn base(&self) -> &BasePolicy {
+        &self.base_policy
+    }
+    fn base_mut(&mut self) -> &mut BasePolicy {
+        &mut self.base_policy
+    }
+}
+
 /// What follows a miss.
 pub enum Next<'a, P: Based> {
     /// Run the call through the crate with this policy; `in_doubt`: a write's earlier attempt
@@ -51,7 +60,27 @@ pub enum Next<'a, P: Based> {
         policy: Cow<'a, P>,
         in_doubt: bool,
     },
-    Fail(Failure),
+    Fail(Refusal),
+}
+
+/// The failure a miss ends the call with.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub code: i32,
+    pub message: String,
+    pub in_doubt: bool,
+}
+
+impl Refusal {
+    /// The failure of a call about `key`.
+    pub fn about(self, key: &Key) -> Failure {
+        Failure::Keyed {
+            code: self.code,
+            message: self.message,
+            in_doubt: self.in_doubt,
+            key: Box::new(key.clone()),
+        }
+    }
 }
 
 /// What is left of a total timeout of `total_ms` (0: none) after `started` (`None`: nothing).
@@ -76,16 +105,14 @@ pub fn after<'a, P: Based>(
     policy: &'a P,
     started: Instant,
     write: bool,
-    key: &Key,
 ) -> Next<'a, P> {
     let base = policy.base();
     let left = time_left(base.total_timeout, started);
     let fail = |code: i32, message: String, in_doubt: bool| {
-        Next::Fail(Failure::Keyed {
+        Next::Fail(Refusal {
             code,
             message,
             in_doubt,
-            key: Box::new(key.clone()),
         })
     };
     let in_doubt = match miss {

@@ -9,6 +9,7 @@ mod args;
 mod arrow;
 mod background;
 mod batch;
+mod batch_wire;
 mod blocking;
 mod call_args;
 mod calls;

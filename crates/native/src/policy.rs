@@ -51,6 +51,8 @@ pub struct Natives {
     /// Whether gets and puts under these policies can take the wire path (`wire::single`).
     pub wire_read: bool,
     pub wire_write: bool,
+    /// Whether read-only batches (and read rows) under these policies can (`wire::batch`).
+    pub wire_batch: bool,
 }
 
 /// Default per-read socket timeout of scans and queries.
@@ -143,6 +145,7 @@ impl Natives {
         Natives {
             wire_read: crate::wire::single::plain_read(&read),
             wire_write: crate::wire::single::plain_write(&write),
+            wire_batch: crate::wire::batch::plain(&batch, &batch_read_row),
             read,
             write,
             batch,

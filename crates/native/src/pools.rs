@@ -29,7 +29,9 @@
 //! operations started in one loop iteration are spawned together by `Completer::flush`.
 //!
 //! Blocking single-record calls (and blocking `udf_apply`) run on the caller-driven runtime,
-//! polled by the calling thread with the same spin rules. Everything else (batch, query,
+//! polled by the calling thread with the same spin rules. An async batch of fewer than
+//! [`PIPELINE_MIN_ROWS`] plain read rows (`batch_wire::plain_rows`; auto-batched gets and
+//! exists) takes the route of a single-record call. Everything else (other batches, query,
 //! info, truncate, indexes, UDF registration, async `udf_apply`) runs on the worker runtime;
 //! read-only batches of [`PIPELINE_MIN_ROWS`] rows or more go as parts of
 //! [`PIPELINE_PART_ROWS`], converted as they land (async on asyncio and trio, and blocking).
@@ -343,6 +345,16 @@ impl Client {
                 .collect();
             let acc = calls::BatchRows::default();
             return Ok(completion::start_parts(&i.handle, done, parts, acc));
+        }
+        // Plain reads on an event loop with a runtime of its own are sent from the calling
+        // thread, as gets are, and read there: no hop to a worker and back (unless the wire
+        // path is off: AEROSPIKE_FLUENT_CRATE_RECORDS, login, TLS).
+        let plain = i.worker_wire.enabled() && crate::batch_wire::plain_rows(&p, &rows);
+        if !writes && !pipelined(&rows) && plain {
+            if let Some((on_loop, client)) = self.on_loop(py, &done) {
+                let fut = Box::pin(calls::batch_on(client, p, rows));
+                return Ok(on_loop.start(i.until_closed(false, fut), &i.spin));
+            }
         }
         Ok(self.go(writes, done, Box::pin(calls::batch(i, p, rows))))
     }

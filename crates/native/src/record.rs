@@ -65,6 +65,14 @@ impl Record {
         }
     }
 
+    /// A batch read's record, kept as its bytes; its key tuple is the row's.
+    pub fn from_wire_keyed(py: Python<'_>, r: OwnedRecord, now: u64, key: Py<PyTuple>) -> Self {
+        Record {
+            key: ready(py, Some(key)),
+            ..Record::from_wire(r, now)
+        }
+    }
+
     /// The key tuple, built on first use for a scanned record.
     fn key_tuple<'py>(&self, py: Python<'py>) -> PyResult<Option<&Bound<'py, PyTuple>>> {
         let key = built(py, &self.key, || match &self.wire {
@@ -440,6 +448,25 @@ impl BatchRow {
             error,
             in_doubt,
         })
+    }
+}
+
+impl BatchRow {
+    /// A read row's outcome from the wire path (see `batch_wire`).
+    pub fn of_read(
+        key: Py<PyTuple>,
+        record: Option<Py<Record>>,
+        result_code: i32,
+        error: Option<Py<PyAny>>,
+    ) -> Self {
+        BatchRow {
+            key,
+            record,
+            udf_result: None,
+            result_code,
+            error,
+            in_doubt: false,
+        }
     }
 }
 

@@ -35,7 +35,7 @@ pub fn read(
     let rows = crate::batch::to_rows(rows, &i.defaults)?;
     let (i, spec) = (i.clone(), spec.get().spec.clone());
     Ok(async move {
-        let out = calls::batch(i, p, rows).await?;
+        let out = calls::batch_crate(&i.client, p, rows).await?;
         Ok(BatchTable { out, spec })
     })
 }

@@ -35,8 +35,33 @@ pub struct WireChunk {
     records: Vec<WireRecord>,
 }
 
+/// `r`, a range of a message starting at `from`, for the message copied to `to` (an absent
+/// part, `0..0`, stays empty).
 fn rebase(r: &Range<usize>, from: usize, to: usize) -> Range<usize> {
+    if r.start < from {
+        return to..to;
+    }
     r.start - from + to..r.end - from + to
+}
+
+impl WireRecord {
+    /// The record of message `m`, its bytes copied to offset `to` of its new buffer.
+    fn of(m: &Message, pid: u16, digest: [u8; 20], to: usize) -> Self {
+        let from = m.span.start;
+        WireRecord {
+            span: rebase(&m.span, from, to),
+            pid,
+            digest,
+            bval: m.bval,
+            generation: m.generation,
+            expiration: m.expiration,
+            namespace: rebase(&m.namespace, from, to),
+            set_name: rebase(&m.set_name, from, to),
+            key: m.key.as_ref().map(|(t, r)| (*t, rebase(r, from, to))),
+            ops: rebase(&m.ops, from, to),
+            n_ops: m.n_ops,
+        }
+    }
 }
 
 impl WireChunk {
@@ -49,21 +74,9 @@ impl WireChunk {
 
     /// Add the record `m` of the reply `body`, in partition `pid` with `digest`.
     pub fn push(&mut self, body: &[u8], m: &Message, pid: u16, digest: [u8; 20]) {
-        let (from, to) = (m.span.start, self.data.len());
+        let to = self.data.len();
         self.data.extend_from_slice(&body[m.span.clone()]);
-        self.records.push(WireRecord {
-            span: rebase(&m.span, from, to),
-            pid,
-            digest,
-            bval: m.bval,
-            generation: m.generation,
-            expiration: m.expiration,
-            namespace: rebase(&m.namespace, from, to),
-            set_name: rebase(&m.set_name, from, to),
-            key: m.key.as_ref().map(|(t, r)| (*t, rebase(r, from, to))),
-            ops: rebase(&m.ops, from, to),
-            n_ops: m.n_ops,
-        });
+        self.records.push(WireRecord::of(m, pid, digest, to));
     }
 
     pub fn len(&self) -> usize {
@@ -163,6 +176,15 @@ pub struct OwnedRecord {
 }
 
 impl OwnedRecord {
+    /// The record `m` of the reply `body` (a batch row: its key is the row's), with a copy of
+    /// its bytes.
+    pub fn from_message(body: &[u8], m: &Message, pid: u16, digest: [u8; 20]) -> Self {
+        OwnedRecord {
+            bytes: body[m.span.clone()].into(),
+            record: WireRecord::of(m, pid, digest, 0),
+        }
+    }
+
     pub fn record(&self) -> &WireRecord {
         &self.record
     }

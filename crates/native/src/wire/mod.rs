@@ -20,12 +20,14 @@
 //! - `pool`: the connections single-record calls reuse, per runtime, and where they go.
 //! - `info`: info requests over those connections (the partition table).
 //! - `single`: single-record gets and puts (the plain cases; the crate serves the rest).
+//! - `batch`: batch reads of plain rows, one request per node over those connections.
 //!
 //! An index query reads each record's bval (where it stands in the index) and resumes a
 //! partition after (bval, digest), which the crate's path cannot: its records carry no bval.
 //! Used on clusters without login, TLS or compression (see [`plan`]); the crate's path serves
 //! the rest.
 
+pub mod batch;
 pub mod chunk;
 pub mod index;
 mod info;

@@ -94,6 +94,35 @@ pub fn geojson(b: &[u8]) -> Result<&str, Bad> {
     text(b.get(3 + cells * 8..).ok_or_else(short)?)
 }
 
+/// Whether the list/map bytes `b` nest deeper than [`MAX_READ_DEPTH`], found without decoding
+/// them. Malformed bytes answer false: decoding them reports what is wrong.
+pub fn nests_too_deep(b: &[u8]) -> bool {
+    // Each level takes a byte at least.
+    if b.len() <= MAX_READ_DEPTH {
+        return false;
+    }
+    // Items left to read in each open list or map; the first entry is the top value.
+    let mut open: Vec<usize> = vec![1];
+    let mut r = Reader { b, depth: 0 };
+    while let Some(left) = open.last_mut() {
+        if *left == 0 {
+            open.pop();
+            continue;
+        }
+        *left -= 1;
+        let Ok(items) = r.skip_item() else {
+            return false;
+        };
+        if let Some(n) = items {
+            if open.len() > MAX_READ_DEPTH {
+                return true;
+            }
+            open.push(n);
+        }
+    }
+    false
+}
+
 struct Reader<'a> {
     b: &'a [u8],
     depth: usize,
@@ -206,6 +235,42 @@ impl<'a> Reader<'a> {
             }
             Marker::Reserved => return Err(malformed(format!("MessagePack byte {first:#04x}"))),
         })
+    }
+
+    /// Pass over one item without decoding it; for a list or map, how many items it holds
+    /// (a map: keys and values).
+    fn skip_item(&mut self) -> Result<Option<usize>, Bad> {
+        let first = self.take(1)?[0];
+        let (skip, items) = match Marker::from_u8(first) {
+            Marker::FixPos(_) | Marker::FixNeg(_) | Marker::Null | Marker::True | Marker::False => {
+                (0, None)
+            }
+            Marker::U8 | Marker::I8 => (1, None),
+            Marker::U16 | Marker::I16 => (2, None),
+            Marker::U32 | Marker::I32 | Marker::F32 => (4, None),
+            Marker::U64 | Marker::I64 | Marker::F64 => (8, None),
+            Marker::FixStr(n) => (usize::from(n), None),
+            Marker::Str8 | Marker::Bin8 => (self.len(1)?, None),
+            Marker::Str16 | Marker::Bin16 => (self.len(2)?, None),
+            Marker::Str32 | Marker::Bin32 => (self.len(4)?, None),
+            Marker::FixArray(n) => (0, Some(usize::from(n))),
+            Marker::Array16 => (0, Some(self.len(2)?)),
+            Marker::Array32 => (0, Some(self.len(4)?)),
+            Marker::FixMap(n) => (0, Some(2 * usize::from(n))),
+            Marker::Map16 => (0, Some(2 * self.len(2)?)),
+            Marker::Map32 => (0, Some(self.len(4)?.saturating_mul(2))),
+            Marker::FixExt1 => (2, None),
+            Marker::FixExt2 => (3, None),
+            Marker::FixExt4 => (5, None),
+            Marker::FixExt8 => (9, None),
+            Marker::FixExt16 => (17, None),
+            Marker::Ext8 => (self.len(1)? + 1, None),
+            Marker::Ext16 => (self.len(2)? + 1, None),
+            Marker::Ext32 => (self.len(4)?.saturating_add(1), None),
+            Marker::Reserved => return Err(malformed(format!("MessagePack byte {first:#04x}"))),
+        };
+        self.take(skip)?;
+        Ok(items)
     }
 
     fn skip(&mut self, n: usize) -> Result<Value, Bad> {
@@ -341,5 +406,21 @@ mod tests {
         b.push(0x01);
         assert_eq!(decode(LIST, &b), Err(Bad::TooDeep));
         assert!(decode(LIST, &b[1..]).is_ok());
+        assert!(nests_too_deep(&b));
+        assert!(!nests_too_deep(&b[1..]));
+    }
+
+    #[test]
+    fn nesting_is_measured_past_long_values_and_wide_maps() {
+        // {"k": "x" * 600} holds one level only
+        let mut b = vec![0x81, 0xa2, 0x03, b'k', 0xda, 0x02, 0x59, 0x03];
+        b.extend(std::iter::repeat_n(b'x', 600));
+        assert!(!nests_too_deep(&b));
+        // a map whose second value nests MAX_READ_DEPTH lists: one level too many
+        let mut b = vec![0x82, 0x01, 0x02, 0x02];
+        b.extend(std::iter::repeat_n(0x91, MAX_READ_DEPTH));
+        b.push(0x01);
+        assert!(nests_too_deep(&b));
+        assert_eq!(decode(MAP, &b), Err(Bad::TooDeep));
     }
 }

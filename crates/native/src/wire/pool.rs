@@ -52,6 +52,12 @@ impl Conn {
     pub async fn exchange(&mut self, kind: u8) -> Option<usize> {
         self.stream.write_all(&self.out).await.ok()?;
         self.buf.clear();
+        self.read_frame(kind).await
+    }
+
+    /// Read until `self.buf` starts with a whole reply of proto type `kind` (bytes after it
+    /// may follow); its body's length (`None`: the connection failed, or the reply is not one).
+    pub async fn read_frame(&mut self, kind: u8) -> Option<usize> {
         loop {
             let want = match self.buf.get(..8) {
                 Some(h) => {
@@ -124,6 +130,10 @@ pub enum NoLease {
 impl NodeConns {
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    pub fn address(&self) -> &str {
+        &self.address
     }
 }
 

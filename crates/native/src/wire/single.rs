@@ -26,13 +26,13 @@ use super::request::{
     proto_header, AS_MSG, FIELD_NAMESPACE, FIELD_SET, HEADER_SIZE, INFO1_READ, OP_READ,
 };
 
-const INFO1_GET_ALL: u8 = 1 << 1;
+pub(super) const INFO1_GET_ALL: u8 = 1 << 1;
 const INFO2_WRITE: u8 = 1;
 const FIELD_KEY: u8 = 2;
 const FIELD_DIGEST: u8 = 4;
 const OP_WRITE: u8 = 2;
-const OK: u8 = 0;
-const KEY_NOT_FOUND: u8 = 2;
+pub(super) const OK: u8 = 0;
+pub(super) const KEY_NOT_FOUND: u8 = 2;
 
 /// Why the wire path did not finish a call (see `fallback`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub enum Miss {
 
 const NOT_SENT: Miss = Miss::NotSent;
 
-fn base_is_plain(b: &BasePolicy) -> bool {
+pub(super) fn base_is_plain(b: &BasePolicy) -> bool {
     b.filter_expression.is_none()
         && b.txn.is_none()
         && !b.use_compression
@@ -113,7 +113,7 @@ pub fn writable(bins: &[Bin]) -> bool {
 }
 
 /// Longest bin name; the crate refuses longer ones before sending (`InvalidArgumentError`).
-const MAX_BIN_NAME: usize = 15;
+pub(super) const MAX_BIN_NAME: usize = 15;
 
 /// A request's time limits: the client's (one attempt) and the one the server is told.
 fn limits(b: &BasePolicy) -> (Option<Instant>, u32) {

@@ -1,0 +1,233 @@
+//! Read-only batches of plain read rows go over the wire path (`wire::batch`), one request per
+//! node; the crate's batch runs the rows it could not finish, as `fallback` decides for a
+//! single record:
+//!
+//! - a row whose partition has no known master, or whose node could not be asked (nothing
+//!   sent, or a reply this path cannot read): the crate runs it with what is left of the total
+//!   timeout;
+//! - a node that did not answer (connection lost, socket timeout): the crate runs its rows with
+//!   one retry less, when a retry and time are left; else each row fails as the crate's do
+//!   when their retries run out (result code 9, the error of the last attempt);
+//! - all of a node's connections busy until the deadline: its rows fail with the exhausted
+//!   pool named.
+//!
+//! A row the server refused keeps its own code, as on the crate's path; so does a row of a
+//! node whose reply ended without it ("no response for this row"). Reads are never in doubt.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use aerospike::policy::BatchPolicy;
+use aerospike::{BatchOperation, Key, ResultCode};
+use pyo3::prelude::*;
+
+use crate::batch::{Outcome, Row};
+use crate::calls::{self, BatchOut};
+use crate::completion::OpResult;
+use crate::depth::TooDeep;
+use crate::errors;
+use crate::fallback::{self, Next, Refusal};
+use crate::policy::Natives;
+use crate::pools::RuntimeClient;
+use crate::record::{BatchRow, Record};
+use crate::values::key_tuple;
+use crate::wire::batch::{self, Answer, Ask};
+use crate::wire::single::Miss;
+
+/// CLIENT_ERROR "no response for this row": the crate's code for a row its node's reply
+/// ended without.
+const NO_RESPONSE: i32 = -15;
+/// TIMEOUT: a row's code once its node's retries ran out, whatever the last attempt met.
+const RETRIES_SPENT: i32 = 9;
+
+/// A finished row.
+pub enum Done {
+    /// A row the crate's batch ran.
+    Crate(Box<BatchOperation>),
+    /// A row the wire path answered.
+    Wire(Key, Answer),
+    /// A row whose node failed with no retry or time left.
+    Failed(Key, Refusal),
+}
+
+impl Done {
+    /// Whether the row has an outcome of its own (a batch where none has fails as a whole).
+    pub fn answered(&self) -> bool {
+        match self {
+            Done::Crate(op) => op.result_code().is_some(),
+            Done::Wire(_, a) => !matches!(a, Answer::NoResponse | Answer::Missed(_)),
+            Done::Failed(..) => true,
+        }
+    }
+
+    /// A wire or failed row for Python (`None`: a crate row); `orig` is the key tuple it was
+    /// asked with.
+    pub fn into_row(
+        self,
+        py: Python<'_>,
+        orig: &Bound<'_, PyAny>,
+        now: u64,
+    ) -> PyResult<Result<BatchRow, Box<BatchOperation>>> {
+        let (key, failure) = match self {
+            Done::Crate(op) => return Ok(Err(op)),
+            Done::Wire(key, answer) => (key, answer),
+            Done::Failed(key, r) => {
+                let key = key_tuple(py, Some(orig), &key)?;
+                let e = errors::keyed(py, r.code, &r.message, false, Some(key.clone().into_any()));
+                let code = if r.code < 0 { RETRIES_SPENT } else { r.code };
+                return Ok(Ok(row(key, None, code, Some(e.into_value(py).into_any()))));
+            }
+        };
+        let key = key_tuple(py, Some(orig), &key)?;
+        let key_any = || Some(key.clone().into_any());
+        let (code, error) = match failure {
+            Answer::Found(rec) => {
+                let rec = Record::from_wire_keyed(py, rec, now, key.clone().unbind());
+                return Ok(Ok(row(key, Some(Py::new(py, rec)?), 0, None)));
+            }
+            Answer::NotFound => return Ok(Ok(row(key, None, 2, None))),
+            Answer::TooDeep(bin) => {
+                let e = errors::too_deep(py, &TooDeep { bin: Some(bin) }, key_any());
+                (-2, e)
+            }
+            Answer::Refused { code, node } => {
+                let text = ResultCode::from(code);
+                let message = format!("Error {code}, node={node}: {text}");
+                let code = i32::from(code);
+                (code, errors::keyed(py, code, &message, false, key_any()))
+            }
+            Answer::NoResponse | Answer::Missed(_) => {
+                let class = errors::class_for_code(py, NO_RESPONSE);
+                let message = "no response for this row";
+                let e =
+                    errors::error_instance(class, Some(NO_RESPONSE), message, false, key_any())?;
+                (NO_RESPONSE, PyErr::from_value(e))
+            }
+        };
+        Ok(Ok(row(
+            key,
+            None,
+            code,
+            Some(error.into_value(py).into_any()),
+        )))
+    }
+}
+
+fn row(
+    key: Bound<'_, pyo3::types::PyTuple>,
+    record: Option<Py<Record>>,
+    code: i32,
+    error: Option<Py<PyAny>>,
+) -> BatchRow {
+    BatchRow::of_read(key.unbind(), record, code, error)
+}
+
+/// Rows the crate's batch runs again under `policy`: their places and keys, and operations.
+type Rerun = (BatchPolicy, Vec<(usize, Key)>, Vec<BatchOperation>);
+
+/// Whether the wire path reads `rows` (all plain read rows, on a cluster it serves).
+pub fn takes(c: &RuntimeClient, p: &Natives, rows: &[Row]) -> bool {
+    c.wire.enabled() && plain_rows(p, rows)
+}
+
+/// Whether `rows` are all plain read rows under `p`.
+pub fn plain_rows(p: &Natives, rows: &[Row]) -> bool {
+    p.wire_batch && !rows.is_empty() && rows.iter().all(|r| r.wire_read(p))
+}
+
+/// Read `rows` (each [`Row::wire_read`]).
+pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+    let started = Instant::now();
+    let mut asks = Vec::with_capacity(rows.len());
+    let mut policies = Vec::with_capacity(rows.len());
+    let mut keys = Vec::with_capacity(rows.len());
+    for row in rows {
+        let (ask, policy, key) = row.into_ask(&p)?;
+        asks.push(ask);
+        policies.push(policy);
+        keys.push((key, Outcome::MissingOk, None));
+    }
+    let answers = batch::read(&c.wire, &c.crate_client, &p.batch, &asks).await;
+    let mut missed: Vec<(Miss, Vec<(usize, Ask)>)> = Vec::new();
+    let mut done: Vec<Option<Done>> = Vec::with_capacity(answers.len());
+    for (i, (ask, answer)) in asks.into_iter().zip(answers).enumerate() {
+        let Answer::Missed(miss) = answer else {
+            done.push(Some(Done::Wire(ask.key, answer)));
+            continue;
+        };
+        done.push(None);
+        match missed.iter_mut().find(|(m, _)| *m == miss) {
+            Some((_, rows)) => rows.push((i, ask)),
+            None => missed.push((miss, vec![(i, ask)])),
+        }
+    }
+    let mut reruns: Vec<Rerun> = Vec::new();
+    for (miss, rows) in missed {
+        match fallback::after(miss, &p.batch, started, false) {
+            Next::Crate { policy, .. } => {
+                let (at, ops) = rows
+                    .into_iter()
+                    .map(|(i, ask)| {
+                        let rp = &policies[i].as_deref().unwrap_or(&p).batch_read_row;
+                        let op = BatchOperation::read(rp, ask.key.clone(), ask.read.bins());
+                        ((i, ask.key), op)
+                    })
+                    .unzip();
+                reruns.push((policy.into_owned(), at, ops));
+            }
+            Next::Fail(r) => {
+                for (i, ask) in rows {
+                    done[i] = Some(Done::Failed(ask.key, r.clone()));
+                }
+            }
+        }
+    }
+    let runs = reruns
+        .iter_mut()
+        .map(|(policy, _, ops)| calls::crate_batch(&c.crate_client, policy, std::mem::take(ops)));
+    let ran = futures::future::join_all(runs).await;
+    let mut first_err = None;
+    let total = done.len();
+    for ((_, rows, _), (ops, err)) in reruns.into_iter().zip(ran) {
+        // The crate's batch fails before running any row when it can route none: the whole
+        // batch when that is every row, else those rows, as in a batch with others.
+        if let Some(e) = err.as_ref().filter(|_| ops.iter().all(untouched)) {
+            if rows.len() == total {
+                return Err(e.clone().into());
+            }
+            let refusal = unroutable(e);
+            for (i, key) in rows {
+                done[i] = Some(Done::Failed(key, refusal.clone()));
+            }
+            continue;
+        }
+        for ((i, _), op) in rows.into_iter().zip(ops) {
+            done[i] = Some(Done::Crate(Box::new(op)));
+        }
+        first_err = first_err.or(err);
+    }
+    let done: Vec<Done> = done.into_iter().flatten().collect();
+    if let Some(e) = first_err.filter(|_| !done.iter().any(Done::answered)) {
+        return Err(e.into());
+    }
+    Ok(BatchOut::bounded(done, keys))
+}
+
+/// Whether the crate's batch left `op` as it took it: no outcome, not even a failure.
+fn untouched(op: &BatchOperation) -> bool {
+    op.error().is_none() && op.record().is_none()
+}
+
+/// A row the crate could not route: the server's code for why (an unknown namespace, or no
+/// node for its partition), caused by `e`.
+fn unroutable(e: &aerospike::Error) -> Refusal {
+    let code = e.server_result_code().unwrap_or(match e.kind() {
+        aerospike::ErrorKind::InvalidNamespace => ResultCode::InvalidNamespace,
+        _ => ResultCode::PartitionUnavailable,
+    });
+    Refusal {
+        code: i32::from(u8::from(code)),
+        message: format!("Error {}: {code}\ncaused by: {e}", u8::from(code)),
+        in_doubt: false,
+    }
+}
