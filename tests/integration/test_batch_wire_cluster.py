@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 
 import aerospike_fluent as af
+from aerospike_fluent import errors
 from aerospike_fluent.server import EmbeddedCluster
 
 from ._flavor import Flavor
 from .test_batch_wire import both_paths, use_crate
+from .test_batch_wire_put import LATE
 from .test_cluster_paging import cluster, seeds
 
 __all__ = ["cluster", "seeds"]
@@ -207,3 +209,25 @@ async def test_auto_batched_puts_write_over_the_wire_path(
             got = await asyncio.gather(*(s.key(k).get() for k in keys))
             assert [r and r.bins for r in got] == [{"i": -k, "p": int(crate)} for k in keys]
     assert writes_on_b == [(1, 0), (0, 1)]
+
+
+async def test_a_late_node_leaves_only_its_puts_in_doubt(
+    fl: Flavor, cluster: EmbeddedCluster, set_name: str
+) -> None:
+    async with fl.connect(cluster.seeds, total_timeout_ms=300) as db:
+        s = db.namespace("test").set(set_name)
+        node_of = {}
+        for k in range(30):
+            reset(cluster)
+            await fl.run(s.key(k).get())
+            node_of[k] = counts(cluster, "read").index(1)
+        cluster.nodes[1].fault_delay(1000, 1)
+        rows = await fl.run(s.put_many({i: {"i": i} for i in range(30)}))
+    lost = [row.key[2] for row in rows if row.result_code != 0]
+    assert lost == [k for k, n in node_of.items() if n == 1] and lost
+    for row in rows:
+        if row.key[2] in lost:
+            assert isinstance(row.error, errors.TimeoutError) and row.in_doubt
+            assert row.error.in_doubt and LATE in str(row.error)
+        else:
+            assert row.error is None and not row.in_doubt
