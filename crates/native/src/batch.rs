@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use aerospike::operations::{self, Operation};
-use aerospike::{BatchOperation, Bins, Value};
+use aerospike::{BatchOperation, Bin, Bins, Value};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
@@ -23,6 +23,8 @@ enum Kind {
     Read(Bins),
     ReadOps(Vec<Operation>),
     Write(Vec<Operation>),
+    /// A write of each bin.
+    Put(Vec<Bin>),
     Delete,
     Udf(String, String, Vec<Value>),
 }
@@ -64,7 +66,7 @@ impl Row {
         match self.kind {
             Kind::Read(_) | Kind::ReadOps(_) | Kind::Delete => Outcome::MissingOk,
             Kind::Udf(..) => Outcome::Udf,
-            Kind::Write(_) => Outcome::Write,
+            Kind::Write(_) | Kind::Put(_) => Outcome::Write,
         }
     }
 
@@ -80,19 +82,36 @@ impl Row {
         }
     }
 
-    /// A [`Row::wire_read`] row as the wire path asks it, with its own policy set (`None`:
+    /// Whether the wire path writes this put row (`top`: the batch's policy set; see
+    /// `wire::batch::plain_put`).
+    pub fn wire_put(&self, top: &Natives) -> bool {
+        let p = self.policy.as_deref().unwrap_or(top);
+        match &self.kind {
+            Kind::Put(bins) => p.wire_batch_put && wire::single::writable(bins),
+            _ => false,
+        }
+    }
+
+    /// A [`Row::wire_read`] or [`Row::wire_put`] row as the wire path asks it, with its own policy set (`None`:
     /// the batch's) and its key tuple.
     pub fn into_ask(self, top: &Natives) -> aerospike::Result<WireRow> {
         let p = self.policy.as_deref().unwrap_or(top);
-        let read = match &self.kind {
-            Kind::Read(bins) => wire::batch::read_of(bins),
-            _ => None,
-        }
-        .ok_or_else(|| aerospike::Error::client_error("not a plain read row"))?;
+        let (job, ttl) = match self.kind {
+            Kind::Read(bins) => (
+                wire::batch::read_of(&bins).map(wire::batch::Job::Read),
+                p.batch_read_row.read_touch_ttl.into(),
+            ),
+            Kind::Put(bins) => (
+                Some(wire::batch::Job::Put(bins)),
+                p.batch_write_row.expiration.into(),
+            ),
+            _ => (None, 0),
+        };
+        let job = job.ok_or_else(|| aerospike::Error::client_error("not a plain row"))?;
         let ask = wire::batch::Ask {
             key: self.key_parts.into_key()?,
-            read,
-            touch_ttl: p.batch_read_row.read_touch_ttl.into(),
+            job,
+            ttl,
         };
         Ok((ask, self.policy, self.key))
     }
@@ -106,6 +125,10 @@ impl Row {
             Kind::Read(bins) => BatchOperation::read(&p.batch_read_row, key, bins),
             Kind::ReadOps(ops) => BatchOperation::read_ops(&p.batch_read_row, key, ops),
             Kind::Write(ops) => BatchOperation::write(&p.batch_write_row, key, ops),
+            Kind::Put(bins) => {
+                let ops: Vec<_> = bins.iter().map(operations::put).collect();
+                BatchOperation::write(&p.batch_write_row, key, ops)
+            }
             Kind::Delete => BatchOperation::delete(&p.batch_delete_row, key),
             Kind::Udf(module, function, args) => {
                 BatchOperation::udf(&p.batch_udf_row, key, module, function, args)
@@ -181,7 +204,7 @@ fn convert_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
                 if bins.is_empty() {
                     return Err(a.err("a put row needs at least one bin"));
                 }
-                (Kind::Write(bins.iter().map(operations::put).collect()), 3)
+                (Kind::Put(bins), 3)
             }
             "delete" => {
                 a.arity(2)?;

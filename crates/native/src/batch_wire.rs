@@ -1,6 +1,6 @@
-//! Read-only batches of plain read rows go over the wire path (`wire::batch`), one request per
-//! node; the crate's batch runs the rows it could not finish, as `fallback` decides for a
-//! single record:
+//! Batches of plain read rows, or of plain put rows, go over the wire path (`wire::batch`),
+//! one request per node; the crate's batch runs the rows it could not finish, as `fallback`
+//! decides for a single record:
 //!
 //! - a row whose partition has no known master, or whose node could not be asked (nothing
 //!   sent, or a reply this path cannot read): the crate runs it with what is left of the total
@@ -12,7 +12,8 @@
 //!   pool named.
 //!
 //! A row the server refused keeps its own code, as on the crate's path; so does a row of a
-//! node whose reply ended without it ("no response for this row"). Reads are never in doubt.
+//! node whose reply ended without it ("no response for this row"). Reads are never in doubt;
+//! a put is when it was sent without an answer, also when the crate's retry of it fails.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -21,7 +22,7 @@ use aerospike::policy::BatchPolicy;
 use aerospike::{BatchOperation, Key, ResultCode};
 use pyo3::prelude::*;
 
-use crate::batch::{Outcome, Row};
+use crate::batch::Row;
 use crate::calls::{self, BatchOut};
 use crate::completion::OpResult;
 use crate::depth::TooDeep;
@@ -31,7 +32,7 @@ use crate::policy::Natives;
 use crate::pools::RuntimeClient;
 use crate::record::{BatchRow, Record};
 use crate::values::key_tuple;
-use crate::wire::batch::{self, Answer, Ask};
+use crate::wire::batch::{self, Answer, Ask, Job};
 use crate::wire::single::Miss;
 
 /// CLIENT_ERROR "no response for this row": the crate's code for a row its node's reply
@@ -48,6 +49,8 @@ pub enum Done {
     Wire(Key, Answer),
     /// A row whose node failed with no retry or time left.
     Failed(Key, Refusal),
+    /// A put the crate's batch ran again after an attempt that may have been applied.
+    Retried(Box<BatchOperation>),
 }
 
 impl Done {
@@ -57,6 +60,7 @@ impl Done {
             Done::Crate(op) => op.result_code().is_some(),
             Done::Wire(_, a) => !matches!(a, Answer::NoResponse | Answer::Missed(_)),
             Done::Failed(..) => true,
+            Done::Retried(op) => op.result_code().is_some(),
         }
     }
 
@@ -70,12 +74,29 @@ impl Done {
     ) -> PyResult<Result<BatchRow, Box<BatchOperation>>> {
         let (key, failure) = match self {
             Done::Crate(op) => return Ok(Err(op)),
+            Done::Retried(op) => match op.error() {
+                None => return Ok(Err(op)),
+                Some(e) => {
+                    let code = op
+                        .result_code()
+                        .map_or(e.result_code(), |c| i32::from(u8::from(c)));
+                    let r = Refusal {
+                        code,
+                        message: e.to_string(),
+                        in_doubt: true,
+                    };
+                    let key = op.batch_record().key.clone();
+                    return Done::Failed(key, r).into_row(py, orig, now);
+                }
+            },
             Done::Wire(key, answer) => (key, answer),
             Done::Failed(key, r) => {
                 let key = key_tuple(py, Some(orig), &key)?;
-                let e = errors::keyed(py, r.code, &r.message, false, Some(key.clone().into_any()));
+                let k = Some(key.clone().into_any());
+                let e = errors::keyed(py, r.code, &r.message, r.in_doubt, k);
                 let code = if r.code < 0 { RETRIES_SPENT } else { r.code };
-                return Ok(Ok(row(key, None, code, Some(e.into_value(py).into_any()))));
+                let e = Some(e.into_value(py).into_any());
+                return Ok(Ok(row(key, None, code, e).in_doubt_if(r.in_doubt)));
             }
         };
         let key = key_tuple(py, Some(orig), &key)?;
@@ -83,6 +104,10 @@ impl Done {
         let (code, error) = match failure {
             Answer::Found(rec) => {
                 let rec = Record::from_wire_keyed(py, rec, now, key.clone().unbind());
+                return Ok(Ok(row(key, Some(Py::new(py, rec)?), 0, None)));
+            }
+            Answer::Written(rec) => {
+                let rec = Record::written_keyed(py, rec, now, key.clone().unbind());
                 return Ok(Ok(row(key, Some(Py::new(py, rec)?), 0, None)));
             }
             Answer::NotFound => return Ok(Ok(row(key, None, 2, None))),
@@ -122,12 +147,26 @@ fn row(
     BatchRow::of_read(key.unbind(), record, code, error)
 }
 
-/// Rows the crate's batch runs again under `policy`: their places and keys, and operations.
-type Rerun = (BatchPolicy, Vec<(usize, Key)>, Vec<BatchOperation>);
+/// Rows the crate's batch runs again under `policy`: their places and keys, operations, and
+/// whether an earlier attempt at them may have been applied.
+type Rerun = (BatchPolicy, Vec<(usize, Key)>, Vec<BatchOperation>, bool);
 
-/// Whether the wire path reads `rows` (all plain read rows, on a cluster it serves).
+/// `ask` as the crate's batch runs it, under the row's policy set `p`.
+fn crate_op(p: &Natives, ask: &Ask) -> BatchOperation {
+    let key = ask.key.clone();
+    match &ask.job {
+        Job::Read(read) => BatchOperation::read(&p.batch_read_row, key, read.bins()),
+        Job::Put(bins) => {
+            let ops: Vec<_> = bins.iter().map(aerospike::operations::put).collect();
+            BatchOperation::write(&p.batch_write_row, key, ops)
+        }
+    }
+}
+
+/// Whether the wire path runs `rows` (all plain read rows or all plain put rows, on a
+/// cluster it serves).
 pub fn takes(c: &RuntimeClient, p: &Natives, rows: &[Row]) -> bool {
-    c.wire.enabled() && plain_rows(p, rows)
+    c.wire.enabled() && (plain_rows(p, rows) || put_rows(p, rows))
 }
 
 /// Whether `rows` are all plain read rows under `p`.
@@ -135,19 +174,27 @@ pub fn plain_rows(p: &Natives, rows: &[Row]) -> bool {
     p.wire_batch && !rows.is_empty() && rows.iter().all(|r| r.wire_read(p))
 }
 
-/// Read `rows` (each [`Row::wire_read`]).
+/// Whether `rows` are all plain put rows under `p`.
+pub fn put_rows(p: &Natives, rows: &[Row]) -> bool {
+    p.wire_batch_put && !rows.is_empty() && rows.iter().all(|r| r.wire_put(p))
+}
+
+/// Run `rows` (all [`Row::wire_read`], or all [`Row::wire_put`]).
 pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
     let started = Instant::now();
+    let writes = rows.iter().any(Row::writes);
+    let top = if writes { &p.batch_write } else { &p.batch };
     let mut asks = Vec::with_capacity(rows.len());
     let mut policies = Vec::with_capacity(rows.len());
     let mut keys = Vec::with_capacity(rows.len());
     for row in rows {
+        let outcome = row.outcome();
         let (ask, policy, key) = row.into_ask(&p)?;
         asks.push(ask);
         policies.push(policy);
-        keys.push((key, Outcome::MissingOk, None));
+        keys.push((key, outcome, None));
     }
-    let answers = batch::read(&c.wire, &c.crate_client, &p.batch, &asks).await;
+    let answers = batch::read(&c.wire, &c.crate_client, top, &asks).await;
     let mut missed: Vec<(Miss, Vec<(usize, Ask)>)> = Vec::new();
     let mut done: Vec<Option<Done>> = Vec::with_capacity(answers.len());
     for (i, (ask, answer)) in asks.into_iter().zip(answers).enumerate() {
@@ -163,17 +210,16 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
     }
     let mut reruns: Vec<Rerun> = Vec::new();
     for (miss, rows) in missed {
-        match fallback::after(miss, &p.batch, started, false) {
-            Next::Crate { policy, .. } => {
+        match fallback::after(miss, top, started, writes) {
+            Next::Crate { policy, in_doubt } => {
                 let (at, ops) = rows
                     .into_iter()
                     .map(|(i, ask)| {
-                        let rp = &policies[i].as_deref().unwrap_or(&p).batch_read_row;
-                        let op = BatchOperation::read(rp, ask.key.clone(), ask.read.bins());
+                        let op = crate_op(policies[i].as_deref().unwrap_or(&p), &ask);
                         ((i, ask.key), op)
                     })
                     .unzip();
-                reruns.push((policy.into_owned(), at, ops));
+                reruns.push((policy.into_owned(), at, ops, in_doubt));
             }
             Next::Fail(r) => {
                 for (i, ask) in rows {
@@ -182,27 +228,34 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
             }
         }
     }
-    let runs = reruns
-        .iter_mut()
-        .map(|(policy, _, ops)| calls::crate_batch(&c.crate_client, policy, std::mem::take(ops)));
+    let runs = reruns.iter_mut().map(|(policy, _, ops, _)| {
+        calls::crate_batch(&c.crate_client, policy, std::mem::take(ops))
+    });
     let ran = futures::future::join_all(runs).await;
     let mut first_err = None;
     let total = done.len();
-    for ((_, rows, _), (ops, err)) in reruns.into_iter().zip(ran) {
+    for ((_, rows, _, in_doubt), (ops, err)) in reruns.into_iter().zip(ran) {
         // The crate's batch fails before running any row when it can route none: the whole
         // batch when that is every row, else those rows, as in a batch with others.
         if let Some(e) = err.as_ref().filter(|_| ops.iter().all(untouched)) {
-            if rows.len() == total {
+            if rows.len() == total && !in_doubt {
                 return Err(e.clone().into());
             }
-            let refusal = unroutable(e);
+            let refusal = Refusal {
+                in_doubt,
+                ..unroutable(e)
+            };
             for (i, key) in rows {
                 done[i] = Some(Done::Failed(key, refusal.clone()));
             }
             continue;
         }
         for ((i, _), op) in rows.into_iter().zip(ops) {
-            done[i] = Some(Done::Crate(Box::new(op)));
+            done[i] = Some(if in_doubt {
+                Done::Retried(Box::new(op))
+            } else {
+                Done::Crate(Box::new(op))
+            });
         }
         first_err = first_err.or(err);
     }

@@ -53,6 +53,8 @@ pub struct Natives {
     pub wire_write: bool,
     /// Whether read-only batches (and read rows) under these policies can (`wire::batch`).
     pub wire_batch: bool,
+    /// Whether batches of put rows (and put rows) under these policies can (`wire::batch`).
+    pub wire_batch_put: bool,
 }
 
 /// Default per-read socket timeout of scans and queries.
@@ -146,6 +148,7 @@ impl Natives {
             wire_read: crate::wire::single::plain_read(&read),
             wire_write: crate::wire::single::plain_write(&write),
             wire_batch: crate::wire::batch::plain(&batch, &batch_read_row),
+            wire_batch_put: crate::wire::batch::plain_put(&batch_write, &batch_write_row),
             read,
             write,
             batch,

@@ -346,11 +346,16 @@ impl Client {
             let acc = calls::BatchRows::default();
             return Ok(completion::start_parts(&i.handle, done, parts, acc));
         }
-        // Plain reads on an event loop with a runtime of its own are sent from the calling
-        // thread, as gets are, and read there: no hop to a worker and back (unless the wire
+        // Plain reads and puts on an event loop with a runtime of its own are sent from the
+        // calling thread, as gets are, and read there: no hop to a worker and back (unless the wire
         // path is off: AEROSPIKE_FLUENT_CRATE_RECORDS, login, TLS).
-        let plain = i.worker_wire.enabled() && crate::batch_wire::plain_rows(&p, &rows);
-        if !writes && !pipelined(&rows) && plain {
+        let plain = i.worker_wire.enabled()
+            && if writes {
+                crate::batch_wire::put_rows(&p, &rows)
+            } else {
+                !pipelined(&rows) && crate::batch_wire::plain_rows(&p, &rows)
+            };
+        if plain {
             if let Some((on_loop, client)) = self.on_loop(py, &done) {
                 let fut = Box::pin(calls::batch_on(client, p, rows));
                 return Ok(on_loop.start(i.until_closed(false, fut), &i.spin));

@@ -24,6 +24,8 @@ pub struct Record {
     key: PyOnceLock<Option<Py<PyTuple>>>,
     bins: PyOnceLock<Py<PyDict>>,
     wire: Option<OwnedRecord>,
+    /// A write's reply: its bins are the ops it ran, each nil (kept, as the crate keeps them).
+    written: bool,
     generation: u32,
     ttl: Option<u32>,
 }
@@ -62,6 +64,7 @@ impl Record {
             generation: meta.generation,
             ttl: ttl(meta.expiration, now),
             wire: Some(r),
+            written: false,
         }
     }
 
@@ -70,6 +73,14 @@ impl Record {
         Record {
             key: ready(py, Some(key)),
             ..Record::from_wire(r, now)
+        }
+    }
+
+    /// A batch write's reply (its bins the ops it ran, each nil); its key tuple is the row's.
+    pub fn written_keyed(py: Python<'_>, r: OwnedRecord, now: u64, key: Py<PyTuple>) -> Self {
+        Record {
+            written: true,
+            ..Record::from_wire_keyed(py, r, now, key)
         }
     }
 
@@ -87,7 +98,7 @@ impl Record {
         let bins = built(py, &self.bins, || match &self.wire {
             Some(w) => {
                 let key = || self.key_tuple(py).ok().flatten().cloned();
-                record_wire::bins(py, w, key).map(Bound::unbind)
+                record_wire::bins(py, w, self.written, key).map(Bound::unbind)
             }
             None => Ok(PyDict::new(py).unbind()),
         })?;
@@ -139,6 +150,7 @@ impl Record {
             key: ready(py, key.map(Bound::unbind)),
             bins: ready(py, bins.unbind()),
             wire: None,
+            written: false,
             generation: rec.generation,
             ttl,
         }
@@ -311,6 +323,7 @@ impl Record {
             key: ready(py, key.map(Bound::unbind)),
             bins: ready(py, bins.unbind()),
             wire: None,
+            written: false,
             generation,
             ttl,
         }
@@ -467,6 +480,14 @@ impl BatchRow {
             error,
             in_doubt: false,
         }
+    }
+}
+
+impl BatchRow {
+    /// This row, marked in doubt when `in_doubt` (a write that may have been applied).
+    pub fn in_doubt_if(mut self, in_doubt: bool) -> Self {
+        self.in_doubt |= in_doubt;
+        self
     }
 }
 

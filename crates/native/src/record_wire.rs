@@ -32,10 +32,12 @@ pub fn user_key<'py>(py: Python<'py>, r: &OwnedRecord) -> PyResult<Option<Bound<
     }
 }
 
-/// The bins by name; `key` names the record in the error for a value that cannot be read.
+/// The bins by name (`keep_nil`: nil ones too, as `None`); `key` names the record in the error
+/// for a value that cannot be read.
 pub fn bins<'py>(
     py: Python<'py>,
     r: &OwnedRecord,
+    keep_nil: bool,
     key: impl FnOnce() -> Option<Bound<'py, PyTuple>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
@@ -43,6 +45,7 @@ pub fn bins<'py>(
     for (name, ptype, value) in r.bins() {
         match particle_to_py(py, ptype, value) {
             Ok(Some(v)) => dict.set_item(names.get(py, name), v)?,
+            Ok(None) if keep_nil => dict.set_item(names.get(py, name), py.None())?,
             Ok(None) => {}
             Err(b) => {
                 drop(names);

@@ -1,12 +1,13 @@
-//! Batch reads over the wire path's own connections (`pool`): the keys grouped by the node
-//! mastering their partition, one batch-index request per node, sent together, and each reply
-//! read frame by frame until its last message. Records stay the server's bytes
+//! Batch reads and puts over the wire path's own connections (`pool`): the keys grouped by the
+//! node mastering their partition, one batch-index request per node, sent together, and each
+//! reply read frame by frame until its last message. Records stay the server's bytes
 //! ([`OwnedRecord`]) until Python asks for their bins.
 //!
 //! Only plain reads come here (see [`plain`]): all bins, header only, or named bins, without a
-//! filter expression, transaction or compression. A row whose partition has no known master,
-//! or whose node could not be asked or did not answer, is a [`Answer::Missed`]: the caller
-//! runs it through the crate (see `batch_wire`).
+//! filter expression, transaction or compression; and plain puts (see [`plain_put`]): a write
+//! of each bin under the default generation and exists policies. A row whose partition has no
+//! known master, or whose node could not be asked or did not answer, is a [`Answer::Missed`]:
+//! the caller runs it through the crate, or fails it, as `batch_wire` says.
 
 use std::sync::Arc;
 
@@ -27,7 +28,10 @@ const INFO1_NOBINDATA: u8 = 1 << 5;
 const FIELD_BATCH_INDEX: u8 = 41;
 const BATCH_MSG_REPEAT: u8 = 1;
 const BATCH_MSG_INFO: u8 = 2;
+const BATCH_MSG_GEN: u8 = 4;
 const BATCH_MSG_TTL: u8 = 8;
+const INFO2_WRITE: u8 = 1;
+const INFO2_RESPOND_ALL_OPS: u8 = 1 << 7;
 /// Ask for a key's own error code when an error stops the batch (as the crate does).
 const FLAG_KEY_ERRORS: u8 = 8;
 const FLAG_INLINE: u8 = 1;
@@ -54,17 +58,34 @@ impl Read {
     }
 }
 
-/// One row of a batch read.
+/// What a row does: read, or write each bin (a put).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Job {
+    Read(Read),
+    /// Bins [`super::single::writable`] can write (at least one).
+    Put(Vec<aerospike::Bin>),
+}
+
+/// One row of a batch.
 pub struct Ask {
     pub key: Key,
-    pub read: Read,
-    /// The row policy's read-touch TTL, as the wire carries it.
-    pub touch_ttl: u32,
+    pub job: Job,
+    /// A read's read-touch TTL or a put's expiration, as the wire carries it.
+    pub ttl: u32,
+}
+
+impl Ask {
+    /// Whether the row writes.
+    pub fn writes(&self) -> bool {
+        matches!(self.job, Job::Put(_))
+    }
 }
 
 /// What became of one row.
 pub enum Answer {
     Found(OwnedRecord),
+    /// A put was applied; the reply lists the bins it wrote.
+    Written(OwnedRecord),
     NotFound,
     /// The record holds a list or map nested deeper than the client reads (in this bin).
     TooDeep(String),
@@ -82,6 +103,19 @@ pub enum Answer {
 /// Whether batch reads under `p` (and rows under `row`) can take the wire path.
 pub fn plain(p: &BatchPolicy, row: &BatchReadPolicy) -> bool {
     base_is_plain(&p.base_policy) && row.filter_expression.is_none()
+}
+
+/// Whether batch puts under `p` (and put rows under `row`) can take the wire path.
+pub fn plain_put(p: &BatchPolicy, row: &aerospike::BatchWritePolicy) -> bool {
+    use aerospike::{CommitLevel, GenerationPolicy, RecordExistsAction};
+    base_is_plain(&p.base_policy)
+        && row.filter_expression.is_none()
+        && matches!(row.record_exists_action, RecordExistsAction::Update)
+        && matches!(row.generation_policy, GenerationPolicy::None)
+        && matches!(row.commit_level, CommitLevel::CommitAll)
+        && !row.durable_delete
+        && !row.on_locking_only
+        && !row.send_key
 }
 
 /// What `bins` reads on this path (`None`: names the wire cannot carry).
@@ -139,7 +173,7 @@ async fn within<F: std::future::Future>(until: Option<Instant>, f: F) -> Option<
     }
 }
 
-/// Read `asks`; one answer per ask, in order.
+/// Run `asks` (all reads, or all puts); one answer per ask, in order.
 pub async fn read(
     pool: &Arc<Pool>,
     client: &aerospike::Client,
@@ -194,6 +228,7 @@ async fn ask_node(
 ) -> Vec<Answer> {
     let mut got: Vec<Option<Answer>> = rows.iter().map(|_| None).collect();
     let label: Arc<str> = format!("{}: {}", node.name(), node.address()).into();
+    let writes = rows.iter().any(|&i| asks[i].writes());
     let exchange = async {
         let mut lease = match pool.lease(node, limits.next_read()).await {
             Ok(lease) => lease,
@@ -215,10 +250,15 @@ async fn ask_node(
             .ok_or(lost(false))?;
         loop {
             let body = &conn.buf[8..8 + size];
-            // A reply this path cannot read: the crate runs the rows again (reads are
-            // idempotent).
-            let last =
-                parse_frame(body, rows, asks, &label, &mut got).map_err(|_| Miss::NotSent)?;
+            // A reply this path cannot read: the crate runs reads again (they are
+            // idempotent); writes were sent without a readable answer.
+            let last = parse_frame(body, rows, asks, &label, &mut got).map_err(|_| {
+                if writes {
+                    lost(false)
+                } else {
+                    Miss::NotSent
+                }
+            })?;
             if last {
                 break;
             }
@@ -304,22 +344,53 @@ fn flags(p: &BatchPolicy) -> u8 {
 
 /// Whether `b` asks exactly what `a` asks of another key (sent as a repeat).
 fn same_header(a: &Ask, b: &Ask) -> bool {
-    a.touch_ttl == b.touch_ttl
-        && a.read == b.read
+    a.ttl == b.ttl
+        && matches!(a.job, Job::Read(_))
+        && a.job == b.job
         && a.key.namespace() == b.key.namespace()
         && a.key.set_name() == b.key.set_name()
 }
 
 fn row_header(out: &mut Vec<u8>, ask: &Ask) {
-    let (read_attr, names): (u8, &[String]) = match &ask.read {
-        Read::All => (INFO1_READ | INFO1_GET_ALL, &[]),
-        Read::Header => (INFO1_READ | INFO1_NOBINDATA, &[]),
-        Read::Bins(names) => (INFO1_READ, names),
+    let (read_attr, names): (u8, &[String]) = match &ask.job {
+        Job::Read(Read::All) => (INFO1_READ | INFO1_GET_ALL, &[]),
+        Job::Read(Read::Header) => (INFO1_READ | INFO1_NOBINDATA, &[]),
+        Job::Read(Read::Bins(names)) => (INFO1_READ, names),
+        Job::Put(bins) => return put_header(out, ask, bins),
     };
     out.extend_from_slice(&[BATCH_MSG_INFO | BATCH_MSG_TTL, read_attr, 0, 0]);
-    out.extend_from_slice(&ask.touch_ttl.to_be_bytes());
-    out.extend_from_slice(&2u16.to_be_bytes());
+    out.extend_from_slice(&ask.ttl.to_be_bytes());
     let ops = u16::try_from(names.len()).unwrap_or(u16::MAX);
+    names_fields(out, ask, ops);
+    for name in names {
+        let size = u32::try_from(4 + name.len()).unwrap_or(u32::MAX);
+        out.extend_from_slice(&size.to_be_bytes());
+        #[allow(clippy::cast_possible_truncation)]
+        out.extend_from_slice(&[OP_READ, 0, 0, name.len() as u8]);
+        out.extend_from_slice(name.as_bytes());
+    }
+}
+
+/// A put row: a write of each bin, under the default generation and exists policies.
+fn put_header(out: &mut Vec<u8>, ask: &Ask, bins: &[aerospike::Bin]) {
+    let write_attr = INFO2_WRITE | INFO2_RESPOND_ALL_OPS;
+    out.extend_from_slice(&[
+        BATCH_MSG_INFO | BATCH_MSG_GEN | BATCH_MSG_TTL,
+        0,
+        write_attr,
+        0,
+    ]);
+    out.extend_from_slice(&0u16.to_be_bytes());
+    out.extend_from_slice(&ask.ttl.to_be_bytes());
+    let ops_at = out.len() + 2;
+    names_fields(out, ask, 0);
+    let ops = u16::try_from(super::single::put_ops(out, bins)).unwrap_or(u16::MAX);
+    out[ops_at..ops_at + 2].copy_from_slice(&ops.to_be_bytes());
+}
+
+/// A row's field and op counts, then its namespace and set fields.
+fn names_fields(out: &mut Vec<u8>, ask: &Ask, ops: u16) {
+    out.extend_from_slice(&2u16.to_be_bytes());
     out.extend_from_slice(&ops.to_be_bytes());
     for (kind, text) in [
         (FIELD_NAMESPACE, ask.key.namespace()),
@@ -329,13 +400,6 @@ fn row_header(out: &mut Vec<u8>, ask: &Ask) {
         out.extend_from_slice(&size.to_be_bytes());
         out.push(kind);
         out.extend_from_slice(text.as_bytes());
-    }
-    for name in names {
-        let size = u32::try_from(4 + name.len()).unwrap_or(u32::MAX);
-        out.extend_from_slice(&size.to_be_bytes());
-        #[allow(clippy::cast_possible_truncation)]
-        out.extend_from_slice(&[OP_READ, 0, 0, name.len() as u8]);
-        out.extend_from_slice(name.as_bytes());
     }
 }
 
@@ -369,10 +433,13 @@ fn parse_frame(
             .ok_or_else(|| Bad::Malformed(format!("batch row index {index} out of range")))?;
         *slot = Some(match m.result_code {
             OK => {
-                let key = &asks[rows[index]].key;
-                found(body, &m, key)
+                let ask = &asks[rows[index]];
+                match found(body, &m, &ask.key) {
+                    Answer::Found(rec) if ask.writes() => Answer::Written(rec),
+                    answer => answer,
+                }
             }
-            KEY_NOT_FOUND => Answer::NotFound,
+            KEY_NOT_FOUND if !asks[rows[index]].writes() => Answer::NotFound,
             code => Answer::Refused {
                 code,
                 node: label.clone(),

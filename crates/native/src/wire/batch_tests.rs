@@ -5,8 +5,8 @@ use super::*;
 fn ask(key: i64, read: Read) -> Ask {
     Ask {
         key: Key::new("test", "s", Value::from(key)).unwrap(),
-        read,
-        touch_ttl: 0,
+        job: Job::Read(read),
+        ttl: 0,
     }
 }
 
@@ -198,4 +198,75 @@ fn only_plain_reads_with_short_bin_names_go_over_the_wire() {
     assert!(plain(&p, &BatchReadPolicy::default()));
     p.base_policy.use_compression = true;
     assert!(!plain(&p, &BatchReadPolicy::default()));
+}
+
+fn put(key: i64, ttl: u32, bins: Vec<aerospike::Bin>) -> Ask {
+    Ask {
+        job: Job::Put(bins),
+        ttl,
+        ..ask(key, Read::All)
+    }
+}
+
+#[test]
+fn a_put_row_writes_each_bin_and_is_never_a_repeat() {
+    let bins = || vec![aerospike::Bin::new("n", Value::from(7i64))];
+    let asks = [put(1, 60, bins()), put(2, 60, bins())];
+    let mut out = Vec::new();
+    encode(&mut out, &BatchPolicy::write_default(), asks.iter(), 0);
+    let r = &out[30 + 10..];
+    let write = INFO2_WRITE | INFO2_RESPOND_ALL_OPS;
+    let head = [
+        BATCH_MSG_INFO | BATCH_MSG_GEN | BATCH_MSG_TTL,
+        0,
+        write,
+        0,
+        0,
+        0,
+    ];
+    assert_eq!(r[24..30], head, "attributes, generation 0");
+    assert_eq!(be32(r, 30), 60, "the expiration");
+    assert_eq!(
+        (be16(r, 34), be16(r, 36)),
+        (2, 1),
+        "namespace and set, one op"
+    );
+    let op = [0, 0, 0, 13, 2, 1, 0, 1, b'n', 0, 0, 0, 0, 0, 0, 0, 7];
+    assert_eq!(r[53..70], op);
+    let r = &r[70..];
+    assert_eq!(be32(r, 0), 1);
+    assert_eq!(r[24..30], head, "a put row is sent in full");
+    assert_eq!(r.len(), 70);
+}
+
+#[test]
+fn a_put_row_answered_ok_was_written_and_a_missing_record_is_a_refusal() {
+    let asks = [put(1, 0, vec![]), put(2, 0, vec![])];
+    let label: Arc<str> = "A".into();
+    let mut got: Vec<Option<Answer>> = vec![None, None];
+    let mut frame = reply(0, OK, 0, &[]);
+    frame.extend(reply(0, KEY_NOT_FOUND, 1, &[]));
+    frame.extend(reply(INFO3_LAST, OK, 0, &[]));
+    assert!(parse_frame(&frame, &[0, 1], &asks, &label, &mut got).unwrap());
+    assert!(matches!(got[0], Some(Answer::Written(_))));
+    assert!(matches!(got[1], Some(Answer::Refused { code: 2, .. })));
+}
+
+#[test]
+fn only_plain_puts_go_over_the_wire() {
+    let p = BatchPolicy::write_default();
+    let row = aerospike::BatchWritePolicy::default();
+    assert!(plain_put(&p, &row));
+    let changed: [fn(&mut aerospike::BatchWritePolicy); 5] = [
+        |r| r.send_key = true,
+        |r| r.durable_delete = true,
+        |r| r.generation_policy = aerospike::GenerationPolicy::ExpectGenEqual,
+        |r| r.record_exists_action = aerospike::RecordExistsAction::CreateOnly,
+        |r| r.commit_level = aerospike::CommitLevel::CommitMaster,
+    ];
+    for change in changed {
+        let mut r = row.clone();
+        change(&mut r);
+        assert!(!plain_put(&p, &r));
+    }
 }

@@ -104,6 +104,18 @@ impl ValueBytes<'_> {
     }
 }
 
+/// Append a write op for each of `bins` (each [`writable`]); how many were written.
+pub(super) fn put_ops(out: &mut Vec<u8>, bins: &[Bin]) -> usize {
+    let mut n = 0;
+    for bin in bins {
+        if let Some((ptype, value)) = particle(&bin.value) {
+            op(out, OP_WRITE, ptype, bin.name.as_bytes(), value.bytes());
+            n += 1;
+        }
+    }
+    n
+}
+
 /// Whether this path can write `bins` (scalar values, names the wire can carry).
 pub fn writable(bins: &[Bin]) -> bool {
     bins.len() <= usize::from(u16::MAX)
