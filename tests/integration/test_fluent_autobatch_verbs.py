@@ -248,6 +248,41 @@ async def test_a_close_fails_batched_writes_in_doubt(srv: EmbeddedServer, set_na
     assert [e.in_doubt for e in out] == [True] * 5
 
 
+async def test_a_close_fails_batched_puts_on_the_loops_runtime_in_doubt(
+    srv: EmbeddedServer, set_name: str, anyio_backend: Any
+) -> None:
+    # A busy client sends small batches from the loop's own runtime: cut short by a close,
+    # their writes are in doubt there too.
+    if anyio_backend == "trio":
+        pytest.skip("the completer of an asyncio loop is read here")
+    from aerospike_fluent import _aio
+
+    completer = _aio.completer(asyncio.get_running_loop())
+    assert completer is not None
+    db = await af.connect(srv.seeds, auto_batch=True)
+    s = db.namespace("test").set(set_name)
+    for i in range(5000):  # until the loop's runtime has its pool
+        before = completer.loop_ops_started
+        await s.key(i % 10).put({"i": i})
+        if i and completer.loop_ops_started > before:
+            break
+        await anyio.sleep(0.001)
+    srv.fault_delay(3000)
+    out: list[Any] = []
+
+    async def writes() -> None:
+        out.extend(await gather(*(s.key(i).put({"i": -i}) for i in range(5))))
+
+    before = completer.loop_ops_started
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(writes)
+        await anyio.sleep(0.5)
+        assert completer.loop_ops_started - before == 2  # the lone first call, then the batch
+        db.close()
+    assert all(isinstance(e, errors.ClientClosedError) for e in out), out
+    assert [e.in_doubt for e in out] == [True] * 5
+
+
 @counting
 async def test_calls_dropped_before_the_flush_are_not_sent(
     srv: EmbeddedServer, set_name: str

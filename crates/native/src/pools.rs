@@ -31,7 +31,8 @@
 //! Blocking single-record calls (and blocking `udf_apply`) run on the caller-driven runtime,
 //! polled by the calling thread with the same spin rules. An async batch of fewer than
 //! [`PIPELINE_MIN_ROWS`] plain read rows (`batch_wire::plain_rows`; auto-batched gets and
-//! exists) takes the route of a single-record call. Everything else (other batches, query,
+//! exists) or plain put rows (`batch_wire::put_rows`; auto-batched puts, small `put_many`)
+//! takes the route of a single-record call. Everything else (other batches, query,
 //! info, truncate, indexes, UDF registration, async `udf_apply`) runs on the worker runtime;
 //! read-only batches of [`PIPELINE_MIN_ROWS`] rows or more go as parts of
 //! [`PIPELINE_PART_ROWS`], converted as they land (async on asyncio and trio, and blocking).
@@ -284,7 +285,8 @@ impl Client {
     }
 }
 
-/// Whether a read-only batch is large enough to be sent as parts: see [`PIPELINE_MIN_ROWS`].
+/// Whether a batch is large enough to be sent as parts when read-only (see
+/// [`PIPELINE_MIN_ROWS`]), and to stay off the event loop's runtime.
 fn pipelined(rows: &[crate::batch::Row]) -> bool {
     rows.len() >= PIPELINE_MIN_ROWS
 }
@@ -346,19 +348,21 @@ impl Client {
             let acc = calls::BatchRows::default();
             return Ok(completion::start_parts(&i.handle, done, parts, acc));
         }
-        // Plain reads and puts on an event loop with a runtime of its own are sent from the
-        // calling thread, as gets are, and read there: no hop to a worker and back (unless the wire
-        // path is off: AEROSPIKE_FLUENT_CRATE_RECORDS, login, TLS).
+        // Small batches of plain reads or of plain puts, on an event loop with a runtime of
+        // its own, are sent from the calling thread, as gets are, and read there: no hop to a
+        // worker and back (unless the wire path is off: AEROSPIKE_FLUENT_CRATE_RECORDS,
+        // login, TLS). Larger ones would hold the loop while they are encoded.
         let plain = i.worker_wire.enabled()
+            && !pipelined(&rows)
             && if writes {
                 crate::batch_wire::put_rows(&p, &rows)
             } else {
-                !pipelined(&rows) && crate::batch_wire::plain_rows(&p, &rows)
+                crate::batch_wire::plain_rows(&p, &rows)
             };
         if plain {
             if let Some((on_loop, client)) = self.on_loop(py, &done) {
                 let fut = Box::pin(calls::batch_on(client, p, rows));
-                return Ok(on_loop.start(i.until_closed(false, fut), &i.spin));
+                return Ok(on_loop.start(i.until_closed(writes, fut), &i.spin));
             }
         }
         Ok(self.go(writes, done, Box::pin(calls::batch(i, p, rows))))
