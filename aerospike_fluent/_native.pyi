@@ -459,6 +459,9 @@ class QueryStream:
 
     def next_chunk(self, done: Done) -> Pending:
         """``done`` receives a list of up to ``chunk_size`` records, or ``None`` at the end."""
+    def ready_chunk(self) -> tuple[bool, list[Record] | None]:
+        """The next chunk if it is buffered already: ``(True, records)`` (``None`` at the end),
+        or ``(False, None)`` when the caller must wait for it with ``next_chunk``."""
     def next_chunk_blocking(self) -> list[Record] | None: ...
     def resume_token(self, consumed: int | None = None) -> bytes:
         """Opaque token: pass it as ``partitions`` to continue after the first ``consumed``

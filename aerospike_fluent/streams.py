@@ -5,7 +5,8 @@ A slow consumer holds back the producer (the native buffer is bounded) instead o
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
 from operator import length_hint
 from typing import TYPE_CHECKING, Any
 
@@ -75,20 +76,40 @@ class _Base:
                 report(self._progress, self._stream, self._start, True)
 
 
+async def _turn() -> None:
+    """Let the other tasks run once."""
+    if _running() is not None:
+        await asyncio.sleep(0)
+    else:
+        import trio
+
+        await trio.lowlevel.checkpoint()
+
+
 class Pull:
     """The next native fetch of a chunk.
 
     A cancelled waiter leaves it in flight; the next call to :meth:`next` picks its result up.
+    A chunk already buffered (``ready()`` gives ``(True, chunk)``) is taken without the round
+    trip through the worker, after one turn of the event loop so a fast consumer does not
+    starve the other tasks.
     """
 
-    __slots__ = ("_inflight", "_start")
+    __slots__ = ("_buffered", "_inflight", "_start")
 
-    def __init__(self, start: Start) -> None:
+    def __init__(self, start: Start, ready: Callable[[], tuple[bool, Any]] | None = None) -> None:
         self._start = start
+        self._buffered = ready
         self._inflight: Detached | None = None
 
     async def next(self) -> Any:
         """Start the fetch unless one is in flight; wait for its result."""
+        if self._inflight is None and self._buffered is not None:
+            await _turn()
+            if self._inflight is None:
+                taken, chunk = self._buffered()
+                if taken:
+                    return chunk
         if self._inflight is None:
             self._inflight = Detached(self._start)
         result = await self._inflight.result()
@@ -117,7 +138,7 @@ class AsyncRecordStream(_Base, ClosesOnExit):
         self, stream: QueryStream, limit: int, progress: ProgressCallback | None = None
     ) -> None:
         super().__init__(stream, limit, progress)
-        self._pull = Pull(stream.next_chunk)
+        self._pull = Pull(stream.next_chunk, stream.ready_chunk)
 
     def __aiter__(self) -> AsyncIterator[Record]:
         # On asyncio an async generator: resuming it costs less per record than a coroutine

@@ -306,6 +306,54 @@ def test_query_scan_chunks_and_resume(call: Callable[..., Any], client: n.Client
     assert call("next_chunk", target=again) is None
 
 
+def _ready(stream: n.QueryStream) -> list[n.Record] | None:
+    """The next chunk through ``ready_chunk``, polled until the producer has buffered it."""
+    deadline = time.monotonic() + 10
+    while True:
+        taken, chunk = stream.ready_chunk()
+        if taken:
+            return chunk
+        assert chunk is None
+        assert time.monotonic() < deadline, "no chunk was buffered within 10 s"
+        time.sleep(0.001)
+
+
+def test_ready_chunk_hands_out_buffered_chunks_in_turn_with_next_chunk(
+    call: Callable[..., Any], client: n.Client
+) -> None:
+    set_name = f"scanready{_RUN}_{next(_ids)}"
+    for i in range(25):
+        call("put", (NS, set_name, i, None), {"i": i}, None)
+    stream = client.query(NS, set_name, ["i"], None, None, 0, None, 4)
+    first = _ready(stream)
+    assert first is not None and 1 <= len(first) <= 4
+    got = list(first) + list(call("next_chunk", target=stream))
+    assert stream.progress()[0] == len(got)
+    while (chunk := _ready(stream)) is not None:
+        got.extend(chunk)
+    assert sorted(r["i"] for r in got) == list(range(25))
+    assert _ready(stream) is None  # the end stays the end
+    assert call("next_chunk", target=stream) is None
+    stream.close()
+    assert stream.ready_chunk() == (False, None)  # closed: next_chunk reports it
+
+
+def test_ready_chunk_resumes_after_the_chunks_it_handed_out(client: n.Client) -> None:
+    set_name = f"scanreadyresume{_RUN}_{next(_ids)}"
+    for i in range(30):
+        client.put_blocking((NS, set_name, i, None), {"i": i}, None)
+    stream = client.query(NS, set_name, ["i"], None, None, 0, None, 5)
+    first = _ready(stream)
+    assert first is not None
+    token = stream.resume_token()
+    stream.close()
+    rest: list[n.Record] = []
+    resumed = client.query(NS, set_name, ["i"], None, None, 0, token, 5)
+    while (chunk := _ready(resumed)) is not None:
+        rest.extend(chunk)
+    assert sorted(r["i"] for r in first + rest) == list(range(30))
+
+
 def test_query_max_records_and_partitions(client: n.Client) -> None:
     set_name = f"scanmax{_RUN}_{next(_ids)}"
     for i in range(20):

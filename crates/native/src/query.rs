@@ -380,6 +380,23 @@ async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
 /// The next chunk's records (`None` at the end); the chunk handed out before is consumed.
 async fn next_records(shared: Arc<Shared>) -> OpResult<Option<Batch>> {
     let item = shared.rx.lock().await.recv().await;
+    take(&shared, item)
+}
+
+/// The chunk buffered now, if any (`Some(None)` at the end), without waiting.
+fn buffered(shared: &Shared) -> Option<OpResult<Option<Batch>>> {
+    let mut rx = shared.rx.try_lock().ok()?;
+    let item = match rx.try_recv() {
+        Ok(item) => Some(item),
+        Err(mpsc::error::TryRecvError::Empty) => return None,
+        Err(mpsc::error::TryRecvError::Disconnected) => None,
+    };
+    drop(rx);
+    Some(take(shared, item))
+}
+
+/// Hand out `item`, received from the producer (`None`: it ended).
+fn take(shared: &Shared, item: Option<Chunk>) -> OpResult<Option<Batch>> {
     let mut prog = shared.progress.lock();
     prog.commit();
     match item {
@@ -416,6 +433,21 @@ impl QueryStream {
     fn next_chunk(&self, done: Py<PyAny>) -> Pending {
         let fut = self.inner.until_closed(false, next(self.shared.clone()));
         completion::start(&self.handle, done, fut)
+    }
+
+    /// The next chunk if it is buffered already: `(True, records)` (`None` at the end), or
+    /// `(False, None)` when the caller must wait for it with `next_chunk`.
+    fn ready_chunk(&self, py: Python<'_>) -> PyResult<(bool, Py<PyAny>)> {
+        if *self.inner.closing.borrow() || self.shared.closed.load(Ordering::Acquire) {
+            return Ok((false, py.None()));
+        }
+        let Some(out) = buffered(&self.shared) else {
+            return Ok((false, py.None()));
+        };
+        crate::guard::sync("result conversion", || {
+            let out = out.map_err(|f| f.into_pyerr(py))?;
+            Ok((true, ChunkOut(out).into_py(py)?))
+        })
     }
 
     /// The next chunk, blocking; `None` at the end.
