@@ -113,3 +113,33 @@ async def test_an_index_query_returns_every_record_of_a_crowded_partition(
         assert sorted(r["v"] for r in got) == list(range(100, 1900))
     finally:
         await fl.run(s.drop_index(name))
+
+
+async def test_pages_of_a_list_index_meet_a_record_again_at_a_later_element(
+    fl: Flavor, set_name: str
+) -> None:
+    # As a real server: one request sends a record once, at its first matching element after
+    # the point it resumes from. With a = [2, 8] and b = [5] in one partition, the entries run
+    # (2, a), (5, b), (8, a): pages of one record meet a, then b, then a again.
+    s = fl.db.namespace("test").set(set_name)
+    await fl.run(s.put_many({i: {"id": i, "tags": [100]} for i in range(300)}))
+    by_partition: dict[int, list[int]] = {}
+    for r in await fl.run(s.query().collect()):
+        digest = r.key[3]
+        by_partition.setdefault(int.from_bytes(digest[:2], "little") & 0xFFF, []).append(r["id"])
+    a, b = next(ids for ids in by_partition.values() if len(ids) >= 2)[:2]
+    await fl.run(s.key(a).put({"tags": [2, 8]}))
+    await fl.run(s.key(b).put({"tags": [5]}))
+    name = await fl.run(s.create_index("tags", "numeric", name=f"{set_name}_t", collection="list"))
+    try:
+        q = s.query().where_index("tags", collection="list").between(0, 10)
+        assert sorted(await _ids(fl, q)) == sorted([a, b])
+        seen: list[int] = []
+        page = await fl.run(q.page(1))
+        seen += [r["id"] for r in page]
+        while page.token is not None and len(seen) < 6:
+            page = await fl.run(q.resume(page.token).page(1))
+            seen += [r["id"] for r in page]
+        assert seen == [a, b, a]
+    finally:
+        await fl.run(s.drop_index(name))

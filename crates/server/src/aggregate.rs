@@ -10,7 +10,7 @@ use engine::{Particle, RecordView};
 
 use crate::clock::{cl_secs, now_ms};
 use crate::engine_ops::View;
-use crate::query::{selected, serves, Plan};
+use crate::query::{each_selected, serves, Plan};
 use crate::record::rc;
 use crate::store::{Digest, Record};
 use crate::wire::*;
@@ -119,14 +119,13 @@ impl<'a> Selection<'a> {
         let served = cluster::gated(shared, || {
             let here = serves(shared, p, pid);
             if here {
-                let part = p.ns.read(pid);
-                copied.extend(part.iter().filter(|(d, r)| selected(p, d, r, now_cl)).map(
-                    |(d, r)| Selected {
+                each_selected(p, pid, now_cl, |d, r| {
+                    copied.push(Selected {
                         digest: *d,
                         set: p.ns.set_name(r.set_id),
                         record: r.clone(),
-                    },
-                ));
+                    });
+                });
             }
             here
         });

@@ -369,6 +369,9 @@ fn sindex_delete(shared: &Shared, args: &str) -> String {
     let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
     let name = param(&ps, &["indexname"]).unwrap_or("");
     shared.sindexes.drop_index(ns, name);
+    if let Some(n) = shared.store.namespace(ns.as_bytes()) {
+        n.forget_indexes(|def| shared.sindexes.holds(def));
+    }
     "ok".into()
 }
 

@@ -20,6 +20,7 @@ mod faults;
 mod fuzz;
 mod info;
 mod offload;
+mod partition;
 mod query;
 mod record;
 mod record_lock;

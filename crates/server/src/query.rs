@@ -1,14 +1,18 @@
 //! Scans and queries: partition filters with digest resume, max records, bin projection,
 //! secondary-index filters, filter expressions, background writes; replies streamed in chunks.
 
+use std::collections::HashSet;
 use std::ops::Bound;
+use std::sync::Arc;
 
 use crate::clock::{cl_secs, now_ms, transaction_deadline};
 use crate::conn::FrameSink;
 use crate::engine_ops::{self, View};
 use crate::record::{self, rc, RecReq};
 use crate::sindex::bval::{self, Position};
-use crate::sindex::{canonical, indexed_value, Collection, Filter, IndexType, SIndex, Wanted};
+use crate::sindex::{
+    canonical, indexed_value, Collection, Filter, IndexType, SIndex, Span, Wanted,
+};
 use crate::store::{Digest, Namespace, Record, N_PARTITIONS};
 use crate::wire::*;
 use crate::{aggregate, cluster, udf, Shared};
@@ -99,7 +103,7 @@ pub(crate) struct Plan<'a> {
     pub(crate) ns: &'a Namespace,
     /// Set id to match (None = whole namespace; Some(None) = a set never written).
     pub(crate) set: Option<Option<u16>>,
-    pub(crate) index: Option<(SIndex, Filter)>,
+    pub(crate) index: Option<(Arc<SIndex>, Filter)>,
     pub(crate) filter_exp: Option<&'a [u8]>,
     pub(crate) max_records: u64,
     /// (partition, where to resume it).
@@ -212,7 +216,8 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
                 .sindexes
                 .lookup(&ns.name, set_str, &want)
                 .ok_or(INDEX_NOT_FOUND)?;
-            Some((idx, filter))
+            ns.forget_indexes(|def| shared.sindexes.holds(def));
+            Some((ns.index(&idx), filter))
         }
     };
     let mut partitions = Vec::new();
@@ -301,46 +306,33 @@ pub(crate) fn serves(shared: &Shared, p: &Plan<'_>, pid: usize) -> bool {
     }
 }
 
-/// Whether `rec` is selected by the plan.
-pub(crate) fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> bool {
-    selection(p, digest, rec, now_cl).is_some()
-}
-
-/// None when the plan does not select `rec`; else the bval at which its index query meets
-/// it (None for a scan).
-fn selection(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32) -> Option<Option<i64>> {
+/// Whether the plan selects `rec`; in an index query, at the entry of bval `at` (one of its
+/// matching elements has that bval).
+fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32, at: Option<i64>) -> bool {
     if rec.expired(now_cl) {
-        return None;
+        return false;
     }
     match p.set {
-        Some(Some(id)) if rec.set_id != id => return None,
-        Some(None) => return None,
+        Some(Some(id)) if rec.set_id != id => return false,
+        Some(None) => return false,
         _ => {}
     }
     if p.index.is_none() && p.filter_exp.is_none() {
-        return Some(None);
+        return true;
     }
     let set = p.ns.set_name(rec.set_id);
     let view = View::stored(digest, rec, &set);
-    let bval = match &p.index {
-        Some((idx, filter)) => Some(index_bval(idx, filter, &view)?),
-        None => None,
-    };
-    match p.filter_exp {
-        Some(exp) if !engine_ops::filter_matches(exp, &view).unwrap_or(false) => None,
-        _ => Some(bval),
+    if let Some((idx, filter)) = &p.index {
+        let Some(value) = indexed_value(idx, &view) else {
+            return false;
+        };
+        let mut bvals = filter.matching(&value, idx.collection).filter_map(bval::of);
+        if !at.is_some_and(|b| bvals.any(|x| x == b)) {
+            return false;
+        }
     }
-}
-
-/// The bval at which an index query meets the record: that of its first matching element in
-/// index order; None when nothing matches.
-fn index_bval(idx: &SIndex, filter: &Filter, view: &View<'_>) -> Option<i64> {
-    let value = indexed_value(idx, view)?;
-    let geo = idx.itype == IndexType::Geo;
-    filter
-        .matching(&value, idx.collection)
-        .filter_map(bval::of)
-        .min_by_key(|&b| Position::new(b, [0; 20], geo))
+    p.filter_exp
+        .is_none_or(|exp| engine_ops::filter_matches(exp, &view).unwrap_or(false))
 }
 
 /// Appends the selected records of one partition; false when max records stopped it early.
@@ -352,8 +344,8 @@ fn scan_partition(
     sent: &mut u64,
     out: &mut Vec<u8>,
 ) -> bool {
-    if let Some((idx, _)) = &p.index {
-        return query_partition(p, msg, pid, idx, resume, sent, out);
+    if let Some((idx, filter)) = &p.index {
+        return query_partition(p, msg, pid, (idx, filter), resume, sent, out);
     }
     let now_cl = cl_secs(now_ms());
     let part = p.ns.read(pid);
@@ -366,7 +358,7 @@ fn scan_partition(
         if p.max_records > 0 && *sent >= p.max_records {
             return false;
         }
-        if !selected(p, digest, rec, now_cl) {
+        if !selected(p, digest, rec, now_cl, None) {
             continue;
         }
         write_record(p.ns, msg, digest, rec, None, out);
@@ -375,40 +367,95 @@ fn scan_partition(
     true
 }
 
-/// [`scan_partition`] for an index query: (bval, digest) order, resuming strictly after the
-/// given position, each record sent with its bval.
+/// [`scan_partition`] for an index query: each record sent with its bval, in (bval, digest)
+/// order, resuming strictly after the given position.
 fn query_partition(
     p: &Plan<'_>,
     msg: &Msg<'_>,
     pid: usize,
-    idx: &SIndex,
+    index: (&Arc<SIndex>, &Filter),
     resume: Option<Resume>,
     sent: &mut u64,
     out: &mut Vec<u8>,
 ) -> bool {
     let now_cl = cl_secs(now_ms());
-    let geo = idx.itype == IndexType::Geo;
-    let after = resume.map(|r| Position::new(r.bval, r.digest, geo));
-    let part = p.ns.read(pid);
-    let mut hits: Vec<(Position, i64, &Digest, &Record)> = Vec::new();
-    for (digest, rec) in part.iter() {
-        let Some(Some(b)) = selection(p, digest, rec, now_cl) else {
-            continue;
-        };
-        let at = Position::new(b, *digest, geo);
-        if after.is_none_or(|after| at > after) {
-            hits.push((at, b, digest, rec));
-        }
-    }
-    hits.sort_unstable_by_key(|h| h.0);
-    for (_, b, digest, rec) in hits {
+    each_indexed(p, pid, index, resume, now_cl, |digest, rec, b| {
         if p.max_records > 0 && *sent >= p.max_records {
             return false;
         }
         write_record(p.ns, msg, digest, rec, Some(b), out);
         *sent += 1;
+        true
+    })
+}
+
+/// Calls `f` with each record of partition `pid` the plan selects at `now_cl`.
+pub(crate) fn each_selected(
+    p: &Plan<'_>,
+    pid: usize,
+    now_cl: u32,
+    mut f: impl FnMut(&Digest, &Record),
+) {
+    if let Some((idx, filter)) = &p.index {
+        each_indexed(p, pid, (idx, filter), None, now_cl, |d, r, _| {
+            f(d, r);
+            true
+        });
+        return;
     }
-    true
+    let part = p.ns.read(pid);
+    part.iter()
+        .filter(|(d, r)| selected(p, d, r, now_cl, None))
+        .for_each(|(d, r)| f(d, r));
+}
+
+/// [`each_selected`] for an index query: the partition's index entries in the filter's span,
+/// in (bval, digest) order strictly after `resume`; each record once, at the first entry after
+/// `resume` of one of its matching elements, with that entry's bval.
+fn each_indexed(
+    p: &Plan<'_>,
+    pid: usize,
+    (idx, filter): (&Arc<SIndex>, &Filter),
+    resume: Option<Resume>,
+    now_cl: u32,
+    mut f: impl FnMut(&Digest, &Record, i64) -> bool,
+) -> bool {
+    let geo = idx.itype == IndexType::Geo;
+    let (low, high) = match filter.span() {
+        Span::Bvals(lo, hi) => (
+            Position::new(lo, [0; 20], geo),
+            Position::new(hi, [0xFF; 20], geo),
+        ),
+        Span::Every => (Position::FIRST, Position::LAST),
+        Span::Nothing => return true,
+    };
+    let lower = match resume.map(|r| Position::new(r.bval, r.digest, geo)) {
+        Some(after) if after >= low => Bound::Excluded(after),
+        _ => Bound::Included(low),
+    };
+    // A collection index holds a record once per distinct element; as a real server, a
+    // request sends it once, at its first matching entry after the resume point.
+    let mut sent = (idx.collection != Collection::Default).then(HashSet::new);
+    p.ns.with_index(pid, idx, |records, entries| {
+        for at in entries.range(lower, high) {
+            let (digest, b) = (at.digest(), at.bval(geo));
+            let Some(rec) = records.get(digest) else {
+                continue;
+            };
+            if sent.as_ref().is_some_and(|s| s.contains(digest))
+                || !selected(p, digest, rec, now_cl, Some(b))
+            {
+                continue;
+            }
+            if let Some(s) = sent.as_mut() {
+                s.insert(*digest);
+            }
+            if !f(digest, rec, b) {
+                return false;
+            }
+        }
+        true
+    })
 }
 
 fn write_record(
@@ -464,12 +511,7 @@ fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) -> (u64, u64) {
             if !cluster::master_here(shared, pid) {
                 return;
             }
-            let part = p.ns.read(pid);
-            digests.extend(
-                part.iter()
-                    .filter(|(d, r)| selected(p, d, r, now_cl))
-                    .map(|(d, _)| *d),
-            );
+            each_selected(p, pid, now_cl, |d, _| digests.push(*d));
         });
     }
     let mut req = RecReq {

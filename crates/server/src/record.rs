@@ -393,7 +393,7 @@ fn write(
         return Outcome::err(rc::RECORD_TOO_BIG);
     }
     let outcome = Outcome::of(rc::OK, &record);
-    if part.insert(*digest, record).is_none() {
+    if part.insert(ns, *digest, record).is_none() {
         ns.count_change(1);
     }
     outcome

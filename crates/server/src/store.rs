@@ -1,13 +1,13 @@
 //! Sharded in-memory record store: namespaces of 4096 partitions, each a digest-ordered map.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use engine::Particle;
 
 use crate::clock::CITRUSLEAF_EPOCH;
 use crate::record_lock::RecordLocks;
+use crate::sindex::{Entries, SIndex};
 
 /// Partitions per namespace.
 pub const N_PARTITIONS: usize = 4096;
@@ -104,8 +104,7 @@ impl Record {
     }
 }
 
-/// A partition: records by digest.
-pub type Partition = BTreeMap<Digest, Record>;
+pub use crate::partition::{Partition, Records};
 
 /// One namespace.
 pub struct Namespace {
@@ -117,6 +116,8 @@ pub struct Namespace {
     partitions: Box<[RwLock<Partition>]>,
     sets: Mutex<Vec<String>>,
     records: AtomicU64,
+    /// The indexes whose entries partitions may hold, one shared copy per definition.
+    indexes: Mutex<Vec<Arc<SIndex>>>,
 }
 
 impl Namespace {
@@ -128,6 +129,7 @@ impl Namespace {
             partitions: (0..N_PARTITIONS).map(|_| RwLock::default()).collect(),
             sets: Mutex::new(Vec::new()),
             records: AtomicU64::new(0),
+            indexes: Mutex::new(Vec::new()),
         }
     }
 
@@ -205,13 +207,67 @@ impl Namespace {
     pub fn remove_where(&self, mut pred: impl FnMut(&Record) -> bool) -> u64 {
         let mut removed = 0u64;
         for pid in 0..N_PARTITIONS {
-            let mut part = self.write(pid);
-            let before = part.len();
-            part.retain(|_, r| !pred(r));
-            removed += (before - part.len()) as u64;
+            removed += self.write(pid).remove_where(&mut pred) as u64;
         }
         self.count_change(-(removed as i64));
         removed
+    }
+
+    /// The namespace's copy of index `def` (found by definition, not name).
+    pub fn index(&self, def: &SIndex) -> Arc<SIndex> {
+        let mut all = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = all.iter().find(|i| i.same_definition(def)) {
+            return known.clone();
+        }
+        let known = Arc::new(def.clone());
+        all.push(known.clone());
+        known
+    }
+
+    /// Forgets the entries of the indexes no longer `defined`.
+    pub fn forget_indexes(&self, defined: impl Fn(&SIndex) -> bool) {
+        let gone: Vec<Arc<SIndex>> = {
+            let mut all = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+            let (kept, gone) = all.drain(..).partition(|i| defined(i));
+            *all = kept;
+            gone
+        };
+        if gone.is_empty() {
+            return;
+        }
+        for pid in 0..N_PARTITIONS {
+            self.write(pid)
+                .drop_indexes(|i| !gone.iter().any(|g| Arc::ptr_eq(g, i)));
+        }
+    }
+
+    /// Runs `f` on the records of partition `pid` and its entries of index `def`, building
+    /// them first when no query has asked for them yet.
+    pub fn with_index<R>(
+        &self,
+        pid: usize,
+        def: &Arc<SIndex>,
+        f: impl FnOnce(&Records, &Entries) -> R,
+    ) -> R {
+        let part = self.read(pid);
+        if let Some(entries) = part.index(def) {
+            return f(&part, entries);
+        }
+        drop(part);
+        let mut part = self.write(pid);
+        // Checked under the partition's lock: an index dropped after this check has its
+        // entries here dropped by `forget_indexes` once the lock is released.
+        if self.knows_index(def) {
+            let (records, entries) = part.indexed(self, def);
+            return f(records, entries);
+        }
+        let entries = part.entries(self, def.clone());
+        f(&part, &entries)
+    }
+
+    fn knows_index(&self, def: &Arc<SIndex>) -> bool {
+        let all = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+        all.iter().any(|i| Arc::ptr_eq(i, def))
     }
 
     /// Calls `f` on every record (expired ones included), one partition lock at a time.
@@ -221,9 +277,16 @@ impl Namespace {
         }
     }
 
-    /// Removes expired records; returns how many.
+    /// Removes expired records; returns how many. Partitions with nothing due are only read.
     pub fn reclaim_expired(&self, now_cl: u32) -> u64 {
-        self.remove_where(|r| r.expired(now_cl))
+        let mut removed = 0u64;
+        for pid in 0..N_PARTITIONS {
+            if self.read(pid).next_expiry().is_some_and(|t| t <= now_cl) {
+                removed += self.write(pid).remove_expired(now_cl) as u64;
+            }
+        }
+        self.count_change(-(removed as i64));
+        removed
     }
 }
 

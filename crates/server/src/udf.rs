@@ -256,7 +256,7 @@ impl Call<'_> {
                 };
                 generation = u32::from(gen);
                 void_time = record.void_time;
-                if part.insert(*digest, record).is_none() {
+                if part.insert(ns, *digest, record).is_none() {
                     ns.count_change(1);
                 }
             }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{next_epoch, Core, Node, View};
-use crate::store::{Partition, Record, N_PARTITIONS};
+use crate::store::{Record, Records, N_PARTITIONS};
 use crate::Shared;
 
 /// Recomputes the members and owners of every group of connected nodes and moves the data.
@@ -127,7 +127,7 @@ fn merge(nodes: &[Arc<Node>], holders: &[usize], ns: usize, pid: usize) -> Expor
 /// Replaces a node's copy of a partition (None = drops it).
 fn import(shared: &Shared, ns: usize, pid: usize, records: Option<&Exported>) {
     let ns = &shared.store.namespaces[ns];
-    let mut fresh = Partition::new();
+    let mut fresh = Records::new();
     for (d, rec, set) in records.into_iter().flatten() {
         let mut rec = rec.clone();
         rec.set_id = ns.set_id(set.as_bytes()).unwrap_or(0);
@@ -135,7 +135,7 @@ fn import(shared: &Shared, ns: usize, pid: usize, records: Option<&Exported>) {
     }
     let mut part = ns.write(pid);
     let delta = fresh.len() as i64 - part.len() as i64;
-    *part = fresh;
+    part.replace(ns, fresh);
     ns.count_change(delta);
 }
 

@@ -61,7 +61,7 @@ fn replicate(core: &Core, master: &Shared, src: &Namespace, digest: &Digest) {
             (Some(rec), Some(set)) => {
                 let mut rec = rec.clone();
                 rec.set_id = dst.set_id(set.as_bytes()).unwrap_or(0);
-                if copy.insert(*digest, rec).is_none() {
+                if copy.insert(dst, *digest, rec).is_none() {
                     dst.count_change(1);
                 }
             }

@@ -17,6 +17,17 @@ pub struct Position {
 }
 
 impl Position {
+    /// Before every entry.
+    pub const FIRST: Position = Position {
+        order: 0,
+        digest: [0; 20],
+    };
+    /// After every entry.
+    pub const LAST: Position = Position {
+        order: u64::MAX,
+        digest: [0xFF; 20],
+    };
+
     /// The position of the entry `(bval, digest)`; the bvals of a `geo` index order as
     /// unsigned numbers, all others (integers, and hashes of strings and blobs) as signed ones.
     pub fn new(bval: i64, digest: Digest, geo: bool) -> Position {
@@ -27,14 +38,29 @@ impl Position {
         };
         Position { order, digest }
     }
+
+    /// The bval of the entry (`geo` as given to [`Position::new`]).
+    pub fn bval(&self, geo: bool) -> i64 {
+        if geo {
+            self.order as i64
+        } else {
+            (self.order ^ (1 << 63)) as i64
+        }
+    }
+
+    pub fn digest(&self) -> &Digest {
+        &self.digest
+    }
+}
+
+/// The bval of a string, blob or GeoJSON text: a hash of its bytes.
+pub fn hashed(bytes: &[u8]) -> i64 {
+    let h = Ripemd160::digest(bytes);
+    i64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]])
 }
 
 /// The bval of an indexed element, None for a type no index holds.
 pub fn of(v: &Value) -> Option<i64> {
-    let hashed = |bytes: &[u8]| {
-        let h = Ripemd160::digest(bytes);
-        i64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]])
-    };
     match v {
         Value::Int(i) => Some(*i),
         Value::Str(s) | Value::GeoJson(s) => Some(hashed(s.as_bytes())),
@@ -60,6 +86,14 @@ mod tests {
     fn geo_bvals_order_as_unsigned_numbers_and_string_hashes_as_signed() {
         assert!(Position::new(-1, [0; 20], true) > Position::new(1, [0; 20], true));
         assert!(Position::new(-1, [0; 20], false) < Position::new(1, [0; 20], false));
+    }
+
+    #[test]
+    fn a_position_gives_back_its_bval() {
+        for b in [i64::MIN, -7, 0, 9, i64::MAX] {
+            assert_eq!(Position::new(b, [1; 20], false).bval(false), b);
+            assert_eq!(Position::new(b, [1; 20], true).bval(true), b);
+        }
     }
 
     #[test]

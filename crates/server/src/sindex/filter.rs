@@ -4,7 +4,18 @@ use engine::exp::geo;
 use engine::particle_type as pt;
 use engine::value::Value;
 
+use super::bval;
 use super::Collection;
+
+/// The index entries a filter can match.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Span {
+    /// Entries with a bval from the first to the second, both included.
+    Bvals(i64, i64),
+    /// Any entry (a region: its points have no bval order).
+    Every,
+    Nothing,
+}
 
 /// A decoded INDEX_RANGE filter.
 #[derive(Debug, Clone)]
@@ -53,14 +64,23 @@ impl Filter {
         v: &'v Value,
         collection: Collection,
     ) -> impl Iterator<Item = &'v Value> + 'v {
-        let elements: Box<dyn Iterator<Item = &'v Value> + 'v> = match (collection, v) {
-            (Collection::Default, v) => Box::new(std::iter::once(v)),
-            (Collection::List, Value::List(l)) => Box::new(l.items.iter()),
-            (Collection::MapKeys, Value::Map(m)) => Box::new(m.entries.iter().map(|e| &e.0)),
-            (Collection::MapValues, Value::Map(m)) => Box::new(m.entries.iter().map(|e| &e.1)),
-            _ => Box::new(std::iter::empty()),
-        };
-        elements.filter(|e| self.matches_one(e))
+        elements(v, collection).filter(|e| self.matches_one(e))
+    }
+
+    /// The entries that can match.
+    pub fn span(&self) -> Span {
+        match self.ptype {
+            pt::INTEGER => match (be_i64(&self.begin), be_i64(&self.end)) {
+                (Some(lo), Some(hi)) if lo <= hi => Span::Bvals(lo, hi),
+                _ => Span::Nothing,
+            },
+            pt::STRING | pt::BLOB => {
+                let h = bval::hashed(&self.begin);
+                Span::Bvals(h, h)
+            }
+            pt::GEOJSON => Span::Every,
+            _ => Span::Nothing,
+        }
     }
 
     fn matches_one(&self, v: &Value) -> bool {
@@ -76,6 +96,21 @@ impl Filter {
             }
             _ => false,
         }
+    }
+}
+
+/// The elements of `v` an index over `collection` holds: `v` itself, or the items of a list,
+/// the keys or the values of a map.
+pub fn elements<'v>(
+    v: &'v Value,
+    collection: Collection,
+) -> Box<dyn Iterator<Item = &'v Value> + 'v> {
+    match (collection, v) {
+        (Collection::Default, v) => Box::new(std::iter::once(v)),
+        (Collection::List, Value::List(l)) => Box::new(l.items.iter()),
+        (Collection::MapKeys, Value::Map(m)) => Box::new(m.entries.iter().map(|e| &e.0)),
+        (Collection::MapValues, Value::Map(m)) => Box::new(m.entries.iter().map(|e| &e.1)),
+        _ => Box::new(std::iter::empty()),
     }
 }
 

@@ -1,11 +1,13 @@
 //! Secondary index definitions: on a bin, on a value inside a bin (CDT context) or on an
 //! expression, of a value type, over a collection's elements or not.
 //!
-//! Queries scan partitions and match each record's indexed value, walking each partition in
+//! A query reads the entries its range holds in each partition (built on a partition the first
+//! time a query asks, then kept on every write) and checks each record against the filter, in
 //! the real server's (bval, digest) order, so results and partition resume behave like the
 //! partitioned queries of a real server.
 
 pub mod bval;
+mod entries;
 mod filter;
 mod key;
 
@@ -13,7 +15,8 @@ use std::sync::RwLock;
 
 use engine::particle_type as pt;
 
-pub use filter::Filter;
+pub use entries::Entries;
+pub use filter::{elements, Filter, Span};
 pub use key::{canonical, indexed_value};
 
 /// Indexed value type.
@@ -112,6 +115,19 @@ pub struct SIndex {
     pub exp: Option<Vec<u8>>,
 }
 
+impl SIndex {
+    /// Whether `other` indexes the same values (whatever its name).
+    pub fn same_definition(&self, other: &SIndex) -> bool {
+        self.ns == other.ns
+            && self.set == other.set
+            && self.bin == other.bin
+            && self.itype == other.itype
+            && self.collection == other.collection
+            && self.context == other.context
+            && self.exp == other.exp
+    }
+}
+
 /// All indexes of a server.
 #[derive(Default)]
 pub struct Registry {
@@ -129,23 +145,14 @@ impl Registry {
     /// another definition is refused, the same definition under a new name renames the index.
     pub fn create(&self, idx: SIndex) -> Result<(), IndexError> {
         let mut all = self.indexes.write().unwrap_or_else(|e| e.into_inner());
-        let same_def = |i: &SIndex| {
-            i.ns == idx.ns
-                && i.set == idx.set
-                && i.bin == idx.bin
-                && i.itype == idx.itype
-                && i.collection == idx.collection
-                && i.context == idx.context
-                && i.exp == idx.exp
-        };
         if let Some(named) = all.iter().find(|i| i.ns == idx.ns && i.name == idx.name) {
-            return if same_def(named) {
+            return if named.same_definition(&idx) {
                 Ok(())
             } else {
                 Err(IndexError::Exists)
             };
         }
-        match all.iter_mut().find(|i| same_def(i)) {
+        match all.iter_mut().find(|i| i.same_definition(&idx)) {
             Some(existing) => existing.name = idx.name,
             None => all.push(idx),
         }
@@ -156,6 +163,12 @@ impl Registry {
     pub fn drop_index(&self, ns: &str, name: &str) {
         let mut all = self.indexes.write().unwrap_or_else(|e| e.into_inner());
         all.retain(|i| !(i.ns == ns && i.name == name));
+    }
+
+    /// Whether an index of the same definition as `def` exists (whatever its name).
+    pub fn holds(&self, def: &SIndex) -> bool {
+        let all = self.indexes.read().unwrap_or_else(|e| e.into_inner());
+        all.iter().any(|i| i.same_definition(def))
     }
 
     pub fn list(&self) -> Vec<SIndex> {
