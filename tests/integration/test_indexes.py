@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from aerospike_fluent import F, GeoJSON, RecordSet, cdt
+import pytest
+
+from aerospike_fluent import F, GeoJSON, RecordSet, cdt, errors
+from aerospike_fluent import exp as E
 
 from ._flavor import Flavor
 
@@ -113,6 +116,57 @@ async def test_an_index_query_returns_every_record_of_a_crowded_partition(
         assert sorted(r["v"] for r in got) == list(range(100, 1900))
     finally:
         await fl.run(s.drop_index(name))
+
+
+REFUSED_INDEX_EXPRESSIONS = [
+    (F.str_bin("s"), "numeric", {}, "type 'string' does not match expected type 'numeric'"),
+    (F.int_bin("a") > 1, "numeric", {}, "type 'bool' does not match expected type 'numeric'"),
+    (F.float_bin("f"), "numeric", {}, "type 'float' does not match expected type 'numeric'"),
+    (F.list_bin("l"), "numeric", {}, "type 'list' does not match expected type 'numeric'"),
+    (F.int_bin("a"), "numeric", {"collection": "list"}, "expected type 'list'"),
+    (F.list_bin("l"), "numeric", {"collection": "mapkeys"}, "expected type 'map'"),
+    (E.ttl(), "numeric", {}, "bad 'exp'"),
+    (E.since_update(), "numeric", {}, "bad 'exp'"),
+    (F.int_bin("a") + E.void_time(), "numeric", {}, "bad 'exp'"),
+    (E.set_name(), "string", {}, "bad 'exp'"),
+    (E.record_size(), "numeric", {}, "bad 'exp'"),
+    (F.key() == "x", "numeric", {}, "bad 'exp'"),
+]
+
+
+@pytest.mark.parametrize(("exp", "kind", "options", "message"), REFUSED_INDEX_EXPRESSIONS)
+async def test_an_index_expression_of_the_wrong_type_or_on_metadata_is_refused(
+    fl: Flavor, set_name: str, exp: Any, kind: Any, options: dict[str, Any], message: str
+) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    with pytest.raises(errors.ParameterError, match=message):
+        await fl.run(s.create_index(exp, kind, name=f"{set_name}_x", **options))
+
+
+async def test_index_expressions_on_bins_and_the_digest_are_taken(
+    fl: Flavor, set_name: str
+) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    for i in range(6):
+        await fl.run(s.key(i).put({"id": i, "l": [i, 10 + i], "m": {f"k{i}": i}}))
+    made: list[tuple[Any, Any, dict[str, Any]]] = [
+        (E.digest_modulo(2), "numeric", {}),
+        (F.list_bin("l"), "numeric", {"collection": "list"}),
+        (F.map_bin("m"), "string", {"collection": "mapkeys"}),
+    ]
+    names = [
+        await fl.run(s.create_index(e, kind, name=f"{set_name}_{n}", **options))
+        for n, (e, kind, options) in enumerate(made)
+    ]
+    try:
+        evens_or_odds = s.query().where_index(E.digest_modulo(2)).between(0, 1)
+        assert await _ids(fl, evens_or_odds) == list(range(6))
+        tens = s.query().where_index(F.list_bin("l"), collection="list").between(12, 13)
+        assert await _ids(fl, tens) == [2, 3]
+        keyed = s.query().where_index(F.map_bin("m"), collection="mapkeys").equals("k4")
+        assert await _ids(fl, keyed) == [4]
+    finally:
+        await _drop(fl, s, names)
 
 
 async def test_pages_of_a_list_index_meet_a_record_again_at_a_later_element(

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use base64::Engine as _;
+use engine::exp::Ty;
 
 mod peers;
 
@@ -310,7 +311,7 @@ fn sindex_create(shared: &Shared, args: &str) -> String {
     let exp = match param(&ps, &["exp"]) {
         Some(text) => match base64::engine::general_purpose::STANDARD.decode(text) {
             Ok(bytes) if !bytes.is_empty() => Some(bytes),
-            _ => return "FAIL:4:bad exp".into(),
+            _ => return "FAIL:4:bad 'exp'".into(),
         },
         None => None,
     };
@@ -345,6 +346,11 @@ fn sindex_create(shared: &Shared, args: &str) -> String {
     if exp.is_some() && (context.is_some() || !bin.is_empty()) {
         return "FAIL:4:an expression index takes no bin or context".into();
     }
+    if let Some(bytes) = &exp {
+        if let Err(why) = index_expression(bytes, itype, collection) {
+            return why;
+        }
+    }
     let Some(name) = param(&ps, &["indexname"]).filter(|n| !n.is_empty()) else {
         return "FAIL:4:missing indexname".into();
     };
@@ -361,6 +367,38 @@ fn sindex_create(shared: &Shared, args: &str) -> String {
     match shared.sindexes.create(idx) {
         Ok(()) => "ok".into(),
         Err(_) => "FAIL:200:'indexname' already exists with different definition".into(),
+    }
+}
+
+/// Refuses, as a real server does, an index expression that is malformed, reads record
+/// metadata, or whose result is not what the index holds: a value of its type, or the list or
+/// map whose elements a collection index holds.
+fn index_expression(exp: &[u8], itype: IndexType, collection: Collection) -> Result<(), String> {
+    let ty = engine::exp::check_index(exp).map_err(|_| "FAIL:4:bad 'exp'".to_string())?;
+    let expected = match collection {
+        Collection::Default => itype.name(),
+        Collection::List => "list",
+        Collection::MapKeys | Collection::MapValues => "map",
+    };
+    let got = match ty {
+        Ty::Any => return Ok(()),
+        Ty::Int => "numeric",
+        Ty::Str => "string",
+        Ty::Blob => "blob",
+        Ty::Geo => "geo2dsphere",
+        Ty::List => "list",
+        Ty::Map => "map",
+        Ty::Bool => "bool",
+        Ty::Float => "float",
+        Ty::Hll => "hll",
+        Ty::Nil => "nil",
+    };
+    if got == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "FAIL:4:bad 'exp' - expression type '{got}' does not match expected type '{expected}'"
+        ))
     }
 }
 

@@ -51,12 +51,26 @@ impl Ty {
 /// What a filter or an expression operation evaluates to, checked; `Err(PARAMETER_ERROR)` when
 /// a server would refuse it.
 pub fn check(e: &Mp) -> Result<Ty, ResultCode> {
-    Checker { scopes: Vec::new() }.node(e).map(|(t, _)| t)
+    Checker::default().node(e).map(|(t, _)| t)
 }
 
+/// [`check`] for the expression of an index, which may read bins and the digest but no other
+/// record metadata (a real server refuses `ttl`, `set_name`, `key` and the like there).
+pub fn check_index(e: &Mp) -> Result<Ty, ResultCode> {
+    let mut checker = Checker::default();
+    let (ty, _) = checker.node(e)?;
+    if checker.reads_metadata {
+        return fail();
+    }
+    Ok(ty)
+}
+
+#[derive(Default)]
 struct Checker<'a> {
     /// `let` variables in scope, innermost last; `None` while the variable is being defined.
     scopes: Vec<(&'a [u8], Option<Ty>)>,
+    /// A record's metadata other than its digest is read (its key, set, sizes or times).
+    reads_metadata: bool,
 }
 
 fn fail<T>() -> Result<T, ResultCode> {
@@ -227,6 +241,7 @@ impl<'a> Checker<'a> {
             }
             65..=74 => {
                 arity(0)?;
+                self.reads_metadata = true;
                 match code {
                     70 => Ty::Str,
                     71 | 72 => Ty::Bool,
@@ -235,6 +250,7 @@ impl<'a> Checker<'a> {
             }
             80 => {
                 arity(1)?;
+                self.reads_metadata = true;
                 match Ty::of(args[0].as_i64().ok_or(PARAMETER_ERROR)?)? {
                     t @ (Ty::Int | Ty::Str | Ty::Blob) => t,
                     _ => return fail(),

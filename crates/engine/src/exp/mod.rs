@@ -49,6 +49,12 @@ pub fn check_filter(exp: &[u8]) -> Result<(), ResultCode> {
     }
 }
 
+/// The result type of an index expression (sindex-create `exp`); `Err(PARAMETER_ERROR)` when a
+/// server refuses it (malformed, mistyped, or reading record metadata other than the digest).
+pub fn check_index(exp: &[u8]) -> Result<Ty, ResultCode> {
+    check::check_index(&parse(exp)?)
+}
+
 /// Evaluates a decoded expression to a value (None = unknown).
 pub fn eval_value(exp: &[u8], rec: &dyn RecordView) -> Result<Option<Value>, ResultCode> {
     let (tree, _) = build(exp)?;
