@@ -62,6 +62,14 @@ def test_count_sum_and_group_by(agg_client: Any, loaded: str) -> None:
     assert _apply(agg_client, loaded, "by_group") == [{"a": N // 2, "b": N // 2}]
 
 
+def test_the_servers_lua_library_groupby_math_sum_and_logging(agg_client: Any, loaded: str) -> None:
+    [groups] = _apply(agg_client, loaded, "grouped_n")
+    assert sorted(groups) == ["a", "b"]
+    assert sorted(r["n"] for r in groups["a"]) == list(range(0, N, 2))
+    assert sorted(r["n"] for r in groups["b"]) == list(range(1, N, 2))
+    assert _apply(agg_client, loaded, "total_n") == [sum(range(N))]
+
+
 def test_an_index_filter_selects_the_records(agg_client: Any, loaded: str) -> None:
     index = f"{loaded}_n"
     agg_client.index_single_value_create("test", loaded, "n", aerospike.INDEX_NUMERIC, index)

@@ -22,6 +22,24 @@ function fail(rec, msg)
   error(msg)
 end
 
+function logged(rec, n)
+  trace("trace %d", n)
+  debug("debug %s", "text")
+  info("info %d %s", n, tostring(record.digest(rec)))
+  warn("warn")
+  return n
+end
+
+function bad_log(rec)
+  info("missing %d")
+end
+
+function library(rec)
+  local d = map.diff(map{a = 1, b = 2}, map{b = 3, c = 4})
+  local m = map.merge(map{a = 1, b = 2}, map{b = 3, c = 4}, math.sum)
+  return list{d, m, math.product(6, 7)}
+end
+
 function build(rec)
   local l = list{1, 2}
   list.append(l, 3)
@@ -65,3 +83,24 @@ def test_apply_error(client: Any, set_name: str, udf_module: str) -> None:
         client.apply(key, udf_module, "fail", ["boom"])
     assert err.value.code == 100
     assert "boom" in str(err.value)
+
+
+def test_the_log_functions_format_their_message(
+    client: Any, set_name: str, udf_module: str
+) -> None:
+    key = ("test", set_name, "logged")
+    client.put(key, {"a": 1})
+    assert client.apply(key, udf_module, "logged", [7]) == 7
+    with pytest.raises(ex.UDFError, match="format"):
+        client.apply(key, udf_module, "bad_log", [])
+
+
+def test_map_diff_merge_and_math_of_the_servers_library(
+    client: Any, set_name: str, udf_module: str
+) -> None:
+    key = ("test", set_name, "library")
+    client.put(key, {"a": 1})
+    diff, merged, product = client.apply(key, udf_module, "library", [])
+    assert diff == {"a": 1, "c": 4}
+    assert merged == {"a": 1, "b": 5, "c": 4}
+    assert product == 42

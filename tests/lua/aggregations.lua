@@ -53,3 +53,15 @@ end
 function endless(s)
   return s:map(function(rec) while true do end end)
 end
+
+-- The server's library: groupby, math.sum and the log functions.
+function grouped_n(s)
+  return s:map(function(rec)
+    info("record %d of group %s", rec.n, rec.group)
+    return map{group = rec.group, n = rec.n}
+  end):groupby(function(v) return v.group end)
+end
+
+function total_n(s)
+  return s:map(function(rec) return rec.n end):reduce(math.sum)
+end

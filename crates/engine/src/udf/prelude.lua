@@ -24,13 +24,35 @@ function map.keys(m) local k = nil return function() k = next(m, k) return k end
 function map.values(m) local k, v = nil, nil return function() k, v = next(m, k) return v end end
 function map.remove(m, k) m[k] = nil end
 function map.clone(m) local c = map() for k, v in pairs(m) do c[k] = v end return c end
+-- As a server: where `f` gives false or nil, the value of `b` is kept.
 function map.merge(a, b, f)
   local c = map.clone(a)
   for k, v in pairs(b) do
-    if f and c[k] ~= nil then c[k] = f(c[k], v) else c[k] = v end
+    c[k] = (c[k] ~= nil and type(f) == "function" and f(c[k], v)) or v
   end
   return c
 end
+-- The entries whose key only one of `a` and `b` holds (a false value counts as absent).
+function map.diff(a, b)
+  local c = map()
+  for k, v in pairs(a) do if not b[k] then c[k] = v end end
+  for k, v in pairs(b) do if not a[k] then c[k] = v end end
+  return c
+end
+
+function math.sum(a, b) return a + b end
+function math.product(a, b) return a * b end
+
+-- The server's log functions: `info("%d records", n)` formats as string.format does and logs
+-- through `aerospike:log` where the `aerospike` object exists (record UDFs).
+local function logger(level)
+  return function(m, ...)
+    local text = string.format(m, ...)
+    local as = rawget(_G, "aerospike")
+    if as ~= nil then return as:log(level, text) end
+  end
+end
+trace, debug, info, warn = logger(4), logger(3), logger(2), logger(1)
 
 function __aero_list(t) return setmetatable(t, LIST_MT) end
 function __aero_map(t) return setmetatable(t, MAP_MT) end

@@ -8,6 +8,18 @@ function Stream:map(f) return add(self, { kind = "map", f = f }) end
 function Stream:filter(f) return add(self, { kind = "filter", f = f }) end
 function Stream:aggregate(init, f) return add(self, { kind = "aggregate", init = init, f = f }) end
 function Stream:reduce(f) return add(self, { kind = "reduce", f = f }) end
+-- Values grouped by `f(value)` into a map of lists, merged across nodes.
+function Stream:groupby(f)
+  local function group(m, v)
+    local k = f and f(v) or nil
+    local l = m[k] or list()
+    list.append(l, v)
+    m[k] = l
+    return m
+  end
+  local function concat(a, b) return list.merge(a, b) end
+  return self:aggregate(map(), group):reduce(function(a, b) return map.merge(a, b, concat) end)
+end
 
 local chain = {}
 function chain.map(src, step)
