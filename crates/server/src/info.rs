@@ -3,11 +3,10 @@
 use std::fmt::Write as _;
 
 use base64::Engine as _;
-use engine::exp::Ty;
 
 mod peers;
+mod sindex;
 
-use crate::sindex::{Collection, IndexType, SIndex};
 use crate::store::N_PARTITIONS;
 use crate::wire::{begin_frame, end_frame, PROTO_INFO};
 use crate::Shared;
@@ -133,17 +132,17 @@ fn answer(name: &str, shared: &Shared) -> String {
         "statistics" => statistics(shared),
         "get-config" => "migrate-threads=1;proto-fd-max=15000;service-threads=2".into(),
         "truncate" | "truncate-namespace" => truncate(shared, args),
-        "sindex-create" => sindex_create(shared, args),
-        "sindex-delete" => sindex_delete(shared, args),
-        "sindex-list" | "sindex" => sindex_list(shared, args),
-        "sindex-exists" => sindex_exists(shared, args),
-        "sindex-stat" => sindex_stat(shared, args),
+        "sindex-create" => sindex::create(shared, args),
+        "sindex-delete" => sindex::delete(shared, args),
+        "sindex-list" | "sindex" => sindex::list(shared, args),
+        "sindex-exists" => sindex::exists(shared, args),
+        "sindex-stat" => sindex::stat(shared, args),
         "udf-list" => udf_list(shared),
         "udf-put" => udf_put(shared, args),
         "udf-get" => udf_get(shared, args),
         "udf-remove" => udf_remove(shared, args),
         "query-show" | "scan-show" | "jobs" => job_show(shared, args),
-        _ => slash_command(name, shared).unwrap_or_else(|| "ERROR::unrecognized command".into()),
+        _ => slash_command(name, shared).unwrap_or_else(|| "ERROR:4:unrecognized command".into()),
     }
 }
 
@@ -156,12 +155,12 @@ fn slash_command(name: &str, shared: &Shared) -> Option<String> {
     match (head, ns) {
         ("namespace", Some(ns)) => Some(match shared.store.namespace(ns.as_bytes()) {
             Some(n) => namespace_stats(shared, n),
-            None => "ERROR::namespace not found".into(),
+            None => "type=unknown".into(), // as a real server
         }),
         ("sets", ns) => Some(sets(shared, ns, rest)),
         ("sindex", Some(ns)) => Some(match rest {
-            Some(idx) => sindex_stat(shared, &format!("namespace={ns};indexname={idx}")),
-            None => sindex_list(shared, &format!("ns={ns}")),
+            Some(idx) => sindex::stat(shared, &format!("namespace={ns};indexname={idx}")),
+            None => sindex::list(shared, &format!("ns={ns}")),
         }),
         ("bins", _) => Some("bin_names=0,bin_names_quota=65535".into()),
         _ => None,
@@ -264,10 +263,15 @@ fn sets(shared: &Shared, ns: Option<&str>, only: Option<&str>) -> String {
 /// `truncate:namespace=..;set=..;lut=..` and `truncate-namespace:namespace=..;lut=..`.
 fn truncate(shared: &Shared, args: &str) -> String {
     let ps = params(args);
-    let Some(ns) =
-        param(&ps, &["namespace", "ns"]).and_then(|n| shared.store.namespace(n.as_bytes()))
-    else {
-        return "ERROR:20:namespace not found".into();
+    if param(&ps, &["set"]) == Some("") {
+        return "ERROR:4:missing 'set' value".into();
+    }
+    let Some(ns_name) = param(&ps, &["namespace", "ns"]).filter(|n| !n.is_empty()) else {
+        return "ERROR:20:missing 'namespace'".into();
+    };
+    // As a real server: a namespace it does not have has nothing to truncate.
+    let Some(ns) = shared.store.namespace(ns_name.as_bytes()) else {
+        return "ok".into();
     };
     // As a real server: records last updated strictly before the cut-off (milliseconds) go,
     // so without one those written in the current millisecond stay; a cut-off of 0 or in the
@@ -280,6 +284,9 @@ fn truncate(shared: &Shared, args: &str) -> String {
                 return "ERROR:4:would truncate in the future".into()
             }
             Ok(nanos) => nanos / 1_000_000,
+            Err(_) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+                return "ERROR:4:would truncate in the future".into()
+            }
             Err(_) => return "ERROR:4:bad lut".into(),
         },
         None => now,
@@ -300,163 +307,6 @@ fn truncate(shared: &Shared, args: &str) -> String {
         ns.remove_where(|r| set.is_none_or(|id| r.set_id == id) && r.last_update_ms < before_ms);
     });
     "ok".into()
-}
-
-fn sindex_create(shared: &Shared, args: &str) -> String {
-    let ps = params(args);
-    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
-    if shared.store.namespace(ns.as_bytes()).is_none() {
-        return "FAIL:20:namespace not found".into();
-    }
-    let exp = match param(&ps, &["exp"]) {
-        Some(text) => match base64::engine::general_purpose::STANDARD.decode(text) {
-            Ok(bytes) if !bytes.is_empty() => Some(bytes),
-            _ => return "FAIL:4:bad 'exp'".into(),
-        },
-        None => None,
-    };
-    let (bin, itype) = match (
-        param(&ps, &["bin"]),
-        param(&ps, &["type"]),
-        param(&ps, &["indexdata"]),
-    ) {
-        (Some(b), Some(t), _) => (b, t),
-        (None, Some(t), _) if exp.is_some() => ("", t),
-        (_, _, Some(data)) => data.split_once(',').unwrap_or((data, "")),
-        _ => return "FAIL:4:missing bin or type".into(),
-    };
-    let Some(itype) = IndexType::parse(itype) else {
-        return "FAIL:4:bad index type".into();
-    };
-    let Some(collection) = Collection::parse(param(&ps, &["indextype"]).unwrap_or("default"))
-    else {
-        return "FAIL:4:bad indextype".into();
-    };
-    let context = match param(&ps, &["context"]) {
-        Some(text) => match base64::engine::general_purpose::STANDARD
-            .decode(text)
-            .ok()
-            .and_then(|b| crate::sindex::canonical(&b))
-        {
-            Some(ctx) => Some(ctx),
-            None => return "FAIL:4:bad context".into(),
-        },
-        None => None,
-    };
-    if exp.is_some() && (context.is_some() || !bin.is_empty()) {
-        return "FAIL:4:an expression index takes no bin or context".into();
-    }
-    if let Some(bytes) = &exp {
-        if let Err(why) = index_expression(bytes, itype, collection) {
-            return why;
-        }
-    }
-    let Some(name) = param(&ps, &["indexname"]).filter(|n| !n.is_empty()) else {
-        return "FAIL:4:missing indexname".into();
-    };
-    let idx = SIndex {
-        ns: ns.into(),
-        set: param(&ps, &["set"]).unwrap_or("").into(),
-        name: name.into(),
-        bin: bin.into(),
-        itype,
-        collection,
-        context,
-        exp,
-    };
-    match shared.sindexes.create(idx) {
-        Ok(()) => "ok".into(),
-        Err(_) => "FAIL:200:'indexname' already exists with different definition".into(),
-    }
-}
-
-/// Refuses, as a real server does, an index expression that is malformed, reads record
-/// metadata, or whose result is not what the index holds: a value of its type, or the list or
-/// map whose elements a collection index holds.
-fn index_expression(exp: &[u8], itype: IndexType, collection: Collection) -> Result<(), String> {
-    let ty = engine::exp::check_index(exp).map_err(|_| "FAIL:4:bad 'exp'".to_string())?;
-    let expected = match collection {
-        Collection::Default => itype.name(),
-        Collection::List => "list",
-        Collection::MapKeys | Collection::MapValues => "map",
-    };
-    let got = match ty {
-        Ty::Any => return Ok(()),
-        Ty::Int => "numeric",
-        Ty::Str => "string",
-        Ty::Blob => "blob",
-        Ty::Geo => "geo2dsphere",
-        Ty::List => "list",
-        Ty::Map => "map",
-        Ty::Bool => "bool",
-        Ty::Float => "float",
-        Ty::Hll => "hll",
-        Ty::Nil => "nil",
-    };
-    if got == expected {
-        Ok(())
-    } else {
-        Err(format!(
-            "FAIL:4:bad 'exp' - expression type '{got}' does not match expected type '{expected}'"
-        ))
-    }
-}
-
-fn sindex_delete(shared: &Shared, args: &str) -> String {
-    let ps = params(args);
-    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
-    let name = param(&ps, &["indexname"]).unwrap_or("");
-    shared.sindexes.drop_index(ns, name);
-    if let Some(n) = shared.store.namespace(ns.as_bytes()) {
-        n.forget_indexes(|def| shared.sindexes.holds(def));
-    }
-    "ok".into()
-}
-
-fn sindex_list(shared: &Shared, args: &str) -> String {
-    let ps = params(args);
-    let ns = param(&ps, &["namespace", "ns"]);
-    let mut out = String::new();
-    for i in shared.sindexes.list() {
-        if ns.is_some_and(|n| n != i.ns) {
-            continue;
-        }
-        let set = if i.set.is_empty() { "null" } else { &i.set };
-        let bin = if i.bin.is_empty() { "null" } else { &i.bin };
-        let b64 = |b: &Option<Vec<u8>>| {
-            b.as_ref().map_or("null".to_string(), |b| {
-                base64::engine::general_purpose::STANDARD.encode(b)
-            })
-        };
-        let _ = write!(
-            out,
-            "ns={}:indexname={}:set={set}:bin={bin}:type={}:indextype={}:context={}:exp={}:state=RW;",
-            i.ns,
-            i.name,
-            i.itype.name(),
-            i.collection.name(),
-            b64(&i.context),
-            b64(&i.exp),
-        );
-    }
-    out
-}
-
-fn sindex_exists(shared: &Shared, args: &str) -> String {
-    let ps = params(args);
-    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
-    let name = param(&ps, &["indexname"]).unwrap_or("");
-    shared.sindexes.find(ns, name).is_some().to_string()
-}
-
-fn sindex_stat(shared: &Shared, args: &str) -> String {
-    let ps = params(args);
-    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
-    let name = param(&ps, &["indexname"]).unwrap_or("");
-    match shared.sindexes.find(ns, name) {
-        Some(_) => "entries=0;used_bytes=0;load_pct=100;load_time=0;stat_gc_recs=0".into(),
-        None => "FAIL:201:Index does not exist on the system.".into(),
-    }
 }
 
 fn udf_list(shared: &Shared) -> String {
@@ -499,11 +349,9 @@ fn udf_get(shared: &Shared, args: &str) -> String {
 fn udf_remove(shared: &Shared, args: &str) -> String {
     let ps = params(args);
     let file = param(&ps, &["filename"]).unwrap_or("");
-    if shared.udfs.remove(file) {
-        "ok".into()
-    } else {
-        "error=file_not_found".into()
-    }
+    // Removing a module that is not there is not an error (as a real server).
+    shared.udfs.remove(file);
+    "ok".into()
 }
 
 /// `query-show:id=N` (or `trid=`): background jobs run to completion before their reply,

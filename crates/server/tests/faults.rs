@@ -77,7 +77,7 @@ fn malformed_frames_get_an_error_or_a_close_and_the_server_lives_on() {
     let reply = raw_exchange(server.addr(), &info);
     assert_eq!(
         String::from_utf8_lossy(&reply),
-        "foo\tERROR::unrecognized command\n"
+        "foo\tERROR:4:unrecognized command\n"
     );
 }
 

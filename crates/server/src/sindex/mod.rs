@@ -137,13 +137,17 @@ pub struct Registry {
 /// Why an index could not be created (server error code 200).
 #[derive(Debug, PartialEq, Eq)]
 pub enum IndexError {
+    /// The name is taken by another definition.
     Exists,
+    /// The namespace holds as many definitions as it may.
+    Full,
 }
 
 impl Registry {
     /// As a real server: the same name and definition again is a no-op, the same name with
     /// another definition is refused, the same definition under a new name renames the index.
-    pub fn create(&self, idx: SIndex) -> Result<(), IndexError> {
+    /// A new definition is refused once the namespace holds `limit`.
+    pub fn create(&self, idx: SIndex, limit: usize) -> Result<(), IndexError> {
         let mut all = self.indexes.write().unwrap_or_else(|e| e.into_inner());
         if let Some(named) = all.iter().find(|i| i.ns == idx.ns && i.name == idx.name) {
             return if named.same_definition(&idx) {
@@ -152,9 +156,12 @@ impl Registry {
                 Err(IndexError::Exists)
             };
         }
-        match all.iter_mut().find(|i| i.same_definition(&idx)) {
-            Some(existing) => existing.name = idx.name,
-            None => all.push(idx),
+        if let Some(existing) = all.iter_mut().find(|i| i.same_definition(&idx)) {
+            existing.name = idx.name;
+        } else if all.iter().filter(|i| i.ns == idx.ns).count() >= limit {
+            return Err(IndexError::Full);
+        } else {
+            all.push(idx);
         }
         Ok(())
     }
@@ -229,20 +236,37 @@ mod tests {
             context: None,
             exp: None,
         };
-        assert_eq!(reg.create(idx.clone()), Ok(()));
-        assert_eq!(reg.create(idx.clone()), Ok(()));
+        assert_eq!(reg.create(idx.clone(), 2), Ok(()));
+        assert_eq!(reg.create(idx.clone(), 2), Ok(()));
         let other_bin = SIndex {
             bin: "b".into(),
             ..idx.clone()
         };
-        assert_eq!(reg.create(other_bin), Err(IndexError::Exists));
+        assert_eq!(reg.create(other_bin, 2), Err(IndexError::Exists));
         let renamed = SIndex {
             name: "j".into(),
             ..idx.clone()
         };
-        assert_eq!(reg.create(renamed), Ok(()));
+        assert_eq!(reg.create(renamed, 2), Ok(()));
         assert!(reg.find("test", "i").is_none() && reg.find("test", "j").is_some());
-        assert_eq!(reg.create(idx), Ok(()));
+        assert_eq!(reg.create(idx.clone(), 2), Ok(()));
+        let second = SIndex {
+            name: "k".into(),
+            bin: "c".into(),
+            ..idx.clone()
+        };
+        assert_eq!(reg.create(second, 2), Ok(()));
+        let third = SIndex {
+            name: "l".into(),
+            bin: "d".into(),
+            ..idx.clone()
+        };
+        assert_eq!(reg.create(third.clone(), 2), Err(IndexError::Full));
+        let elsewhere = SIndex {
+            ns: "bar".into(),
+            ..third
+        };
+        assert_eq!(reg.create(elsewhere, 2), Ok(()));
         let want = |bin| Wanted {
             bin,
             ptype: pt::INTEGER,
