@@ -143,7 +143,7 @@ fn parse_row<'a>(
 
 fn execute_row(shared: &Shared, digest: &Digest, row: &Row<'_>, out: &mut Vec<u8>, index: u32) {
     let is_udf = row.fields.get(field::UDF_PACKAGE).is_some();
-    let write = is_udf || row.req.is_write();
+    let write = is_udf || row.req.is_write() || row.req.may_touch();
     let ns = row.ns.unwrap_or_default();
     let served = cluster::keyed(shared, ns, digest, write, |node, ns| {
         if is_udf {

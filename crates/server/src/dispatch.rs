@@ -77,13 +77,19 @@ fn one_record(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
     let Some(d) = digest else {
         return header_only(out, 0, rc::PARAMETER, 0);
     };
-    let served = cluster::keyed(shared, ns, d, is_udf || req.is_write(), |node, ns| {
-        if is_udf {
-            udf::execute(node, ns, d, &req, &msg.fields, out, 0);
-        } else {
-            record::execute(ns, d, &req, out, 0);
-        }
-    });
+    let served = cluster::keyed(
+        shared,
+        ns,
+        d,
+        is_udf || req.is_write() || req.may_touch(),
+        |node, ns| {
+            if is_udf {
+                udf::execute(node, ns, d, &req, &msg.fields, out, 0);
+            } else {
+                record::execute(ns, d, &req, out, 0);
+            }
+        },
+    );
     if served.is_none() {
         header_only(out, 0, rc::NAMESPACE_NOT_FOUND, 0);
     }

@@ -63,6 +63,38 @@ impl RecReq<'_> {
     pub fn is_write(&self) -> bool {
         self.info2 & (INFO2_WRITE | INFO2_DELETE) != 0
     }
+
+    /// A read that may touch its record: its TTL field holds a read-touch percentage (0 takes
+    /// the namespace's default, which is off; all ones never touches).
+    pub fn may_touch(&self) -> bool {
+        !self.is_write() && self.ttl != 0 && self.ttl != u32::MAX
+    }
+}
+
+/// The TTL of the write that set `rec`'s void time, when a read with `pct` must restore it:
+/// as a real server, once the record is within `pct` % of that TTL from its end.
+fn read_touch(rec: &Record, pct: u32, now_ms: u64) -> Option<u32> {
+    if rec.void_time == 0 {
+        return None;
+    }
+    let write_ttl = rec.void_time.saturating_sub(cl_secs(rec.last_update_ms));
+    let threshold = (u64::from(write_ttl) * u64::from(pct) / 100) as u32;
+    (cl_secs(now_ms) >= rec.void_time - threshold).then_some(write_ttl)
+}
+
+/// Gives the record its write TTL again from `now_ms`, keeping its generation; a write that
+/// has moved its void time further since the read leaves it as it is.
+fn touch_on_read(ns: &Namespace, digest: &Digest, write_ttl: u32, now_ms: u64) {
+    let mut part = ns.write(partition_of(digest));
+    let Some(rec) = part.get(digest) else { return };
+    let void_time = cl_secs(now_ms).saturating_add(write_ttl);
+    if rec.expired(cl_secs(now_ms)) || rec.void_time >= void_time {
+        return;
+    }
+    let mut rec = rec.clone();
+    rec.void_time = void_time;
+    rec.last_update_ms = now_ms;
+    part.insert(ns, *digest, rec);
 }
 
 /// Header values of a reply.
@@ -108,7 +140,19 @@ pub fn execute(
     } else {
         let part = ns.read(pid);
         let rec = part.get(digest).filter(|r| !r.expired(cl_secs(now)));
-        read(ns, digest, rec, req, &mut reply, out)
+        let (outcome, touch) = match rec {
+            Some(_) if req.may_touch() && req.ttl > 100 => (Outcome::err(rc::PARAMETER), None),
+            Some(r) if req.may_touch() => (
+                read(ns, digest, rec, req, &mut reply, out),
+                read_touch(r, req.ttl, now),
+            ),
+            _ => (read(ns, digest, rec, req, &mut reply, out), None),
+        };
+        drop(part);
+        if let Some(write_ttl) = touch {
+            touch_on_read(ns, digest, write_ttl, now);
+        }
+        outcome
     };
     if outcome.rc != rc::OK {
         reply.discard_body(out);
