@@ -104,3 +104,7 @@ def test_map_diff_merge_and_math_of_the_servers_library(
     assert diff == {"a": 1, "c": 4}
     assert merged == {"a": 1, "b": 5, "c": 4}
     assert product == 42
+
+
+def test_udf_get_gives_the_module_text(client: Any, udf_module: str) -> None:
+    assert client.udf_get(f"{udf_module}.lua") == MODULE

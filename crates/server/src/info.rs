@@ -338,8 +338,9 @@ fn udf_put(shared: &Shared, args: &str) -> String {
 fn udf_get(shared: &Shared, args: &str) -> String {
     let ps = params(args);
     match param(&ps, &["filename"]).and_then(|f| shared.udfs.get(f)) {
+        // As a real server, the content ends with a `;` (clients read up to it).
         Some(code) => format!(
-            "gen=1;type=LUA;content={}",
+            "type=LUA;content={};",
             base64::engine::general_purpose::STANDARD.encode(code)
         ),
         None => "error=not_found".into(),
