@@ -118,3 +118,13 @@ def test_ttl_expiry(client: Any, set_name: str) -> None:
 def test_unknown_namespace(client: Any) -> None:
     with pytest.raises(ex.NamespaceNotFound):
         client.put(("nope", "s", 1), {"a": 1})
+
+
+def test_a_read_of_no_bins_that_does_not_ask_for_all_is_refused(
+    client: Any, set_name: str
+) -> None:
+    key = ("test", set_name, "select_none")
+    client.put(key, {"a": 1})
+    with pytest.raises(ex.InvalidRequest):
+        client.select(key, [])
+    assert client.select(key, ["a"])[2] == {"a": 1}

@@ -230,6 +230,10 @@ fn read(
         return Outcome::of(rc::OK, rec);
     }
     if req.ops.is_empty() {
+        // As a real server: a read names its bins or asks for all of them.
+        if req.info1 & INFO1_GET_ALL == 0 {
+            return Outcome::err(rc::PARAMETER);
+        }
         all_bins(&rec.bins, reply, out);
         return Outcome::of(rc::OK, rec);
     }
