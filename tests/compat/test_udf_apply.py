@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from aerospike import exception as ex
+from aerospike_helpers import expressions as xp  # type: ignore[import-untyped]
+from aerospike_helpers.batch import records as br  # type: ignore[import-untyped]
 
 pytestmark = pytest.mark.compat
 
@@ -108,3 +110,30 @@ def test_map_diff_merge_and_math_of_the_servers_library(
 
 def test_udf_get_gives_the_module_text(client: Any, udf_module: str) -> None:
     assert client.udf_get(f"{udf_module}.lua") == MODULE
+
+
+def test_a_filter_expression_applies_to_a_record_that_exists(
+    client: Any, set_name: str, udf_module: str
+) -> None:
+    only_zero = {"expressions": xp.Eq(xp.IntBin("n"), 0).compile()}
+    key = ("test", set_name, "filtered")
+    client.put(key, {"n": 1})
+    with pytest.raises(ex.FilteredOut):
+        client.apply(key, udf_module, "add", ["n", 5], policy=only_zero)
+    assert client.get(key)[2] == {"n": 1}
+    created = ("test", set_name, "created")
+    assert client.apply(created, udf_module, "add", ["n", 5], policy=only_zero) == 5
+    client.put(key, {"n": 0})
+    assert client.apply(key, udf_module, "add", ["n", 2], policy=only_zero) == 2
+
+
+def test_a_filtered_out_batch_apply_row_says_so(
+    client: Any, set_name: str, udf_module: str
+) -> None:
+    key = ("test", set_name, "batch_filtered")
+    client.put(key, {"n": 1})
+    row = br.Apply(key=key, module=udf_module, function="add", args=["n", 5])
+    row.policy = {"expressions": xp.Eq(xp.IntBin("n"), 0).compile()}
+    res = client.batch_write(br.BatchRecords([row]))
+    assert res.batch_records[0].result == 27
+    assert client.get(key)[2] == {"n": 1}

@@ -188,7 +188,8 @@ fn view<'a>(
     }
 }
 
-fn check_filter(
+/// Whether `rec` passes the request's filter expression (`Err(FILTERED_OUT)` when not).
+pub(crate) fn check_filter(
     ns: &Namespace,
     digest: &Digest,
     rec: &Record,

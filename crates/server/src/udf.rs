@@ -183,6 +183,13 @@ impl Call<'_> {
                 ns.count_change(-1);
             }
             let existing = part.get(digest);
+            // As a real server: the filter applies to a record that exists.
+            if let Some(Err(code)) =
+                existing.map(|r| crate::record::check_filter(ns, digest, r, req.filter))
+            {
+                header_only(out, 0, code, slot);
+                return Some(code);
+            }
             let rec = UdfRec {
                 bins: BinSet::new(existing.map(|r| r.bins.clone()).unwrap_or_default()),
                 key: existing.and_then(|r| r.key.clone()),
