@@ -115,3 +115,29 @@ def test_info_all(client: Any) -> None:
         assert "test" in text.split("\t")[-1].strip().split(";")
     build = next(iter(client.info_all("build").values()))[1]
     assert build.strip().split("\t")[-1].startswith("8.")
+
+
+def test_a_scan_naming_bins_skips_records_with_none_of_them(client: Any, set_name: str) -> None:
+    for i in range(6):
+        client.put(("test", set_name, i), {"name": f"n{i}", "age": i} if i else {"age": 0})
+    scan = client.scan("test", set_name)
+    scan.select("name")
+    named = [bins for _, _, bins in scan.results()]
+    assert sorted(b["name"] for b in named) == [f"n{i}" for i in range(1, 6)]
+    everything = client.scan("test", set_name).results()
+    assert len(everything) == 6
+    index = f"{set_name}_age"
+    client.index_integer_create("test", set_name, "age", index)
+    try:
+        for _ in range(50):
+            try:
+                q = client.query("test", set_name)
+                q.select("name")
+                q.where(p.between("age", 0, 10))
+                got = q.results()
+                break
+            except ex.IndexNotFound:
+                time.sleep(0.1)
+        assert sorted(bins["name"] for _, _, bins in got) == [f"n{i}" for i in range(1, 6)]
+    finally:
+        client.index_remove("test", index)

@@ -358,7 +358,7 @@ fn scan_partition(
         if p.max_records > 0 && *sent >= p.max_records {
             return false;
         }
-        if !selected(p, digest, rec, now_cl, None) {
+        if !selected(p, digest, rec, now_cl, None) || !has_a_named_bin(msg, rec) {
             continue;
         }
         write_record(p.ns, msg, digest, rec, None, out);
@@ -382,6 +382,9 @@ fn query_partition(
     each_indexed(p, pid, index, resume, now_cl, |digest, rec, b| {
         if p.max_records > 0 && *sent >= p.max_records {
             return false;
+        }
+        if !has_a_named_bin(msg, rec) {
+            return true;
         }
         write_record(p.ns, msg, digest, rec, Some(b), out);
         *sent += 1;
@@ -456,6 +459,17 @@ fn each_indexed(
         }
         true
     })
+}
+
+/// Whether `rec` holds one of the bins a request names, when it names bins only: as a real
+/// server, a record with none of them is not sent.
+fn has_a_named_bin(msg: &Msg<'_>, rec: &Record) -> bool {
+    msg.header.info1 & INFO1_NOBINDATA != 0
+        || msg.ops.is_empty()
+        || msg
+            .ops
+            .iter()
+            .any(|op| op.op != op::READ || rec.bin(op.name).is_some())
 }
 
 fn write_record(
