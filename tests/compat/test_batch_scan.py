@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from aerospike import exception as ex
 from aerospike import predicates as p
+from aerospike_helpers import expressions as xp  # type: ignore[import-untyped]
 from aerospike_helpers.batch import records as br  # type: ignore[import-untyped]
 from aerospike_helpers.operations import operations as op  # type: ignore[import-untyped]
 
@@ -141,3 +142,15 @@ def test_a_scan_naming_bins_skips_records_with_none_of_them(client: Any, set_nam
         assert sorted(bins["name"] for _, _, bins in got) == [f"n{i}" for i in range(1, 6)]
     finally:
         client.index_remove("test", index)
+
+
+def test_a_scan_with_a_mistyped_filter_is_refused_before_any_record(
+    client: Any, set_name: str
+) -> None:
+    mistyped = {"expressions": xp.Eq(xp.IntBin("age"), "text").compile()}
+    for name in (set_name, f"{set_name}_empty"):
+        with pytest.raises(ex.InvalidRequest):
+            client.scan("test", name).results(policy=mistyped)
+    client.put(("test", set_name, 1), {"age": 1})
+    with pytest.raises(ex.InvalidRequest):
+        client.query("test", set_name).results(policy=mistyped)

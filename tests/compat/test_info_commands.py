@@ -93,6 +93,14 @@ REFUSED = [
     ("sindex-list:ns=nosuch{set}", ex.NamespaceNotFound, "namespace not found on node"),
     ("truncate:namespace=test;set=", ex.InvalidRequest, "missing 'set' value"),
     ("no-such-command-{set}", ex.InvalidRequest, "unrecognized command"),
+    ("truncate:namespace=test;set={set};lut=2147483649", ex.InvalidRequest, "would truncate to 0"),
+    ("truncate:namespace=test;set={set};lut=abc", ex.InvalidRequest, "would truncate to 0"),
+    ("truncate:namespace=test;set={set};lut=", ex.InvalidRequest, "missing 'lut' value"),
+    (
+        "truncate:namespace=test;set={set};lut=99999999999999999999",
+        ex.InvalidRequest,
+        "would truncate in the future",
+    ),
 ]
 
 

@@ -120,9 +120,7 @@ def test_unknown_namespace(client: Any) -> None:
         client.put(("nope", "s", 1), {"a": 1})
 
 
-def test_a_read_of_no_bins_that_does_not_ask_for_all_is_refused(
-    client: Any, set_name: str
-) -> None:
+def test_a_read_of_no_bins_that_does_not_ask_for_all_is_refused(client: Any, set_name: str) -> None:
     key = ("test", set_name, "select_none")
     client.put(key, {"a": 1})
     with pytest.raises(ex.InvalidRequest):

@@ -260,6 +260,18 @@ fn sets(shared: &Shared, ns: Option<&str>, only: Option<&str>) -> String {
     out
 }
 
+/// A `lut` (Unix nanoseconds) in milliseconds, read as a real server does: its leading digits,
+/// none being 0 and too many the largest value.
+fn lut_ms(v: &str) -> u64 {
+    let digits = &v[..v.bytes().take_while(u8::is_ascii_digit).count()];
+    let nanos = if digits.is_empty() {
+        0
+    } else {
+        digits.parse::<u64>().unwrap_or(u64::MAX)
+    };
+    nanos / 1_000_000
+}
+
 /// `truncate:namespace=..;set=..;lut=..` and `truncate-namespace:namespace=..;lut=..`.
 fn truncate(shared: &Shared, args: &str) -> String {
     let ps = params(args);
@@ -278,16 +290,13 @@ fn truncate(shared: &Shared, args: &str) -> String {
     // future is refused.
     let now = crate::clock::now_ms();
     let before_ms = match param(&ps, &["lut"]) {
-        Some(v) => match v.parse::<u64>() {
-            Ok(nanos) if nanos / 1_000_000 == 0 => return "ERROR:4:would truncate to 0".into(),
-            Ok(nanos) if nanos / 1_000_000 > now => {
-                return "ERROR:4:would truncate in the future".into()
+        Some("") => return "ERROR:4:missing 'lut' value".into(),
+        Some(v) => match lut_ms(v) {
+            ms if ms <= crate::clock::CITRUSLEAF_EPOCH * 1000 => {
+                return "ERROR:4:would truncate to 0".into()
             }
-            Ok(nanos) => nanos / 1_000_000,
-            Err(_) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
-                return "ERROR:4:would truncate in the future".into()
-            }
-            Err(_) => return "ERROR:4:bad lut".into(),
+            ms if ms > now => return "ERROR:4:would truncate in the future".into(),
+            ms => ms,
         },
         None => now,
     };

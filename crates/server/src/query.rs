@@ -279,8 +279,8 @@ fn resumes(f: &Fields<'_>, indexed: bool) -> Result<Vec<(usize, Option<Resume>)>
         .collect())
 }
 
-/// Combinations a real server refuses: a short query may not be paced, an aggregation may not
-/// be short nor take a filter expression.
+/// What a real server refuses: a short query may not be paced, an aggregation may not be short
+/// nor take a filter expression, and a filter expression must be well formed and typed.
 fn refused(msg: &Msg<'_>) -> Result<(), u8> {
     let short = msg.header.info1 & INFO1_SHORT_QUERY != 0;
     if aggregate::wanted(msg) {
@@ -293,6 +293,11 @@ fn refused(msg: &Msg<'_>) -> Result<(), u8> {
     }
     if short && msg.fields.get(field::RECORDS_PER_SECOND).is_some() {
         return Err(rc::PARAMETER);
+    }
+    // A filter expression is built when the job starts, so a malformed or mistyped one is
+    // refused even where no record would meet it.
+    if let Some(exp) = msg.fields.get(field::FILTER_EXP) {
+        engine_ops::check_filter(exp)?;
     }
     Ok(())
 }
