@@ -140,6 +140,19 @@ def test_what_a_server_answers_ok(client: Any, set_name: str) -> None:
     assert client.info_random_node(f"namespace/{missing}").strip().endswith("type=unknown")
 
 
+def test_index_status_of_an_unknown_namespace_or_index(client: Any, set_name: str) -> None:
+    with pytest.raises(ex.NamespaceNotFound, match="namespace not found on node"):
+        client.info_random_node(f"sindex-stat:namespace=nosuch;indexname={set_name}")
+    with pytest.raises(ex.NamespaceNotFound):
+        client.info_random_node(f"sindex-exists:ns=nosuch;indexname={set_name}")
+    with pytest.raises(ex.IndexNotFound, match="no index"):
+        client.info_random_node(f"sindex-stat:namespace=test;indexname={set_name}")
+    exists = client.info_random_node(f"sindex-exists:ns=test;indexname={set_name}")
+    assert exists.strip().endswith("false")
+    with pytest.raises(ex.NamespaceNotFound):
+        client.index_integer_create("nosuch", set_name, "age", f"{set_name}_age")
+
+
 def _listed(client: Any, name: str) -> bool:
     for _ in range(50):
         if f"indexname={name}:" in client.info_random_node("sindex-list:ns=test"):

@@ -197,3 +197,12 @@ async def test_pages_of_a_list_index_meet_a_record_again_at_a_later_element(
         assert seen == [a, b, a]
     finally:
         await fl.run(s.drop_index(name))
+
+
+async def test_an_index_on_a_namespace_the_server_lacks_is_refused(
+    fl: Flavor, set_name: str
+) -> None:
+    s = fl.db.namespace("no_such_namespace").set(set_name)
+    with pytest.raises(errors.ServerError, match="namespace not found") as caught:
+        await fl.run(s.create_index("n", "numeric", name=f"{set_name}_n"))
+    assert caught.value.result_code == 20

@@ -15,7 +15,7 @@ use pyo3::types::PyTuple;
 use crate::args::{to_ctx, Args};
 use crate::calls::TASK_WAIT;
 use crate::client::Inner;
-use crate::completion::OpResult;
+use crate::completion::{Failure, OpResult};
 use crate::errors::invalid_argument;
 use crate::expr::to_expression;
 use crate::wire::index::{Bounds, IndexQuery, Source};
@@ -139,8 +139,24 @@ pub async fn create_index(i: Arc<Inner>, s: IndexSpec) -> OpResult<()> {
                 .await?
         }
     };
-    task.wait_till_complete(Some(TASK_WAIT)).await?;
+    task.wait_till_complete(Some(TASK_WAIT))
+        .await
+        .map_err(|e| refusal(&e.to_string()).unwrap_or(Failure::Native(e, None)))?;
     Ok(())
+}
+
+/// A server's refusal quoted in the crate's error about the index's progress
+/// (`... sindex-stat failed: ERROR:20:namespace not found on node`): a server takes a
+/// definition for a namespace it does not have, then answers for it so.
+fn refusal(text: &str) -> Option<Failure> {
+    let at = text.find("ERROR:").or_else(|| text.find("FAIL:"))?;
+    let mut parts = text[at..].splitn(3, ':');
+    parts.next();
+    let code = parts.next()?.parse().ok()?;
+    Some(Failure::Coded(
+        code,
+        parts.next().unwrap_or("").trim().to_string(),
+    ))
 }
 
 /// Drop a secondary index.

@@ -159,6 +159,8 @@ fn slash_command(name: &str, shared: &Shared) -> Option<String> {
         }),
         ("sets", ns) => Some(sets(shared, ns, rest)),
         ("sindex", Some(ns)) => Some(match rest {
+            // As a real server.
+            Some(_) if shared.store.namespace(ns.as_bytes()).is_none() => "ns_type=unknown".into(),
             Some(idx) => sindex::stat(shared, &format!("namespace={ns};indexname={idx}")),
             None => sindex::list(shared, &format!("ns={ns}")),
         }),

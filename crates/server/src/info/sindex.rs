@@ -27,6 +27,7 @@ const MAX_INDEXES: usize = 256;
 const PARAMETER: u8 = 4;
 const NAMESPACE: u8 = 20;
 const INDEX_FOUND: u8 = 200;
+const INDEX_NOT_FOUND: u8 = 201;
 const INDEX_MAX_COUNT: u8 = 202;
 
 const TYPES: &str = "'numeric', 'string', 'blob', 'geo2dsphere'";
@@ -264,19 +265,29 @@ pub fn list(shared: &Shared, args: &str) -> String {
     out
 }
 
-pub fn exists(shared: &Shared, args: &str) -> String {
+/// The namespace and index a command names; an unknown namespace is refused.
+fn named<'a>(shared: &Shared, args: &'a str) -> Result<(&'a str, &'a str), String> {
     let ps = params(args);
     let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
-    let name = param(&ps, &["indexname"]).unwrap_or("");
-    shared.sindexes.find(ns, name).is_some().to_string()
+    if shared.store.namespace(ns.as_bytes()).is_none() {
+        return Err(error(NAMESPACE, "namespace not found on node"));
+    }
+    Ok((ns, param(&ps, &["indexname"]).unwrap_or("")))
+}
+
+pub fn exists(shared: &Shared, args: &str) -> String {
+    match named(shared, args) {
+        Ok((ns, name)) => shared.sindexes.find(ns, name).is_some().to_string(),
+        Err(refused) => refused,
+    }
 }
 
 pub fn stat(shared: &Shared, args: &str) -> String {
-    let ps = params(args);
-    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
-    let name = param(&ps, &["indexname"]).unwrap_or("");
-    match shared.sindexes.find(ns, name) {
-        Some(_) => "entries=0;used_bytes=0;load_pct=100;load_time=0;stat_gc_recs=0".into(),
-        None => "FAIL:201:Index does not exist on the system.".into(),
+    match named(shared, args) {
+        Ok((ns, name)) => match shared.sindexes.find(ns, name) {
+            Some(_) => "entries=0;used_bytes=0;load_pct=100;load_time=0;stat_gc_recs=0".into(),
+            None => error(INDEX_NOT_FOUND, "no index"),
+        },
+        Err(refused) => refused,
     }
 }
