@@ -89,11 +89,11 @@ impl Partition {
         self.expiries.first().map(|e| e.0)
     }
 
-    /// Removes the records expired at `now_cl`; returns how many.
+    /// Removes the records expired at `now_cl` (void time before it); returns how many.
     pub fn remove_expired(&mut self, now_cl: u32) -> usize {
         let due: Vec<Digest> = self
             .expiries
-            .range(..=(now_cl, [0xFF; 20]))
+            .range(..(now_cl, [0; 20]))
             .map(|e| e.1)
             .collect();
         for digest in &due {
@@ -273,15 +273,16 @@ mod tests {
         part.insert(&ns, [2; 20], expiring(90));
         part.insert(&ns, [4; 20], expiring(0));
         assert_eq!(part.next_expiry(), Some(50));
-        assert_eq!(part.remove_expired(49), 0);
-        assert_eq!(part.remove_expired(60), 1);
+        assert_eq!(part.remove_expired(50), 0);
+        assert_eq!(part.remove_expired(51), 1);
         assert!(part.get(&[1; 20]).is_none() && part.len() == 3);
         part.remove(&[2; 20]);
         assert_eq!(part.next_expiry(), None);
         let mut fresh = Records::new();
         fresh.insert([7; 20], expiring(5));
         part.replace(&ns, fresh);
-        assert_eq!(part.remove_expired(5), 1);
+        assert_eq!(part.remove_expired(5), 0);
+        assert_eq!(part.remove_expired(6), 1);
         assert!(part.is_empty());
     }
 

@@ -90,7 +90,8 @@ impl Record {
 
     /// Whether the record has expired at `now_cl` (citrusleaf seconds).
     pub fn expired(&self, now_cl: u32) -> bool {
-        self.void_time != 0 && self.void_time <= now_cl
+        // As a real server: a record lives through the second of its void time.
+        self.void_time != 0 && self.void_time < now_cl
     }
 
     /// Approximate stored size in bytes.
@@ -281,7 +282,7 @@ impl Namespace {
     pub fn reclaim_expired(&self, now_cl: u32) -> u64 {
         let mut removed = 0u64;
         for pid in 0..N_PARTITIONS {
-            if self.read(pid).next_expiry().is_some_and(|t| t <= now_cl) {
+            if self.read(pid).next_expiry().is_some_and(|t| t < now_cl) {
                 removed += self.write(pid).remove_expired(now_cl) as u64;
             }
         }
