@@ -159,3 +159,21 @@ def _listed(client: Any, name: str) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def test_a_definition_for_an_unknown_namespace_is_kept_and_its_name_taken(
+    client: Any, set_name: str
+) -> None:
+    ns = f"nosuch{uuid.uuid4().hex[:8]}"
+    name = f"{set_name}_kept"
+    create = f"sindex-create:ns={ns};set={set_name};indexname={name};type=numeric;bin="
+    assert client.info_random_node(create + "a").strip().endswith("ok")
+    try:
+        assert client.info_random_node(create + "a").strip().endswith("ok")
+        with pytest.raises(ex.IndexFoundError, match="already exists with different definition"):
+            client.info_random_node(create + "b")
+        assert f"indexname={name}:" not in client.info_random_node("sindex-list:")
+    finally:
+        client.info_random_node(f"sindex-delete:ns={ns};indexname={name}")
+    assert client.info_random_node(create + "b").strip().endswith("ok")
+    client.info_random_node(f"sindex-delete:ns={ns};indexname={name}")

@@ -70,10 +70,8 @@ pub fn create(shared: &Shared, args: &str) -> String {
         Ok(idx) => idx,
         Err(refused) => return refused,
     };
-    // A real server takes a definition for a namespace it does not have; no node serves it.
-    if shared.store.namespace(idx.ns.as_bytes()).is_none() {
-        return "ok".into();
-    }
+    // A definition for a namespace the server does not have is kept, as a real server keeps
+    // it, though no node serves it: its name is taken, and lists leave it out.
     match shared.sindexes.create(idx, MAX_INDEXES) {
         Ok(()) => "ok".into(),
         Err(IndexError::Exists) => error(
@@ -241,7 +239,7 @@ pub fn list(shared: &Shared, args: &str) -> String {
     }
     let mut out = String::new();
     for i in shared.sindexes.list() {
-        if ns.is_some_and(|n| n != i.ns) {
+        if ns.is_some_and(|n| n != i.ns) || shared.store.namespace(i.ns.as_bytes()).is_none() {
             continue;
         }
         let set = if i.set.is_empty() { "null" } else { &i.set };
