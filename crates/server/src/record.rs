@@ -1,7 +1,5 @@
 //! Single-record execution: read, write, delete, touch and operate against one digest.
 
-use std::time::Instant;
-
 use bytes::Bytes;
 use engine::cdt::BinChange;
 use engine::particle_type as pt;
@@ -10,6 +8,8 @@ use engine::Particle;
 use crate::bins::{self, BinIndex, BinSet};
 use crate::clock::{cl_secs, now_ms};
 use crate::engine_ops::{self, View};
+use crate::read_touch;
+pub use crate::request::RecReq;
 use crate::store::{
     partition_of, void_time_for, Bin, BinName, Digest, Namespace, Partition, Record,
 };
@@ -41,61 +41,6 @@ const MAX_WRITE_OPS: usize = 32 * 1024;
 const INDEX_READS_FROM: usize = 16;
 /// The write must find the record (update-only or replace-only).
 const UPDATE_OR_REPLACE: u8 = INFO3_UPDATE_ONLY | INFO3_REPLACE_ONLY;
-
-/// What a single-record request asks for (from a message or a batch row).
-#[derive(Clone, Copy)]
-pub struct RecReq<'a> {
-    pub info1: u8,
-    pub info2: u8,
-    pub info3: u8,
-    pub generation: u32,
-    pub ttl: u32,
-    pub set: &'a [u8],
-    /// KEY field: particle type byte then the value.
-    pub key: Option<&'a [u8]>,
-    pub filter: Option<&'a [u8]>,
-    pub ops: Ops<'a>,
-    /// When the transaction must end (a UDF still running then fails).
-    pub deadline: Instant,
-}
-
-impl RecReq<'_> {
-    pub fn is_write(&self) -> bool {
-        self.info2 & (INFO2_WRITE | INFO2_DELETE) != 0
-    }
-
-    /// A read that may touch its record: its TTL field holds a read-touch percentage (0 takes
-    /// the namespace's default, which is off; all ones never touches).
-    pub fn may_touch(&self) -> bool {
-        !self.is_write() && self.ttl != 0 && self.ttl != u32::MAX
-    }
-}
-
-/// The TTL of the write that set `rec`'s void time, when a read with `pct` must restore it:
-/// as a real server, once the record is within `pct` % of that TTL from its end.
-fn read_touch(rec: &Record, pct: u32, now_ms: u64) -> Option<u32> {
-    if rec.void_time == 0 {
-        return None;
-    }
-    let write_ttl = rec.void_time.saturating_sub(cl_secs(rec.last_update_ms));
-    let threshold = (u64::from(write_ttl) * u64::from(pct) / 100) as u32;
-    (cl_secs(now_ms) >= rec.void_time - threshold).then_some(write_ttl)
-}
-
-/// Gives the record its write TTL again from `now_ms`, keeping its generation; a write that
-/// has moved its void time further since the read leaves it as it is.
-fn touch_on_read(ns: &Namespace, digest: &Digest, write_ttl: u32, now_ms: u64) {
-    let mut part = ns.write(partition_of(digest));
-    let Some(rec) = part.get(digest) else { return };
-    let void_time = cl_secs(now_ms).saturating_add(write_ttl);
-    if rec.expired(cl_secs(now_ms)) || rec.void_time >= void_time {
-        return;
-    }
-    let mut rec = rec.clone();
-    rec.void_time = void_time;
-    rec.last_update_ms = now_ms;
-    part.insert(ns, *digest, rec);
-}
 
 /// Header values of a reply.
 struct Outcome {
@@ -140,17 +85,17 @@ pub fn execute(
     } else {
         let part = ns.read(pid);
         let rec = part.get(digest).filter(|r| !r.expired(cl_secs(now)));
-        let (outcome, touch) = match rec {
-            Some(_) if req.may_touch() && req.ttl > 100 => (Outcome::err(rc::PARAMETER), None),
-            Some(r) if req.may_touch() => (
-                read(ns, digest, rec, req, &mut reply, out),
-                read_touch(r, req.ttl, now),
-            ),
-            _ => (read(ns, digest, rec, req, &mut reply, out), None),
+        let touch = match rec {
+            Some(r) if req.may_touch() => read_touch::due(r, req.ttl, now),
+            _ => Ok(None),
+        };
+        let outcome = match touch {
+            Ok(_) => read(ns, digest, rec, req, &mut reply, out),
+            Err(code) => Outcome::err(code),
         };
         drop(part);
-        if let Some(write_ttl) = touch {
-            touch_on_read(ns, digest, write_ttl, now);
+        if let Ok(Some(write_ttl)) = touch {
+            read_touch::apply(ns, digest, write_ttl, now);
         }
         outcome
     };

@@ -36,6 +36,15 @@ fn error(code: u8, message: impl Display) -> String {
     format!("ERROR:{code}:{message}")
 }
 
+/// The code a refused parameter gets: a real server reports the namespace's as 20.
+fn code_for(shown: &str) -> u8 {
+    if shown == "namespace" {
+        NAMESPACE
+    } else {
+        PARAMETER
+    }
+}
+
 /// A parameter's value, `None` when it is absent; refused when empty or longer than `max`.
 fn optional<'a>(
     ps: &[(&str, &'a str)],
@@ -43,26 +52,24 @@ fn optional<'a>(
     max: usize,
 ) -> Result<Option<&'a str>, String> {
     let shown = names[0];
-    let code = if shown == "namespace" {
-        NAMESPACE
-    } else {
-        PARAMETER
-    };
     match param(ps, names) {
         None => Ok(None),
-        Some("") => Err(error(code, format_args!("missing '{shown}' value"))),
-        Some(v) if v.len() > max => Err(error(code, format_args!("'{shown}' value too long"))),
+        Some("") => Err(error(
+            code_for(shown),
+            format_args!("missing '{shown}' value"),
+        )),
+        Some(v) if v.len() > max => Err(error(
+            code_for(shown),
+            format_args!("'{shown}' value too long"),
+        )),
         Some(v) => Ok(Some(v)),
     }
 }
 
 fn required<'a>(ps: &[(&str, &'a str)], names: &[&str], max: usize) -> Result<&'a str, String> {
-    let code = if names[0] == "namespace" {
-        NAMESPACE
-    } else {
-        PARAMETER
-    };
-    optional(ps, names, max)?.ok_or_else(|| error(code, format_args!("missing '{}'", names[0])))
+    let shown = names[0];
+    optional(ps, names, max)?
+        .ok_or_else(|| error(code_for(shown), format_args!("missing '{shown}'")))
 }
 
 pub fn create(shared: &Shared, args: &str) -> String {
@@ -218,11 +225,12 @@ fn index_expression(exp: &[u8], itype: IndexType, collection: Collection) -> Res
 /// Dropping an index that does not exist is not an error (as a real server).
 pub fn delete(shared: &Shared, args: &str) -> String {
     let ps = params(args);
-    let named = required(&ps, &["indexname"], MAX_INDEX_NAME)
-        .and_then(|name| Ok((name, required(&ps, &["namespace", "ns"], MAX_NAMESPACE)?)));
-    let (name, ns) = match named {
-        Ok(named) => named,
-        Err(refused) => return refused,
+    let (name, ns) = match (
+        required(&ps, &["indexname"], MAX_INDEX_NAME),
+        required(&ps, &["namespace", "ns"], MAX_NAMESPACE),
+    ) {
+        (Ok(name), Ok(ns)) => (name, ns),
+        (Err(refused), _) | (_, Err(refused)) => return refused,
     };
     shared.sindexes.drop_index(ns, name);
     if let Some(n) = shared.store.namespace(ns.as_bytes()) {
