@@ -37,7 +37,9 @@ async def test_a_get_behind_open_streams_names_the_exhausted_pool(
     async with af.connect(seeds, max_conns_per_node=2, total_timeout_ms=300) as db:
         s = db.namespace("test").set(set_name)
         async with _two_open_streams(s):
-            with pytest.raises(errors.TimeoutError, match="pool exhausted: all 2 conn") as caught:
+            with pytest.raises(
+                errors.TimeoutError, match=r"pool exhausted: .*max_conns_per_node=2"
+            ) as caught:
                 await s.key(1).get()
             assert "max_conns_per_node" in str(caught.value)
             assert caught.value.in_doubt is False
@@ -60,7 +62,9 @@ async def test_a_get_behind_busy_gets_names_the_exhausted_pool(set_name: str) ->
                 tg.start_soon(slow_get)
                 tg.start_soon(slow_get)
                 await anyio.sleep(0.2)
-                with pytest.raises(errors.TimeoutError, match="pool exhausted: all 2 co") as caught:
+                with pytest.raises(
+                    errors.TimeoutError, match=r"pool exhausted: .*max_conns_per_node=2"
+                ) as caught:
                     await s.key(1).get()
             assert "max_conns_per_node" in str(caught.value)
             assert caught.value.in_doubt is False
@@ -68,8 +72,10 @@ async def test_a_get_behind_busy_gets_names_the_exhausted_pool(set_name: str) ->
 
 
 @pytest.mark.anyio
-async def test_open_scans_leave_the_pool_to_other_calls(seeds: str, set_name: str) -> None:
-    async with af.connect(seeds, max_conns_per_node=2, total_timeout_ms=300) as db:
+async def test_open_scans_leave_the_rest_of_the_budget_to_other_calls(
+    seeds: str, set_name: str
+) -> None:
+    async with af.connect(seeds, max_conns_per_node=16, total_timeout_ms=300) as db:
         s = db.namespace("test").set(set_name)
         async with _two_open_streams(s):
             rec = await s.key(1).get()
@@ -86,7 +92,9 @@ async def test_a_stream_behind_open_streams_names_the_exhausted_pool(
         s = db.namespace("test").set(set_name)
         async with _two_open_streams(s):
             third = s.query().chunk_size(10).timeout(1.0)
-            with pytest.raises(errors.TimeoutError, match="pool exhausted: all 2 conn") as caught:
+            with pytest.raises(
+                errors.TimeoutError, match=r"pool exhausted: .*max_conns_per_node=2"
+            ) as caught:
                 async with third.stream() as st:
                     await st.__anext__()
             message = str(caught.value)

@@ -404,6 +404,24 @@ pub async fn info_all(i: Arc<Inner>, command: String) -> OpResult<InfoAllOut> {
     Ok(InfoAllOut(out))
 }
 
+/// Per node name, the partitions of a namespace it masters and the replicas it holds.
+pub struct OwnersOut(Vec<(String, usize, usize)>);
+
+impl IntoPy for OwnersOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let d = PyDict::new(py);
+        for (node, masters, replicas) in self.0 {
+            d.set_item(node, (masters, replicas))?;
+        }
+        Ok(d.into_any().unbind())
+    }
+}
+
+/// Where `ns`'s partitions are in the client's view (the one every call routes by).
+pub async fn partition_owners(i: Arc<Inner>, ns: String) -> OpResult<OwnersOut> {
+    Ok(OwnersOut(i.worker_wire.owners(&i.client, &ns).await))
+}
+
 /// Remove a set's (or namespace's) records.
 pub async fn truncate(i: Arc<Inner>, ns: String, set: String, before_ns: i64) -> OpResult<()> {
     Ok(i.client.truncate(&i.admin, &ns, &set, before_ns).await?)

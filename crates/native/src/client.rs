@@ -51,8 +51,10 @@ pub struct Inner {
     pub(crate) generation: u64,
     /// Busy-polling of blocking single-record calls.
     pub(crate) spin: Spin,
-    /// Connections wire scans hold per node.
-    pub(crate) scan_slots: crate::wire::Slots,
+    /// How the wire path connects, and its budget of connections per node.
+    pub(crate) links: Arc<crate::wire::Links>,
+    /// How `max_conns_per_node` is shared between the crate clients and the wire path.
+    pub(crate) shares: crate::pools::Shares,
 }
 
 static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -198,7 +200,10 @@ pub(crate) async fn do_connect(
     let admin = AdminPolicy {
         timeout: defaults.total_timeout.max(1000),
     };
-    let worker_wire = crate::wire::Pool::new(&worker_policy);
+    let shares = crate::pools::shares(policy.max_conns_per_node);
+    let links = crate::wire::Links::new(&policy, policy.max_conns_per_node, shares.wire)
+        .map_err(|e| Failure::Coded(-2, e))?;
+    let worker_wire = crate::wire::Pool::new(&worker_policy, links.clone());
     Ok(Client {
         inner: Arc::new(Inner {
             client,
@@ -217,7 +222,8 @@ pub(crate) async fn do_connect(
             closing: watch::Sender::new(false),
             generation: runtime::generation(),
             spin: Spin::new(defaults.spin_wait_us),
-            scan_slots: crate::wire::Slots::new(worker_policy.max_conns_per_node),
+            links,
+            shares,
         }),
     })
 }
@@ -333,6 +339,11 @@ operations! {
     /// Names of the cluster's nodes.
     fn node_names(&self) -> PyResult<Vec<String>> {
         Ok(self.live()?.client.node_names())
+    }
+
+    /// Connections the wire path holds open per node, every runtime together.
+    fn wire_connections(&self) -> PyResult<std::collections::HashMap<String, usize>> {
+        Ok(self.live()?.links.open_per_node().into_iter().collect())
     }
 
     /// Start a scan (no `index_filter`) or secondary-index query.
@@ -504,6 +515,16 @@ operations! {
     ) {
         let _ = this;
         (false, calls::info_all(inner.clone(), command))
+    }
+
+    /// Per node name, the partitions of `namespace` it masters and the replicas it holds, in
+    /// the view every call routes by.
+    cluster fn partition_owners / partition_owners_blocking(
+        this, inner,
+        namespace: String,
+    ) {
+        let _ = this;
+        (false, calls::partition_owners(inner.clone(), namespace))
     }
 
     /// Apply operations, or a record UDF, to every record a query selects, in the background;

@@ -10,6 +10,28 @@ use crate::errors::invalid_argument;
 use crate::policy::Defaults;
 use crate::{runtime, tls};
 
+/// How a client logs in (`auth_mode`): the server's own users, an external directory (the
+/// password itself goes to the server, so only over TLS), or the TLS client certificate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Login {
+    Internal,
+    External,
+    Pki,
+}
+
+impl Login {
+    fn parse(mode: Option<&str>) -> PyResult<Login> {
+        match mode {
+            None | Some("internal") => Ok(Login::Internal),
+            Some("external") => Ok(Login::External),
+            Some("pki") => Ok(Login::Pki),
+            Some(other) => Err(invalid_argument(format!(
+                "auth_mode must be 'internal', 'external' or 'pki', not {other:?}"
+            ))),
+        }
+    }
+}
+
 /// Connection settings; `seeds` is `"host:port[,host:port...]"`.
 #[pyclass(frozen, module = "aerospike_fluent._native")]
 #[derive(Clone, Debug)]
@@ -18,6 +40,7 @@ pub struct ClientConfig {
     pub(crate) cluster_name: Option<String>,
     pub(crate) user: Option<String>,
     pub(crate) password: Option<String>,
+    pub(crate) auth_mode: Login,
     pub(crate) tls_name: Option<String>,
     pub(crate) tls_ca_file: Option<String>,
     pub(crate) tls_cert_file: Option<String>,
@@ -33,7 +56,7 @@ pub struct ClientConfig {
 impl ClientConfig {
     #[new]
     #[pyo3(signature = (seeds, *, cluster_name = None, user = None, password = None,
-        tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
+        auth_mode = None, tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
         connect_timeout_ms = 1000, total_timeout_ms = 1000, socket_timeout_ms = 0,
         max_retries = 2, max_conns_per_node = 256, min_conns_per_node = 0,
         tend_interval_ms = 1000, spin_wait_us = 200))]
@@ -43,6 +66,7 @@ impl ClientConfig {
         cluster_name: Option<String>,
         user: Option<String>,
         password: Option<String>,
+        auth_mode: Option<&str>,
         tls_name: Option<String>,
         tls_ca_file: Option<String>,
         tls_cert_file: Option<String>,
@@ -67,6 +91,36 @@ impl ClientConfig {
                 "tls_cert_file and tls_key_file go together",
             ));
         }
+        let tls = tls_ca_file.is_some() || tls_cert_file.is_some() || tls_name.is_some();
+        let login = Login::parse(auth_mode)?;
+        match login {
+            Login::Internal => {}
+            Login::External if user.is_none() => {
+                return Err(invalid_argument(
+                    "auth_mode='external' needs user and password",
+                ));
+            }
+            Login::External if !tls => {
+                return Err(invalid_argument(
+                    "auth_mode='external' sends the password itself to the server: it needs \
+                     TLS (tls_ca_file or tls_name)",
+                ));
+            }
+            Login::External => {}
+            Login::Pki if user.is_some() => {
+                return Err(invalid_argument(
+                    "auth_mode='pki' logs in with the TLS client certificate: give no user or \
+                     password",
+                ));
+            }
+            Login::Pki if tls_cert_file.is_none() => {
+                return Err(invalid_argument(
+                    "auth_mode='pki' needs a TLS client certificate (tls_cert_file and \
+                     tls_key_file)",
+                ));
+            }
+            Login::Pki => {}
+        }
         if min_conns_per_node > max_conns_per_node || max_conns_per_node == 0 {
             return Err(invalid_argument(
                 "need 0 <= min_conns_per_node <= max_conns_per_node and max_conns_per_node > 0",
@@ -83,6 +137,7 @@ impl ClientConfig {
             cluster_name,
             user,
             password,
+            auth_mode: login,
             tls_name,
             tls_ca_file,
             tls_cert_file,
@@ -160,8 +215,15 @@ pub fn client_policy(cfg: &ClientConfig) -> PyResult<ClientPolicy> {
             .max(aerospike::policy::TEND_INTERVAL_MIN_MS),
         ..ClientPolicy::default()
     };
-    if let (Some(u), Some(pw)) = (&cfg.user, &cfg.password) {
-        p.set_auth_mode(AuthMode::Internal(u.clone(), pw.clone()));
+    match (cfg.auth_mode, &cfg.user, &cfg.password) {
+        (Login::Internal, Some(u), Some(pw)) => {
+            p.set_auth_mode(AuthMode::Internal(u.clone(), pw.clone()));
+        }
+        (Login::External, Some(u), Some(pw)) => {
+            p.set_auth_mode(AuthMode::External(u.clone(), pw.clone()));
+        }
+        (Login::Pki, _, _) => p.set_auth_mode(AuthMode::Pki),
+        _ => {}
     }
     if cfg.tls_ca_file.is_some() || cfg.tls_cert_file.is_some() || cfg.tls_name.is_some() {
         p.tls_policy = Some(tls::policy(

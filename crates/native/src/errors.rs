@@ -43,6 +43,7 @@ create_exception!(aerospike_fluent.errors, RecordTooBigError, ServerError);
 create_exception!(aerospike_fluent.errors, BinTypeError, ServerError);
 create_exception!(aerospike_fluent.errors, BinNotFoundError, ServerError);
 create_exception!(aerospike_fluent.errors, KeyBusyError, ServerError);
+create_exception!(aerospike_fluent.errors, NamespaceNotFoundError, ServerError);
 create_exception!(aerospike_fluent.errors, FilteredOutError, ServerError);
 create_exception!(aerospike_fluent.errors, ElementNotFoundError, ServerError);
 create_exception!(aerospike_fluent.errors, ElementExistsError, ServerError);
@@ -135,6 +136,7 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         12 => py.get_type::<BinTypeError>(),
         13 => py.get_type::<RecordTooBigError>(),
         14 => py.get_type::<KeyBusyError>(),
+        20 => py.get_type::<NamespaceNotFoundError>(),
         17 => py.get_type::<BinNotFoundError>(),
         23 => py.get_type::<ElementNotFoundError>(),
         24 => py.get_type::<ElementExistsError>(),
@@ -238,6 +240,9 @@ fn with_key(message: &str, key: Option<&Bound<'_, PyAny>>) -> String {
     }
 }
 
+/// The protocol's result code for a timeout.
+const SERVER_TIMEOUT: u8 = 9;
+
 /// Whether a write that failed with `err` may have been applied.
 pub fn in_doubt(err: &AsError) -> bool {
     err.in_doubt() && !refused_every_attempt(err)
@@ -275,12 +280,18 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
             Err(e) => e,
         };
     }
-    let code = err.result_code();
+    // A deadline the client enforced carries the protocol's timeout code, as a server's does
+    // (and as the wire path and the C client report it), not the crate's own negative code.
+    let code = match err.kind() {
+        ErrorKind::Timeout => i32::from(SERVER_TIMEOUT),
+        _ => err.result_code(),
+    };
     let class = match err.kind() {
         ErrorKind::Timeout => timeout_type(py),
         k if lost_connection(k) => py.get_type::<ConnectionError>(),
         ErrorKind::InvalidArgument => invalid_argument_type(py),
         ErrorKind::UdfBadResponse => py.get_type::<UdfError>(),
+        ErrorKind::InvalidNamespace => py.get_type::<NamespaceNotFoundError>(),
         ErrorKind::Server { .. } => class_for_code(py, code),
         _ => class_for_code(py, code.min(-1)),
     };
@@ -342,6 +353,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         BinTypeError,
         BinNotFoundError,
         KeyBusyError,
+        NamespaceNotFoundError,
         FilteredOutError,
         ElementNotFoundError,
         ElementExistsError,
@@ -390,9 +402,10 @@ pub fn waited_for_a_connection(err: &AsError) -> bool {
 /// deadline.
 pub fn pool_exhausted(py: Python<'_>, err: &AsError, size: usize) -> PyErr {
     let message = format!(
-        "connection pool exhausted: all {size} connections to the node were busy until the \
-         deadline (raise connect(max_conns_per_node=...), lower the concurrency, or close \
-         open streams, which hold a connection per node): {err}"
+        "connection pool exhausted: every connection to the node stayed busy until the \
+         deadline (max_conns_per_node={size}, the client's budget for all its calls: raise \
+         it, lower the concurrency, or close open streams, which hold a connection per \
+         node): {err}"
     );
     match error_instance(
         timeout_type(py),

@@ -141,9 +141,9 @@ pub fn after<'a, P: Based>(
         }
         Miss::Busy { node, size } => {
             let text = format!(
-                "Timeout: connection pool exhausted: all {size} connections to node {node} were \
-                 busy until the deadline (raise connect(max_conns_per_node=...) or lower the \
-                 concurrency)"
+                "Timeout: connection pool exhausted: every connection to node {node} stayed busy \
+                 until the deadline (max_conns_per_node={size}, the client's budget for all its \
+                 calls: raise it or lower the concurrency)"
             );
             return fail(9, text, false);
         }

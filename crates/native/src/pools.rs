@@ -1,13 +1,15 @@
 //! Where a call runs: the runtimes and connection pools a client owns, and the route each call
 //! takes through them.
 //!
-//! A client owns up to three crate clients, each with its own pool:
+//! A client owns up to three crate clients, each with its own pool, and a wire pool next to
+//! each; all of them share one budget per node, `max_conns_per_node` ([`shares`]):
 //! - the *worker* client on the shared multi-threaded worker runtime (`runtime.rs`), connected by
 //!   `connect`;
-//! - the *direct* client on the caller-driven runtime, connected by the first blocking
-//!   single-record call;
+//! - the *direct* client on the caller-driven runtime, connected by the first blocking call the
+//!   crate serves (none for small limits: those calls run on the worker's);
 //! - one *loop* client per event loop that has its own runtime (`loop_runtime.rs`), connected in
-//!   the background at the client's [`LOOP_CONNECT_AFTER`]-th call on that loop.
+//!   the background at the client's [`LOOP_CONNECT_AFTER`]-th call on that loop, when the wire
+//!   path can spare its places (`wire::Links::reserve`).
 //!
 //! Route of an async single-record call (get, put, delete, exists, touch, operate), checked in
 //! this order; the first "no" sends it to the worker runtime:
@@ -57,19 +59,64 @@ use crate::policy::Natives;
 use crate::runtime;
 use crate::wire;
 
-/// The crate client of one runtime, and the connections the single-record wire path keeps
-/// there (`wire::pool`).
+/// The crate client of one runtime, and the connections the wire path keeps there
+/// (`wire::pool`).
 #[derive(Clone)]
 pub struct RuntimeClient {
     pub crate_client: aerospike::Client,
     pub wire: Arc<wire::Pool>,
+    /// The places the crate client holds in the client's connection budget (loop runtimes).
+    _reserved: Option<Arc<wire::Reservation>>,
+}
+
+/// How a client's `max_conns_per_node` is shared out: the crate clients of the worker and the
+/// caller-driven runtimes get a fixed part, the wire path the rest; an event loop's crate
+/// client takes its part out of the wire path's when it connects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shares {
+    pub worker: usize,
+    /// 0: blocking calls the crate serves run on the worker's crate client.
+    pub direct: usize,
+    pub wire: usize,
+}
+
+/// Below this limit the wire path gets no share: every call goes through one crate client.
+const WIRE_FROM: usize = 8;
+
+pub fn shares(limit: usize) -> Shares {
+    let limit = limit.max(1);
+    if limit < WIRE_FROM {
+        return Shares {
+            worker: limit,
+            direct: 0,
+            wire: 0,
+        };
+    }
+    let worker = limit / 4;
+    // A crate client needs two places: its tend connection and one to serve calls.
+    let direct = Some(limit / 8).filter(|d| *d >= 2).unwrap_or(0);
+    Shares {
+        worker,
+        direct,
+        wire: limit - worker - direct,
+    }
+}
+
+/// The pool size of a crate client holding `share` places: one is its tend connection.
+fn crate_pool(share: usize) -> usize {
+    share.saturating_sub(1).max(1)
 }
 
 impl RuntimeClient {
-    async fn connect(policy: &ClientPolicy, inner: &Inner) -> OpResult<RuntimeClient> {
+    async fn connect(
+        policy: &ClientPolicy,
+        inner: &Inner,
+        reserved: Option<wire::Reservation>,
+    ) -> OpResult<RuntimeClient> {
         Ok(RuntimeClient {
             crate_client: aerospike::Client::new(policy, &inner.hosts).await?,
-            wire: wire::Pool::new(policy),
+            wire: wire::Pool::new(policy, inner.links.clone()),
+            _reserved: reserved.map(Arc::new),
         })
     }
 
@@ -83,7 +130,15 @@ impl RuntimeClient {
 impl Inner {
     /// The clients of the caller-driven runtime; call only from futures run on it.
     async fn direct_client(&self) -> OpResult<RuntimeClient> {
-        let connect = || RuntimeClient::connect(&self.policy, self);
+        let connect = || {
+            let max = crate_pool(self.shares.direct);
+            let policy = ClientPolicy {
+                max_conns_per_node: max,
+                min_conns_per_node: self.policy.min_conns_per_node.min(max),
+                ..self.policy.clone()
+            };
+            async move { RuntimeClient::connect(&policy, self, None).await }
+        };
         Ok(self.direct.get_or_try_init(connect).await?.clone())
     }
 
@@ -92,6 +147,7 @@ impl Inner {
         RuntimeClient {
             crate_client: self.client.clone(),
             wire: self.worker_wire.clone(),
+            _reserved: None,
         }
     }
 
@@ -115,16 +171,23 @@ impl Inner {
         max_conns: usize,
         cell: ClientCell,
     ) -> impl std::future::Future<Output = OpResult<()>> + Send + 'static {
+        let pool = crate_pool(max_conns);
         let policy = ClientPolicy {
-            max_conns_per_node: max_conns,
-            min_conns_per_node: self.policy.min_conns_per_node.min(max_conns),
+            max_conns_per_node: pool,
+            min_conns_per_node: self.policy.min_conns_per_node.min(pool),
             ..self.policy.clone()
         };
         let connecting = rt.connect_guard();
         let inner = self.clone();
         let connect = async move {
             let _connecting = connecting();
-            let connect = || RuntimeClient::connect(&policy, &inner);
+            let Some(reserved) = inner.links.reserve(max_conns) else {
+                return Err(Failure::Coded(
+                    -7,
+                    "no room in max_conns_per_node for an event loop's own pool".into(),
+                ));
+            };
+            let connect = || RuntimeClient::connect(&policy, &inner, Some(reserved));
             let client = cell.get_or_try_init(connect).await?;
             if inner.closed.load(Ordering::Acquire) {
                 // close() ran while this connected (and took the cell before it was set)
@@ -169,14 +232,15 @@ pub fn loop_pools(max_conns_per_node: usize) -> bool {
     cfg!(target_os = "linux") && max_conns_per_node >= LOOP_POOLS_FROM
 }
 
-/// The worker runtime's pool leaves room for an event loop's own pool (see `go_on_loop`), so
-/// that a process with one event loop stays within `max_conns_per_node` for async calls.
+/// The worker runtime's crate client: its share of the budget (see [`shares`]); below
+/// [`WIRE_FROM`] it serves every call, with the whole limit for its pool.
 pub fn worker_policy(policy: &ClientPolicy) -> ClientPolicy {
-    let max = policy.max_conns_per_node;
-    if !loop_pools(max) {
-        return policy.clone();
-    }
-    let max = max - DEFAULT_LOOP_OPS;
+    let limit = policy.max_conns_per_node;
+    let max = if limit < WIRE_FROM {
+        limit.max(1)
+    } else {
+        crate_pool(shares(limit).worker)
+    };
     ClientPolicy {
         max_conns_per_node: max,
         min_conns_per_node: policy.min_conns_per_node.min(max),
@@ -269,6 +333,9 @@ impl Client {
         T: IntoPy,
     {
         let inner = &self.inner;
+        if inner.shares.direct == 0 {
+            return self.wait(py, writes, call(inner.worker_client()));
+        }
         let rt = match inner.caller.get() {
             Some(rt) => rt,
             None => {
@@ -379,5 +446,38 @@ impl Client {
             return self.batch_pipelined(py, &i, &p, rows);
         }
         self.wait(py, writes, Box::pin(calls::batch(i, p, rows)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_share_together_is_the_limit() {
+        for limit in 8..=1024 {
+            let s = shares(limit);
+            assert_eq!(s.worker + s.direct + s.wire, limit, "{limit}: {s:?}");
+            assert!(s.worker >= 2 && s.wire >= 1, "{limit}: {s:?}");
+            assert!(s.direct == 0 || s.direct >= 2, "{limit}: {s:?}");
+            assert!(crate_pool(s.worker) < s.worker);
+        }
+        assert_eq!(
+            shares(256),
+            Shares {
+                worker: 64,
+                direct: 32,
+                wire: 160
+            }
+        );
+    }
+
+    #[test]
+    fn a_small_limit_is_one_crate_client() {
+        for limit in 0..8 {
+            let s = shares(limit);
+            assert_eq!((s.direct, s.wire), (0, 0));
+            assert_eq!(s.worker, limit.max(1));
+        }
     }
 }

@@ -246,7 +246,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
             max_records: spec.max_records,
             chunk_size: spec.chunk_size,
         };
-        wire::plan(&i.policy, &policy, &target)
+        wire::plan(&policy, &target).filter(|_| i.links.usable())
     };
     let statement = spec.statement;
     let inner = i.clone();
@@ -257,7 +257,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
             return;
         }
         if let Some(plan) = wire_plan {
-            wire::scan::run(&i.client, &i.admin, &i.scan_slots, plan, &tx).await;
+            wire::scan::run(&i.client, &i.worker_wire, plan, &tx).await;
             return;
         }
         let rs = match i.client.query(&policy, pf, statement).await {

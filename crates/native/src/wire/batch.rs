@@ -210,11 +210,24 @@ pub async fn read(
     };
     for ((_, rows), got) in groups.iter().zip(outcomes) {
         for (&i, answer) in rows.iter().zip(got) {
+            // A node that did not hold the partition, or could not be reached: the view may be
+            // wrong about where the namespace's partitions are.
+            if matches!(
+                answer,
+                Answer::Refused {
+                    code: PARTITION_UNAVAILABLE,
+                    ..
+                } | Answer::Missed(Miss::Lost { .. })
+            ) {
+                pool.stale(asks[i].key.namespace());
+            }
             answers[i] = answer;
         }
     }
     answers
 }
+
+const PARTITION_UNAVAILABLE: u8 = 11;
 
 /// Ask `node` for the rows `rows` of `asks`: send the request and read the reply until its
 /// last message; the rows' answers, in order.
@@ -238,7 +251,7 @@ async fn ask_node(
                     size,
                 })
             }
-            Err(NoLease::Unreachable) => return Err(Miss::NotSent),
+            Err(NoLease::Unreachable(_)) => return Err(Miss::NotSent),
         };
         let conn = lease.conn();
         let asked = rows.iter().map(|&i| &asks[i]);

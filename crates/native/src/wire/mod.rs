@@ -7,28 +7,31 @@
 //! with owned strings) per record and hands records through its own channel; for whole-set
 //! reads that was most of the client's CPU. Here the crate still provides the cluster (its
 //! nodes and their addresses, and info commands for the partition map); the scan itself runs
-//! over a connection per node and round.
+//! over a connection per node and round, leased from the worker runtime's pool.
 //!
 //! - `request`: the request message.
 //! - `index`: an index query's condition as request fields.
 //! - `message`: locating a reply message's header, key and bins.
 //! - `particle`: bin bytes to `Value` (lists, maps and the rarer types).
 //! - `chunk`: `WireChunk`, the records handed to the consumer.
-//! - `route`: partition → master node, from the nodes' `replicas` answers.
+//! - `route`: partition → master and replica nodes, from the nodes' `replicas` answers.
+//! - `view`: the client's one table of those per namespace, shared by every runtime and path.
 //! - `scan`: the rounds, per-node reads, retries and backpressure.
-//! - `slots`: the connections scans hold per node, bounded by `max_conns_per_node`.
-//! - `pool`: the connections single-record calls reuse, per runtime, and where they go.
+//! - `conn`: one connection: TCP, TLS and the login session.
+//! - `pool`: the connections every wire call leases, per runtime, within one budget per node
+//!   for the whole client; and where calls go.
 //! - `info`: info requests over those connections (the partition table).
 //! - `single`: single-record gets and puts (the plain cases; the crate serves the rest).
 //! - `batch`: batch reads of plain rows, one request per node over those connections.
 //!
 //! An index query reads each record's bval (where it stands in the index) and resumes a
 //! partition after (bval, digest), which the crate's path cannot: its records carry no bval.
-//! Used on clusters without login, TLS or compression (see [`plan`]); the crate's path serves
-//! the rest.
+//! Used with or without login and TLS; compression, strong-consistency read modes and filter
+//! expressions the crate cannot hand over go to the crate's path (see [`plan`]).
 
 pub mod batch;
 pub mod chunk;
+mod conn;
 pub mod index;
 mod info;
 pub mod message;
@@ -38,12 +41,12 @@ mod request;
 mod route;
 pub mod scan;
 pub mod single;
-mod slots;
+mod view;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use aerospike::policy::{AuthMode, ClientPolicy, QueryDuration, ReadModeAp, ReadModeSc};
+use aerospike::policy::{QueryDuration, ReadModeAp, ReadModeSc};
 use aerospike::QueryPolicy;
 use base64::Engine;
 
@@ -52,10 +55,9 @@ use crate::token::Cursor;
 
 pub use chunk::WireChunk;
 pub use index::IndexQuery;
-pub use pool::Pool;
+pub use pool::{Links, Pool, Reservation};
 pub use request::Request;
 pub use scan::Plan;
-pub use slots::Slots;
 
 /// Set to read every scan through the crate's query path instead (for comparisons).
 const CRATE_SCANS_ENV: &str = "AEROSPIKE_FLUENT_CRATE_SCANS";
@@ -75,13 +77,10 @@ pub struct Target<'a> {
 }
 
 /// The plan for reading `t` from the wire, or `None` when the crate's path must serve it
-/// (login, TLS, compression, strong-consistency read modes, or a filter expression it cannot
-/// hand over).
-pub fn plan(client: &ClientPolicy, policy: &QueryPolicy, t: &Target<'_>) -> Option<Plan> {
+/// (compression, strong-consistency read modes, or a filter expression it cannot hand over).
+pub fn plan(policy: &QueryPolicy, t: &Target<'_>) -> Option<Plan> {
     let base = &policy.base_policy;
-    let plain = matches!(client.auth_mode, AuthMode::None)
-        && client.tls_policy.is_none()
-        && !base.use_compression
+    let plain = !base.use_compression
         && matches!(base.read_mode_sc, ReadModeSc::Session)
         && std::env::var_os(CRATE_SCANS_ENV).is_none();
     if !plain {

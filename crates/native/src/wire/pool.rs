@@ -1,28 +1,30 @@
-//! The connections the single-record wire path keeps on one runtime: per node, idle
-//! connections ready for the next request, at most `max_conns_per_node` open; and per
-//! namespace, which node masters each partition, asked of the nodes (`route::fetch`) on first
-//! use and again in the background once the table is a second old.
+//! The connections the wire path keeps on one runtime: per node, idle connections ready for
+//! the next request; and per namespace, which node masters each partition, asked of the nodes
+//! (`route::fetch`) on first use and again in the background once the table is a second old.
 //!
 //! A Tokio socket belongs to the runtime it was opened on, so each runtime a client calls on
-//! (worker, caller-driven, each event loop's) has a pool of its own, next to its crate client.
+//! (worker, caller-driven, each event loop's) has a pool of its own. Every pool of a client
+//! draws on one budget per node ([`Links`]): a connection holds a place from its opening to
+//! its closing, idle or not, so all runtimes and paths together keep at most the budget open.
+//! A pool that finds the budget taken closes an idle connection of another runtime's pool to
+//! make room, and waits only when every connection is in use.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use aerospike::policy::{AuthMode, ClientPolicy};
+use aerospike::policy::ClientPolicy;
 use parking_lot::{Mutex, RwLock};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
+pub use super::conn::Conn;
+use super::conn::{Dialer, OpenError};
 use super::info;
-use super::route::{self, PARTITIONS};
+use super::route::{self, Node, PARTITIONS};
+use super::view::{Table, View};
 
-/// How old a partition table may get before a call refreshes it (the crate's tend interval).
-const TABLE_AGE: Duration = Duration::from_secs(1);
 /// How long a table fetch waits for a node's answer.
 const ANSWER_WITHIN: Duration = Duration::from_millis(500);
 /// Read buffer of a connection: a reply up to this size comes in one `recv`.
@@ -32,82 +34,199 @@ const CHECK_AFTER: Duration = Duration::from_millis(10);
 /// A connection whose buffer grew past this for a large record gives the memory back.
 const KEEP_BUFFER: usize = 256 * 1024;
 
-/// Largest reply read (a record is at most 8 MiB on a server).
-const MAX_REPLY: usize = 64 << 20;
-
 /// Set to send every single-record call through the crate instead (for comparisons).
 const CRATE_RECORDS_ENV: &str = "AEROSPIKE_FLUENT_CRATE_RECORDS";
 
-/// An open connection to a node, with the buffers of its requests and replies.
-pub struct Conn {
-    pub stream: TcpStream,
-    pub out: Vec<u8>,
-    pub buf: Vec<u8>,
-    used: Instant,
+/// What every runtime's pool of one client shares: how connections are opened (TLS, login)
+/// and each node's budget of open connections.
+pub struct Links {
+    pub dialer: Arc<Dialer>,
+    /// Where partitions live, for every runtime and path.
+    pub view: View,
+    /// The client's `max_conns_per_node`, which errors name.
+    limit: usize,
+    /// The wire path's share of it before reservations.
+    share: usize,
+    state: Mutex<Shared>,
 }
 
-impl Conn {
-    /// Send `self.out` and read one reply of proto type `kind` into `self.buf`; the body's
-    /// length (`None`: the connection failed, or the reply is not one).
-    pub async fn exchange(&mut self, kind: u8) -> Option<usize> {
-        self.stream.write_all(&self.out).await.ok()?;
-        self.buf.clear();
-        self.read_frame(kind).await
+struct Shared {
+    nodes: HashMap<String, Arc<NodeBudget>>,
+    /// Places taken out of every node's budget for crate clients opened since.
+    reserved: usize,
+}
+
+/// One node's budget: a permit per open connection, and the idle lists of every runtime's
+/// pool, where room is found when the budget is taken.
+struct NodeBudget {
+    permits: Arc<Semaphore>,
+    pools: Mutex<Vec<Weak<NodeConns>>>,
+    /// Leases waiting for a connection, woken when one is released to an idle list.
+    waiting: AtomicUsize,
+    released: Notify,
+}
+
+impl Links {
+    /// The links of a client allowed `limit` connections to each node, `share` of them for
+    /// the wire path.
+    pub fn new(policy: &ClientPolicy, limit: usize, share: usize) -> Result<Arc<Links>, String> {
+        Ok(Arc::new(Links {
+            dialer: Dialer::new(policy)?,
+            view: View::default(),
+            limit,
+            share,
+            state: Mutex::new(Shared {
+                nodes: HashMap::new(),
+                reserved: 0,
+            }),
+        }))
     }
 
-    /// Read until `self.buf` starts with a whole reply of proto type `kind` (bytes after it
-    /// may follow); its body's length (`None`: the connection failed, or the reply is not one).
-    pub async fn read_frame(&mut self, kind: u8) -> Option<usize> {
-        loop {
-            let want = match self.buf.get(..8) {
-                Some(h) => {
-                    let proto = u64::from_be_bytes(h.try_into().ok()?);
-                    let size = usize::try_from(proto & 0xFFFF_FFFF_FFFF).ok()?;
-                    if h[1] != kind || size > MAX_REPLY {
-                        return None;
-                    }
-                    if self.buf.len() >= 8 + size {
-                        return Some(size);
-                    }
-                    8 + size - self.buf.len()
-                }
-                None => 0,
-            };
-            self.buf.reserve(want);
-            match self.stream.read_buf(&mut self.buf).await {
-                Ok(0) | Err(_) => return None,
-                Ok(_) => {}
-            }
+    /// Whether the wire path has any connection to use.
+    pub fn usable(&self) -> bool {
+        self.share > 0
+    }
+
+    fn budget(&self, node: &str) -> Arc<NodeBudget> {
+        let mut state = self.state.lock();
+        let places = self.share.saturating_sub(state.reserved);
+        state
+            .nodes
+            .entry(node.to_owned())
+            .or_insert_with(|| {
+                Arc::new(NodeBudget {
+                    permits: Arc::new(Semaphore::new(places)),
+                    pools: Mutex::new(Vec::new()),
+                    waiting: AtomicUsize::new(0),
+                    released: Notify::new(),
+                })
+            })
+            .clone()
+    }
+
+    /// Take `places` out of every node's budget (now and for nodes seen later) for a crate
+    /// client of that size; `None` when some node has not that many free, even after closing
+    /// idle connections. Given back when the reservation is dropped.
+    pub fn reserve(self: &Arc<Self>, places: usize) -> Option<Reservation> {
+        let mut state = self.state.lock();
+        if state.reserved + places >= self.share {
+            return None;
+        }
+        let mut taken = Vec::with_capacity(state.nodes.len());
+        for budget in state.nodes.values() {
+            budget.close_idle(budget.permits.available_permits() < places);
+            taken.push(
+                budget
+                    .permits
+                    .clone()
+                    .try_acquire_many_owned(places as u32)
+                    .ok()?,
+            );
+        }
+        for permit in taken {
+            permit.forget();
+        }
+        state.reserved += places;
+        Some(Reservation {
+            links: self.clone(),
+            places,
+        })
+    }
+
+    /// Connections the wire path holds open to each node, every runtime together.
+    pub fn open_per_node(&self) -> Vec<(String, usize)> {
+        let state = self.state.lock();
+        let places = self.share.saturating_sub(state.reserved);
+        state
+            .nodes
+            .iter()
+            .map(|(n, b)| {
+                (
+                    n.clone(),
+                    places - b.permits.available_permits().min(places),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Places a crate client holds in every node's budget, given back when dropped.
+pub struct Reservation {
+    links: Arc<Links>,
+    places: usize,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut state = self.links.state.lock();
+        state.reserved -= self.places;
+        for budget in state.nodes.values() {
+            budget.permits.add_permits(self.places);
         }
     }
 }
 
-/// One node's connections on this runtime: a permit per connection in use.
+impl NodeBudget {
+    /// Close every pool's idle connections to this node (when `all`), to give their places back.
+    fn close_idle(&self, all: bool) {
+        if !all {
+            return;
+        }
+        let pools: Vec<Arc<NodeConns>> =
+            self.pools.lock().iter().filter_map(Weak::upgrade).collect();
+        for pool in pools {
+            let closed = std::mem::take(&mut *pool.idle.lock());
+            drop(closed);
+        }
+    }
+
+    /// A place for a new connection: free now, or made by closing an idle connection of a
+    /// pool other than `me`.
+    fn take_now(&self, me: &NodeConns) -> Option<OwnedSemaphorePermit> {
+        if let Ok(p) = self.permits.clone().try_acquire_owned() {
+            return Some(p);
+        }
+        let pools: Vec<Arc<NodeConns>> = {
+            let mut pools = self.pools.lock();
+            pools.retain(|w| w.strong_count() > 0);
+            pools.iter().filter_map(Weak::upgrade).collect()
+        };
+        for other in pools.iter().filter(|o| !std::ptr::eq(o.as_ref(), me)) {
+            let closed = other.idle.lock().pop();
+            if closed.is_some() {
+                drop(closed);
+                if let Ok(p) = self.permits.clone().try_acquire_owned() {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A table of the client's view, with this pool's connections of each of its nodes.
+struct Local {
+    table: Arc<Table>,
+    conns: Vec<Arc<NodeConns>>,
+}
+
+/// One node's connections on this runtime.
 pub struct NodeConns {
     name: String,
     address: String,
+    tls_name: Option<String>,
     idle: Mutex<Vec<Conn>>,
-    permits: Arc<Semaphore>,
-}
-
-/// Which node masters each partition of one namespace.
-struct Table {
-    nodes: Vec<Arc<NodeConns>>,
-    master: Vec<Option<u16>>,
-    at: Instant,
+    budget: Arc<NodeBudget>,
 }
 
 pub struct Pool {
-    /// False on clusters this path does not serve (login, TLS): every call goes to the crate.
+    /// False when every call goes to the crate (`AEROSPIKE_FLUENT_CRATE_RECORDS`).
     enabled: bool,
-    per_node: usize,
+    links: Arc<Links>,
     idle_timeout: Option<Duration>,
     nodes: Mutex<HashMap<String, Arc<NodeConns>>>,
-    tables: RwLock<HashMap<String, Arc<Table>>>,
-    /// Namespaces whose table is being fetched.
-    fetching: Mutex<HashSet<String>>,
-    /// Woken when a fetch ends.
-    inserted: Notify,
+    /// The view's tables as this pool last saw them, with its connections of their nodes.
+    local: RwLock<HashMap<String, Arc<Local>>>,
     closed: AtomicBool,
 }
 
@@ -116,15 +235,14 @@ pub struct Pool {
 pub struct Lease {
     conn: Option<Conn>,
     node: Arc<NodeConns>,
-    _permit: OwnedSemaphorePermit,
 }
 
 /// Why no connection was leased.
 pub enum NoLease {
-    /// All `max_conns_per_node` connections stayed busy until the deadline.
+    /// All the node's connections stayed busy until the deadline (the budget's size).
     Busy(usize),
-    /// The node could not be reached.
-    Unreachable,
+    /// The node could not be reached, or refused the login.
+    Unreachable(OpenError),
 }
 
 impl NodeConns {
@@ -138,19 +256,15 @@ impl NodeConns {
 }
 
 impl Pool {
-    /// The pool of a runtime whose crate client was connected with `policy`.
-    pub fn new(policy: &ClientPolicy) -> Arc<Pool> {
+    /// The pool of one runtime, drawing on the client's `links`.
+    pub fn new(policy: &ClientPolicy, links: Arc<Links>) -> Arc<Pool> {
         let ms = |v: u32| (v > 0).then(|| Duration::from_millis(u64::from(v)));
         Arc::new(Pool {
-            enabled: matches!(policy.auth_mode, AuthMode::None)
-                && policy.tls_policy.is_none()
-                && std::env::var_os(CRATE_RECORDS_ENV).is_none(),
-            per_node: policy.max_conns_per_node.max(1),
+            enabled: links.usable() && std::env::var_os(CRATE_RECORDS_ENV).is_none(),
+            links,
             idle_timeout: ms(policy.idle_timeout),
             nodes: Mutex::new(HashMap::new()),
-            tables: RwLock::new(HashMap::new()),
-            fetching: Mutex::new(HashSet::new()),
-            inserted: Notify::new(),
+            local: RwLock::new(HashMap::new()),
             closed: AtomicBool::new(false),
         })
     }
@@ -162,7 +276,7 @@ impl Pool {
     /// Close the idle connections; calls after this go to the crate.
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
-        self.tables.write().clear();
+        self.local.write().clear();
         for node in self.nodes.lock().values() {
             node.idle.lock().clear();
         }
@@ -176,70 +290,100 @@ impl Pool {
         namespace: &str,
         pid: u16,
     ) -> Option<Arc<NodeConns>> {
-        let known = self.tables.read().get(namespace).cloned();
-        let table = match known {
+        let table = self.table(client, namespace).await;
+        let at = table
+            .map
+            .master
+            .get(usize::from(pid) % PARTITIONS)
+            .copied()??;
+        let local = self.local.read().get(namespace).cloned();
+        let local = match local {
+            Some(l) if Arc::ptr_eq(&l.table, &table) => l,
+            _ => {
+                let l = Arc::new(Local {
+                    conns: self.node_conns(table.nodes()),
+                    table,
+                });
+                self.local.write().insert(namespace.to_owned(), l.clone());
+                l
+            }
+        };
+        local.conns.get(at).cloned()
+    }
+
+    /// The client's table of `namespace`: the one it has (fetching the next in the background
+    /// when it is due), or the first, waited for.
+    pub async fn table(self: &Arc<Self>, client: &aerospike::Client, ns: &str) -> Arc<Table> {
+        let view = &self.links.view;
+        match view.table(ns) {
             Some(t) => {
-                if t.at.elapsed() > TABLE_AGE {
-                    self.fetch_in_background(client, namespace);
+                if t.due() {
+                    self.fetch_in_background(client, ns);
                 }
                 t
             }
-            None => self.first_table(client, namespace).await,
-        };
-        let at = table.master.get(usize::from(pid) % PARTITIONS).copied()??;
-        table.nodes.get(usize::from(at)).cloned()
-    }
-
-    /// Wait for `namespace`'s first table. The fetch runs on its own: a caller giving up (its
-    /// deadline) stops only its own wait.
-    async fn first_table(self: &Arc<Self>, client: &aerospike::Client, ns: &str) -> Arc<Table> {
-        loop {
-            // Created before the look, so an insert after it still wakes this call.
-            let inserted = self.inserted.notified();
-            if let Some(t) = self.tables.read().get(ns).cloned() {
-                return t;
+            None => {
+                view.first(ns, || self.fetch_in_background(client, ns))
+                    .await
             }
-            self.fetch_in_background(client, ns);
-            inserted.await;
         }
     }
 
-    /// Fetch `namespace`'s table in a task of its own, unless one is under way.
+    /// A table of `namespace` newer than `than`, fetched now (a scan's next round).
+    pub async fn newer_table(
+        self: &Arc<Self>,
+        client: &aerospike::Client,
+        ns: &str,
+        than: &Arc<Table>,
+    ) -> Arc<Table> {
+        let fetch = || self.fetch_in_background(client, ns);
+        self.links.view.newer(ns, than, fetch).await
+    }
+
+    /// Whether every node answered and none serves `namespace` (as of the current table).
+    pub fn lacks_namespace(&self, namespace: &str) -> bool {
+        self.links
+            .view
+            .table(namespace)
+            .is_some_and(|t| t.map.lacks_namespace())
+    }
+
+    /// The client's current table of `namespace`, per node: partitions mastered, replicas held.
+    pub async fn owners(
+        self: &Arc<Self>,
+        client: &aerospike::Client,
+        namespace: &str,
+    ) -> Vec<(String, usize, usize)> {
+        self.table(client, namespace).await.owners()
+    }
+
+    /// The next table may be wrong about `namespace`'s partitions: ask the nodes again.
+    pub fn stale(&self, namespace: &str) {
+        self.links.view.stale(namespace);
+    }
+
+    /// Fetch `namespace`'s table in a task of its own, unless one is under way. The fetch
+    /// runs on its own: a caller giving up (its deadline) stops only its own wait.
     fn fetch_in_background(self: &Arc<Self>, client: &aerospike::Client, ns: &str) {
-        if self.closed.load(Ordering::Acquire) || !self.fetching.lock().insert(ns.to_owned()) {
+        if self.closed.load(Ordering::Acquire) || !self.links.view.claim(ns) {
             return;
         }
         let (pool, client, ns) = (self.clone(), client.clone(), ns.to_owned());
         tokio::spawn(async move {
-            pool.fetch(&client, &ns).await;
-            pool.fetching.lock().remove(&ns);
-            pool.inserted.notify_waiters();
+            let table = pool.fetch(&client, &ns).await;
+            pool.links.view.insert(&ns, table);
         });
     }
 
     async fn fetch(&self, client: &aerospike::Client, ns: &str) -> Arc<Table> {
-        let crate_nodes = client.nodes();
-        let conns = self.node_conns(&crate_nodes);
+        let nodes: Vec<Arc<Node>> = client.nodes().iter().map(|n| Node::of(n)).collect();
+        let conns = self.node_conns(&nodes);
         // A node that does not answer in time masters nothing until the next fetch (its
         // partitions go to the crate's path meanwhile), so one slow node stalls no table.
         let until = Instant::now() + ANSWER_WITHIN;
         let answers =
             futures::future::join_all(conns.iter().map(|n| self.replicas(n, until))).await;
-        let map = route::from_answers(crate_nodes, answers, ns);
-        let master = map
-            .master
-            .iter()
-            .map(|m| m.and_then(|i| u16::try_from(i).ok()))
-            .collect();
-        let table = Arc::new(Table {
-            nodes: conns,
-            master,
-            at: Instant::now(),
-        });
-        if !self.closed.load(Ordering::Acquire) {
-            self.tables.write().insert(ns.to_owned(), table.clone());
-        }
-        table
+        Arc::new(Table::new(route::from_answers(nodes, answers, ns)))
     }
 
     /// A node's `replicas` info answer, asked over a connection of this pool.
@@ -255,98 +399,152 @@ impl Pool {
     }
 
     /// This pool's connections of each of `nodes`.
-    fn node_conns(&self, nodes: &[Arc<aerospike::Node>]) -> Vec<Arc<NodeConns>> {
+    fn node_conns(&self, nodes: &[Arc<Node>]) -> Vec<Arc<NodeConns>> {
         let mut known = self.nodes.lock();
         // A node that left (or moved) takes its idle connections with it.
         known.retain(|name, c| {
             nodes
                 .iter()
-                .any(|n| n.name() == name && n.address() == c.address)
+                .any(|n| n.name == *name && n.address == c.address)
         });
-        nodes
-            .iter()
-            .map(|n| {
-                known
-                    .entry(n.name().to_owned())
-                    .or_insert_with(|| {
-                        Arc::new(NodeConns {
-                            name: n.name().to_owned(),
-                            address: n.address().to_owned(),
-                            idle: Mutex::new(Vec::new()),
-                            permits: Arc::new(Semaphore::new(self.per_node)),
-                        })
-                    })
-                    .clone()
-            })
-            .collect()
+        nodes.iter().map(|n| self.conns_in(&mut known, n)).collect()
     }
 
-    /// An idle connection to `node`, or a new one; waits until `until` while all
-    /// `max_conns_per_node` are in use.
+    /// This pool's connections of `node` (a scan's, say, which routes on its own).
+    pub fn conns_of(&self, node: &Node) -> Arc<NodeConns> {
+        let mut known = self.nodes.lock();
+        match known.get(&node.name) {
+            Some(c) if c.address == node.address => c.clone(),
+            _ => {
+                known.remove(&node.name);
+                self.conns_in(&mut known, node)
+            }
+        }
+    }
+
+    fn conns_in(&self, known: &mut HashMap<String, Arc<NodeConns>>, n: &Node) -> Arc<NodeConns> {
+        known
+            .entry(n.name.clone())
+            .or_insert_with(|| {
+                let budget = self.links.budget(&n.name);
+                let conns = Arc::new(NodeConns {
+                    name: n.name.clone(),
+                    address: n.address.clone(),
+                    tls_name: n.tls_name.clone(),
+                    idle: Mutex::new(Vec::new()),
+                    budget: budget.clone(),
+                });
+                budget.pools.lock().push(Arc::downgrade(&conns));
+                conns
+            })
+            .clone()
+    }
+
+    /// An idle connection to `node`, or a new one; waits until `until` while all the node's
+    /// connections are in use.
     pub async fn lease(
         &self,
         node: &Arc<NodeConns>,
         until: Option<Instant>,
     ) -> Result<Lease, NoLease> {
-        let permit = node.permits.clone().try_acquire_owned();
-        let permit = match (permit, until) {
-            (Ok(p), _) => p,
-            (Err(_), Some(at)) => tokio::time::timeout_at(at, node.permits.clone().acquire_owned())
-                .await
-                .map_err(|_| NoLease::Busy(self.per_node))?
-                .map_err(|_| NoLease::Unreachable)?,
-            (Err(_), None) => node
-                .permits
-                .clone()
-                .acquire_owned()
-                .await
-                .map_err(|_| NoLease::Unreachable)?,
-        };
+        let budget = &node.budget;
+        if let Some(lease) = self.idle_lease(node) {
+            return Ok(lease);
+        }
+        if let Some(permit) = budget.take_now(node) {
+            return self.open(node, permit, until).await;
+        }
+        let busy = || NoLease::Busy(self.links.limit);
+        budget.waiting.fetch_add(1, Ordering::SeqCst);
+        let _waiting = scopeguard(|| budget.waiting.fetch_sub(1, Ordering::SeqCst));
+        loop {
+            let released = budget.released.notified();
+            tokio::pin!(released);
+            released.as_mut().enable();
+            if let Some(lease) = self.idle_lease(node) {
+                return Ok(lease);
+            }
+            if let Some(permit) = budget.take_now(node) {
+                return self.open(node, permit, until).await;
+            }
+            let wait = async {
+                tokio::select! {
+                    p = budget.permits.clone().acquire_owned() => p.ok(),
+                    () = released => None,
+                }
+            };
+            let permit = match until {
+                Some(at) => tokio::time::timeout_at(at, wait)
+                    .await
+                    .map_err(|_| busy())?,
+                None => wait.await,
+            };
+            if let Some(permit) = permit {
+                return self.open(node, permit, until).await;
+            }
+        }
+    }
+
+    /// One of this pool's idle connections to `node` that is still open.
+    fn idle_lease(&self, node: &Arc<NodeConns>) -> Option<Lease> {
         let now = Instant::now();
         loop {
-            let Some(conn) = node.idle.lock().pop() else {
-                break;
-            };
+            let conn = node.idle.lock().pop()?;
             let idle = now.duration_since(conn.used);
             if self.idle_timeout.is_some_and(|t| idle >= t) {
                 continue;
             }
-            if idle < CHECK_AFTER || alive(&conn.stream) {
-                return Ok(Lease {
+            if idle < CHECK_AFTER || conn.stream.alive() {
+                return Some(Lease {
                     conn: Some(conn),
                     node: node.clone(),
-                    _permit: permit,
                 });
             }
         }
-        let connect = TcpStream::connect(node.address.as_str());
+    }
+
+    /// Open a connection to `node` in the place `permit` holds.
+    async fn open(
+        &self,
+        node: &Arc<NodeConns>,
+        permit: OwnedSemaphorePermit,
+        until: Option<Instant>,
+    ) -> Result<Lease, NoLease> {
+        let open = self
+            .links
+            .dialer
+            .open(&node.address, node.tls_name.as_deref());
         let stream = match until {
-            Some(at) => tokio::time::timeout_at(at, connect).await.ok(),
-            None => Some(connect.await),
-        };
-        let stream = stream.and_then(Result::ok).ok_or(NoLease::Unreachable)?;
-        let _ = stream.set_nodelay(true);
+            Some(at) => tokio::time::timeout_at(at, open).await.map_err(|_| {
+                NoLease::Unreachable(OpenError::Unreachable(std::io::ErrorKind::TimedOut.into()))
+            })?,
+            None => open.await,
+        }
+        .map_err(NoLease::Unreachable)?;
         Ok(Lease {
             conn: Some(Conn {
                 stream,
                 out: Vec::with_capacity(512),
                 buf: Vec::with_capacity(READ_BUFFER),
-                used: now,
+                used: Instant::now(),
+                _budget: permit,
             }),
             node: node.clone(),
-            _permit: permit,
         })
     }
 }
 
-/// Whether an idle connection is still open: nothing to read and no end of stream (a server
-/// that restarted or reaped it closed it while it sat in the pool).
-fn alive(stream: &TcpStream) -> bool {
-    let mut probe = [std::mem::MaybeUninit::<u8>::uninit(); 1];
-    matches!(
-        socket2::SockRef::from(stream).peek(&mut probe),
-        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock
-    )
+/// Runs `f` when dropped.
+fn scopeguard<F: FnOnce() -> R, R>(f: F) -> impl Drop {
+    struct Guard<F: FnOnce() -> R, R>(Option<F>);
+    impl<F: FnOnce() -> R, R> Drop for Guard<F, R> {
+        fn drop(&mut self) {
+            if let Some(f) = self.0.take() {
+                f();
+            }
+        }
+    }
+    Guard(Some(f))
 }
 
 impl Lease {
@@ -370,6 +568,11 @@ impl Lease {
             // Checked under the lock `close` clears the list under: no socket outlives it.
             if !pool.closed.load(Ordering::Acquire) {
                 idle.push(conn);
+            }
+            drop(idle);
+            let budget = &self.node.budget;
+            if budget.waiting.load(Ordering::SeqCst) > 0 {
+                budget.released.notify_waiters();
             }
         }
     }

@@ -10,19 +10,18 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use aerospike::policy::AdminPolicy;
-use aerospike::{Client, Node};
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpStream;
+use aerospike::Client;
+use tokio::io::{AsyncReadExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::chunk::WireChunk;
 use super::message::{self, partition_of, INFO3_LAST, INFO3_PARTITION_DONE};
 use super::particle::Bad;
+use super::pool::{Conn, NoLease, Pool};
 use super::request::{Request, AS_MSG};
-use super::route::{self, PARTITIONS};
-use super::slots::Slots;
+use super::route::{Node, PARTITIONS};
+use super::view::{Table, TABLE_AGE};
 use crate::chunk::Batch;
 use crate::completion::Failure;
 use crate::redelivery::{Mode, Redelivery};
@@ -32,6 +31,7 @@ const KEY_NOT_FOUND: u8 = 2;
 const TIMEOUT: u8 = 9;
 const PARTITION_UNAVAILABLE: u8 = 11;
 const FILTERED_OUT: u8 = 27;
+const NAMESPACE_NOT_FOUND: i32 = 20;
 /// Largest reply message read (the server's own limit on a proto is far below).
 const MAX_PROTO: usize = 128 << 20;
 
@@ -97,7 +97,7 @@ fn malformed(node: &Node, b: Bad) -> Stop {
 }
 
 /// Run `plan`, sending chunks (then an error, if it fails) to `tx`.
-pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan, tx: &Sender) {
+pub async fn run(client: &Client, pool: &std::sync::Arc<Pool>, plan: Plan, tx: &Sender) {
     let deadline = plan.total_timeout.map(|t| Instant::now() + t);
     let mut parts: Vec<Part> = (plan.begin..plan.begin + plan.count)
         .filter_map(|p| u16::try_from(p).ok())
@@ -115,8 +115,29 @@ pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan
     let sent = AtomicU64::new(0);
     let task_id = task_id();
     let mut attempt = 0;
+    let ns = plan.request.namespace.as_str();
+    let mut previous: Option<std::sync::Arc<Table>> = None;
     loop {
-        let map = route::fetch(client, admin, &plan.request.namespace).await;
+        // After a failed round, the nodes are asked again where the partitions are.
+        let table = match &previous {
+            None => pool.table(client, ns).await,
+            Some(t) => {
+                let newer = pool.newer_table(client, ns, t);
+                match deadline {
+                    Some(at) => tokio::time::timeout_at(at, newer)
+                        .await
+                        .unwrap_or_else(|_| t.clone()),
+                    None => newer.await,
+                }
+            }
+        };
+        previous = Some(table.clone());
+        let map = &table.map;
+        if map.lacks_namespace() {
+            let message = format!("namespace {ns:?} is not served by any node of the cluster");
+            let _ = tx.send(Err(coded(NAMESPACE_NOT_FOUND, message))).await;
+            return;
+        }
         let mut shares: Vec<Vec<Part>> = vec![Vec::new(); map.nodes.len()];
         let mut unrouted = Vec::new();
         for part in parts.drain(..).filter(|p| !p.done) {
@@ -134,7 +155,7 @@ pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan
                     plan: &plan,
                     tx,
                     sent: &sent,
-                    slots,
+                    pool,
                     task_id,
                     deadline,
                 };
@@ -156,6 +177,13 @@ pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan
                 Err(Stop::Retry(f)) => last = Some(f),
             }
         }
+        // Partitions no node claims: a node joined or left, and the cluster's nodes are seen
+        // again at the next tend, so the next round waits for it.
+        let pause = if unrouted.is_empty() {
+            plan.sleep_between_retries
+        } else {
+            plan.sleep_between_retries.max(TABLE_AGE)
+        };
         parts.extend(unrouted);
         let limit_reached =
             plan.max_records > 0 && sent.load(Ordering::Relaxed) >= plan.max_records;
@@ -163,7 +191,7 @@ pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan
             return;
         }
         attempt += 1;
-        let late = deadline.is_some_and(|d| Instant::now() + plan.sleep_between_retries >= d);
+        let late = deadline.is_some_and(|d| Instant::now() + pause >= d);
         if attempt > plan.max_retries || late {
             let f = last.unwrap_or_else(|| {
                 let left = parts.iter().filter(|p| !p.done).count();
@@ -175,7 +203,7 @@ pub async fn run(client: &Client, admin: &AdminPolicy, slots: &Slots, plan: Plan
             let _ = tx.send(Err(f)).await;
             return;
         }
-        tokio::time::sleep(plan.sleep_between_retries).await;
+        tokio::time::sleep(pause).await;
     }
 }
 
@@ -194,7 +222,7 @@ struct Ctx<'a> {
     plan: &'a Plan,
     tx: &'a Sender,
     sent: &'a AtomicU64,
-    slots: &'a Slots,
+    pool: &'a std::sync::Arc<Pool>,
     task_id: u64,
     deadline: Option<Instant>,
 }
@@ -209,24 +237,29 @@ async fn node_round(
         plan,
         tx,
         sent,
-        slots,
+        pool,
         task_id,
         deadline,
     } = ctx;
     let until = deadline.or_else(|| plan.socket_timeout.map(|t| Instant::now() + t));
-    let Some(_slot) = slots.take(node.name(), until).await else {
-        let n = slots.per_node();
-        let message = format!(
-            "Timeout: connection pool exhausted: all {n} connections to node {} were busy until \
-             the deadline (raise connect(max_conns_per_node=...), lower the concurrency, or \
-             close open streams, which hold a connection per node)",
-            node.name()
-        );
-        return (
-            share,
-            seen,
-            Err(Stop::Fatal(coded(i32::from(TIMEOUT), message))),
-        );
+    let conns = pool.conns_of(node);
+    let mut lease = match pool.lease(&conns, until).await {
+        Ok(lease) => lease,
+        Err(NoLease::Busy(n)) => {
+            let message = format!(
+                "Timeout: connection pool exhausted: every connection to node {} stayed busy \
+                 until the deadline (max_conns_per_node={n}, the client's budget for all its \
+                 calls: raise it, lower the concurrency, or close open streams, which hold a \
+                 connection per node)",
+                node.name()
+            );
+            let stop = Stop::Fatal(coded(i32::from(TIMEOUT), message));
+            return (share, seen, Err(stop));
+        }
+        Err(NoLease::Unreachable(e)) => {
+            let message = format!("scan of node {} could not connect: {e}", node.name());
+            return (share, seen, Err(Stop::Retry(coded(-8, message))));
+        }
     };
     let mut reader = NodeReader {
         node,
@@ -237,10 +270,14 @@ async fn node_round(
         index: vec![usize::MAX; PARTITIONS],
         chunk: WireChunk::with_capacity(plan.chunk_size),
         seen,
+        finished: false,
     };
-    let stop = reader.read(&mut share, task_id).await;
+    let stop = reader.read(lease.conn(), &mut share, task_id).await;
     // Records parsed before a failure are good: they go out before the retry.
     let flushed = reader.flush().await;
+    if stop.is_ok() && reader.finished {
+        lease.release(pool);
+    }
     (share, reader.seen, stop.and(flushed))
 }
 
@@ -254,6 +291,9 @@ struct NodeReader<'a> {
     index: Vec<usize>,
     chunk: WireChunk,
     seen: Redelivery,
+    /// The node's last message was read and nothing follows it: the connection can serve
+    /// another request.
+    finished: bool,
 }
 
 impl NodeReader<'_> {
@@ -279,7 +319,12 @@ impl NodeReader<'_> {
         r.map_err(|e| lost(self.node, &e))
     }
 
-    async fn read(&mut self, share: &mut [Part], task_id: u64) -> Result<(), Stop> {
+    async fn read(
+        &mut self,
+        conn: &mut Conn,
+        share: &mut [Part],
+        task_id: u64,
+    ) -> Result<(), Stop> {
         let mut whole = Vec::new();
         let mut after = Vec::new();
         for (i, p) in share.iter_mut().enumerate() {
@@ -295,11 +340,8 @@ impl NodeReader<'_> {
             m => m.saturating_sub(self.sent.load(Ordering::Relaxed)).max(1),
         };
         let request = self.plan.request.encode(task_id, &whole, &after, max);
-        let addr = self.node.address().to_owned();
-        let stream = self.within(TcpStream::connect(addr.as_str())).await?;
-        let _ = stream.set_nodelay(true);
-        let mut stream = BufReader::with_capacity(64 * 1024, stream);
-        self.within(stream.get_mut().write_all(&request)).await?;
+        let mut stream = BufReader::with_capacity(64 * 1024, &mut conn.stream);
+        self.within(stream.get_mut().send(&request)).await?;
         let mut body = Vec::new();
         loop {
             let mut header = [0u8; 8];
@@ -315,6 +357,7 @@ impl NodeReader<'_> {
             body.resize(size, 0);
             self.within(stream.read_exact(&mut body)).await?;
             if self.take(&body, share).await? {
+                self.finished &= stream.buffer().is_empty();
                 return Ok(());
             }
         }
@@ -349,6 +392,7 @@ impl NodeReader<'_> {
                 for p in share.iter_mut() {
                     p.done = !p.unavailable;
                 }
+                self.finished = at == body.len();
                 return Ok(true);
             }
             if done {

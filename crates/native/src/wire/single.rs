@@ -31,6 +31,8 @@ const INFO2_WRITE: u8 = 1;
 const FIELD_KEY: u8 = 2;
 const FIELD_DIGEST: u8 = 4;
 const OP_WRITE: u8 = 2;
+const PARTITION_UNAVAILABLE: u8 = 11;
+const NAMESPACE_NOT_FOUND: u8 = 20;
 pub(super) const OK: u8 = 0;
 pub(super) const KEY_NOT_FOUND: u8 = 2;
 
@@ -220,8 +222,16 @@ async fn call(
     let node = match until {
         Some(at) => tokio::time::timeout_at(at, route).await.ok().flatten(),
         None => route.await,
-    }
-    .ok_or(NOT_SENT)?;
+    };
+    let Some(node) = node else {
+        if pool.lacks_namespace(key.namespace()) {
+            return Err(Miss::Refused {
+                code: NAMESPACE_NOT_FOUND,
+                node: "every node of the cluster".to_owned(),
+            });
+        }
+        return Err(NOT_SENT);
+    };
     let mut lease = match pool.lease(&node, until).await {
         Ok(lease) => lease,
         Err(NoLease::Busy(size)) => {
@@ -230,7 +240,10 @@ async fn call(
                 size,
             })
         }
-        Err(NoLease::Unreachable) => return Err(NOT_SENT),
+        Err(NoLease::Unreachable(_)) => {
+            pool.stale(key.namespace());
+            return Err(NOT_SENT);
+        }
     };
     encode(&mut lease.conn().out);
     let exchanged = match until {
@@ -242,7 +255,10 @@ async fn call(
     // A write error can come after the request's last byte left: that is a lost request too.
     match exchanged? {
         Some(size) => Ok((lease, size, node)),
-        None => Err(Miss::Lost { timed_out: false }),
+        None => {
+            pool.stale(key.namespace());
+            Err(Miss::Lost { timed_out: false })
+        }
     }
 }
 
@@ -295,10 +311,13 @@ pub async fn get(
         }
         KEY_NOT_FOUND => None,
         code => {
+            if code == PARTITION_UNAVAILABLE {
+                pool.stale(key.namespace());
+            }
             return Err(Miss::Refused {
                 code,
                 node: node.name().to_owned(),
-            })
+            });
         }
     };
     if done {
@@ -347,6 +366,9 @@ pub async fn put(
         message::locate(&conn.buf[8..8 + size], 0).map_err(|_| Miss::Lost { timed_out: false })?;
     let (code, whole) = (m.result_code, whole && m.span.end == size);
     if code != OK {
+        if code == PARTITION_UNAVAILABLE {
+            pool.stale(key.namespace());
+        }
         return Err(Miss::Refused {
             code,
             node: node.name().to_owned(),
