@@ -50,11 +50,13 @@ bench-deps: $(VENV)/.installed
 bench: bench-deps
 	maturin develop --quiet --release
 	$(PY) -m benchmarks
+	$(PY) -m benchmarks.secured
 
 ## CI smoke: every workload briefly, writes benchmarks/results/ (asserts nothing about time)
 bench-quick: bench-deps
 	maturin develop --quiet --release
 	$(PY) -m benchmarks --quick
+	$(PY) -m benchmarks.secured --quick
 
 docs: dev
 	$(PY) -m mkdocs build --strict --quiet

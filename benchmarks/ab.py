@@ -28,6 +28,8 @@ N = 3000
 """Sequential calls per workload."""
 C50_OPS = 20_000
 BATCH_ROUNDS = 30
+SCAN_RECORDS = 20_000
+SCAN_ROUNDS = 10
 
 
 def _sequential(fn: Callable[[int], object]) -> dict[str, float]:
@@ -95,6 +97,15 @@ def measure(seeds: str) -> dict[str, dict[str, float]]:
             s.keys(keys).get()
             lat.append(time.perf_counter_ns() - t)
         out["sync_batch1000"] = _median_ms(lat)
+        scanned = db.namespace("test").set("ab-scan")
+        if scanned.query().count() < SCAN_RECORDS:
+            scanned.put_many({i: {"i": i, "s": "x" * 20} for i in range(SCAN_RECORDS)})
+        lat = []
+        for _ in range(SCAN_ROUNDS):
+            t = time.perf_counter_ns()
+            assert sum(1 for _ in scanned.query()) == SCAN_RECORDS
+            lat.append(time.perf_counter_ns() - t)
+        out["sync_scan20k"] = _median_ms(lat)
 
     async def main() -> None:
         async with af.connect(seeds) as db:
