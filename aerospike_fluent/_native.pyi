@@ -285,6 +285,7 @@ class ClientConfig:
         max_conns_per_node: int = 256,
         min_conns_per_node: int = 0,
         tend_interval_ms: int = 1000,
+        idle_timeout_ms: int = 55000,
         spin_wait_us: int = 200,
     ) -> ClientConfig: ...
 

@@ -206,3 +206,46 @@ def test_the_server_never_sees_more_than_max_conns_per_node(limit: int) -> None:
         assert sampler.most <= limit, f"the client held {sampler.most} connections"
         # the budget was used, not left idle: several paths held connections at once
         assert sampler.most > limit // 4
+
+
+def _settle(check: Callable[[], bool], within: float = 10.0) -> bool:
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        if check():
+            return True
+        time.sleep(0.05)
+    return check()
+
+
+def test_min_conns_per_node_are_opened_up_front_and_kept() -> None:
+    with EmbeddedServer() as server, af.sync.connect(server.seeds, min_conns_per_node=12) as db:
+        wire = db.native.wire_connections
+        # no call made: the connections that serve gets and puts are opened and waiting
+        assert _settle(lambda: sum(wire().values()) == 12)
+        assert server.stats()["connections_open"] >= 12
+        s = db.namespace("test").set("warm")
+        for i in range(20):
+            s.key(i).put({"i": i})
+        # blocking calls run on a runtime of their own, which opens its own connection
+        assert 12 <= sum(wire().values()) <= 13
+
+
+def test_idle_connections_are_closed_after_idle_timeout_ms() -> None:
+    async def burst() -> tuple[int, int, int]:
+        async with af.connect(server.seeds, idle_timeout_ms=300, min_conns_per_node=2) as db:
+            s = db.namespace("test").set("reap")
+            await asyncio.gather(*(s.key(i).put({"i": i}) for i in range(200)))
+            opened = sum(db.native.wire_connections().values())
+            await asyncio.sleep(0)
+            settled = await asyncio.to_thread(
+                _settle, lambda: sum(db.native.wire_connections().values()) == 2
+            )
+            # a call after the reaping opens what it needs again
+            assert await s.key(1).get() is not None
+            return opened, int(settled), sum(db.native.wire_connections().values())
+
+    with EmbeddedServer() as server:
+        opened, settled, after = asyncio.run(burst())
+    assert opened > 2, "the burst used several connections"
+    assert settled, "idle connections were not closed down to min_conns_per_node"
+    assert after >= 1

@@ -204,6 +204,16 @@ pub(crate) async fn do_connect(
     let links = crate::wire::Links::new(&policy, policy.max_conns_per_node, shares.wire)
         .map_err(|e| Failure::Coded(-2, e))?;
     let worker_wire = crate::wire::Pool::new(&worker_policy, links.clone());
+    let closing = watch::Sender::new(false);
+    if links.usable() {
+        handle.spawn(maintain(
+            &policy,
+            shares,
+            client.clone(),
+            worker_wire.clone(),
+            closing.subscribe(),
+        ));
+    }
     Ok(Client {
         inner: Arc::new(Inner {
             client,
@@ -219,13 +229,50 @@ pub(crate) async fn do_connect(
             defaults,
             admin,
             closed: AtomicBool::new(false),
-            closing: watch::Sender::new(false),
+            closing,
             generation: runtime::generation(),
             spin: Spin::new(defaults.spin_wait_us),
             links,
             shares,
         }),
     })
+}
+
+/// Until the client closes: keep `min_conns_per_node` wire connections open to every node, and
+/// close those idle for `idle_timeout` (down to that minimum), once per tend interval.
+fn maintain(
+    policy: &ClientPolicy,
+    shares: crate::pools::Shares,
+    client: aerospike::Client,
+    pool: Arc<crate::wire::Pool>,
+    mut closing: watch::Receiver<bool>,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let every = std::time::Duration::from_millis(u64::from(policy.tend_interval.max(100)));
+    let idle = (policy.idle_timeout > 0)
+        .then(|| std::time::Duration::from_millis(u64::from(policy.idle_timeout)));
+    let min = policy.min_conns_per_node.min(shares.wire);
+    let run = async move {
+        loop {
+            if min > 0 {
+                pool.keep_min(&client, min).await;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                changed = closing.changed() => if changed.is_err() { break },
+            }
+            if *closing.borrow() {
+                break;
+            }
+            if let Some(idle) = idle {
+                pool.reap(idle, min);
+            }
+        }
+        Ok::<(), Failure>(())
+    };
+    // a panic ends the upkeep, never the process
+    async move {
+        let _ = crate::guard::future(run).await;
+    }
 }
 
 impl IntoPy for Client {

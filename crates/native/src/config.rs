@@ -50,6 +50,7 @@ pub struct ClientConfig {
     pub(crate) max_conns_per_node: usize,
     pub(crate) min_conns_per_node: usize,
     pub(crate) tend_interval_ms: u32,
+    pub(crate) idle_timeout_ms: u32,
 }
 
 #[pymethods]
@@ -59,7 +60,7 @@ impl ClientConfig {
         auth_mode = None, tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
         connect_timeout_ms = 1000, total_timeout_ms = 1000, socket_timeout_ms = 0,
         max_retries = 2, max_conns_per_node = 256, min_conns_per_node = 0,
-        tend_interval_ms = 1000, spin_wait_us = 200))]
+        tend_interval_ms = 1000, idle_timeout_ms = 55_000, spin_wait_us = 200))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         seeds: String,
@@ -78,6 +79,7 @@ impl ClientConfig {
         max_conns_per_node: usize,
         min_conns_per_node: usize,
         tend_interval_ms: u32,
+        idle_timeout_ms: u32,
         spin_wait_us: u32,
     ) -> PyResult<Self> {
         if seeds.trim().is_empty() {
@@ -152,6 +154,7 @@ impl ClientConfig {
             max_conns_per_node,
             min_conns_per_node,
             tend_interval_ms,
+            idle_timeout_ms,
         })
     }
 
@@ -213,6 +216,7 @@ pub fn client_policy(cfg: &ClientConfig) -> PyResult<ClientPolicy> {
         tend_interval: cfg
             .tend_interval_ms
             .max(aerospike::policy::TEND_INTERVAL_MIN_MS),
+        idle_timeout: cfg.idle_timeout_ms,
         ..ClientPolicy::default()
     };
     match (cfg.auth_mode, &cfg.user, &cfg.password) {

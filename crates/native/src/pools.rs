@@ -134,7 +134,7 @@ impl Inner {
             let max = crate_pool(self.shares.direct);
             let policy = ClientPolicy {
                 max_conns_per_node: max,
-                min_conns_per_node: self.policy.min_conns_per_node.min(max),
+                min_conns_per_node: 0,
                 ..self.policy.clone()
             };
             async move { RuntimeClient::connect(&policy, self, None).await }
@@ -174,7 +174,7 @@ impl Inner {
         let pool = crate_pool(max_conns);
         let policy = ClientPolicy {
             max_conns_per_node: pool,
-            min_conns_per_node: self.policy.min_conns_per_node.min(pool),
+            min_conns_per_node: 0,
             ..self.policy.clone()
         };
         let connecting = rt.connect_guard();
@@ -236,14 +236,17 @@ pub fn loop_pools(max_conns_per_node: usize) -> bool {
 /// [`WIRE_FROM`] it serves every call, with the whole limit for its pool.
 pub fn worker_policy(policy: &ClientPolicy) -> ClientPolicy {
     let limit = policy.max_conns_per_node;
-    let max = if limit < WIRE_FROM {
-        limit.max(1)
+    // The path that serves the plain calls keeps `min_conns_per_node` open: the wire path
+    // (`client::maintain`), or below WIRE_FROM this client.
+    let (max, min) = if limit < WIRE_FROM {
+        let max = limit.max(1);
+        (max, policy.min_conns_per_node.min(max))
     } else {
-        crate_pool(shares(limit).worker)
+        (crate_pool(shares(limit).worker), 0)
     };
     ClientPolicy {
         max_conns_per_node: max,
-        min_conns_per_node: policy.min_conns_per_node.min(max),
+        min_conns_per_node: min,
         ..policy.clone()
     }
 }

@@ -133,6 +133,43 @@ impl Links {
         })
     }
 
+    /// Close connections idle for `idle` or longer, in every runtime's pool, as long as the
+    /// node keeps `min` open.
+    pub fn reap(&self, idle: Duration, min: usize) {
+        let budgets: Vec<Arc<NodeBudget>> = self.state.lock().nodes.values().cloned().collect();
+        let now = Instant::now();
+        for budget in budgets {
+            let places = self.share.saturating_sub(self.state.lock().reserved);
+            let open = places.saturating_sub(budget.permits.available_permits());
+            let mut excess = open.saturating_sub(min);
+            let pools: Vec<Arc<NodeConns>> = budget
+                .pools
+                .lock()
+                .iter()
+                .filter_map(Weak::upgrade)
+                .collect();
+            for pool in pools {
+                pool.idle.lock().retain(|c| {
+                    let expired = excess > 0 && now.duration_since(c.used) >= idle;
+                    if expired {
+                        excess -= 1;
+                    }
+                    !expired
+                });
+            }
+        }
+    }
+
+    /// Connections the wire path holds open to `node`, every runtime together.
+    fn open_to(&self, node: &str) -> usize {
+        let state = self.state.lock();
+        let places = self.share.saturating_sub(state.reserved);
+        state
+            .nodes
+            .get(node)
+            .map_or(0, |b| places.saturating_sub(b.permits.available_permits()))
+    }
+
     /// Connections the wire path holds open to each node, every runtime together.
     pub fn open_per_node(&self) -> Vec<(String, usize)> {
         let state = self.state.lock();
@@ -346,6 +383,28 @@ impl Pool {
             .view
             .table(namespace)
             .is_some_and(|t| t.map.lacks_namespace())
+    }
+
+    /// Close idle connections past `idle` in every runtime's pool, keeping `min` per node.
+    pub fn reap(&self, idle: Duration, min: usize) {
+        self.links.reap(idle, min);
+    }
+
+    /// Open connections to each of the cluster's nodes until the wire path holds `min` there
+    /// (the worker runtime's pool keeps them idle for the next calls).
+    pub async fn keep_min(self: &Arc<Self>, client: &aerospike::Client, min: usize) {
+        let until = Instant::now() + ANSWER_WITHIN;
+        for node in client.nodes() {
+            let conns = self.conns_of(&Node::of(&node));
+            let open = self.links.open_to(&conns.name);
+            let opening = (open..min).map(|_| async {
+                let permit = conns.budget.permits.clone().try_acquire_owned().ok()?;
+                let lease = self.open(&conns, permit, Some(until)).await.ok()?;
+                lease.release(self);
+                Some(())
+            });
+            futures::future::join_all(opening).await;
+        }
     }
 
     /// The client's current table of `namespace`, per node: partitions mastered, replicas held.
