@@ -141,3 +141,19 @@ async def test_a_dropped_connection_fails_the_same(
     crate, wire = await both_paths(fl, srv.seeds, monkeypatch, run, set_name)
     assert wire == crate
     assert [o[0] for o in wire] == ["error", "error"]
+
+
+async def test_a_node_that_is_down_is_named_not_a_busy_pool(fl: Flavor) -> None:
+    with EmbeddedServer() as down:
+        async with fl.connect(down.seeds) as db:
+            k = db.namespace("test").set("down").key("k")
+            await fl.run(k.put({"v": 1}))
+            down.stop()
+            # the first call finds the pooled connection dead, the second cannot connect, the
+            # third finds no node answering for the partition
+            for verb in (k.get, lambda: k.put({"v": 2}), k.get):
+                with pytest.raises(af.errors.ConnectionError) as caught:
+                    await fl.run(verb())
+                text = str(caught.value)
+                assert "Server not available" in text, text
+                assert "pool exhausted" not in text

@@ -211,7 +211,9 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
     let mut reruns: Vec<Rerun> = Vec::new();
     for (miss, rows) in missed {
         match fallback::after(miss, top, started, writes) {
-            Next::Crate { policy, in_doubt } => {
+            Next::Crate {
+                policy, in_doubt, ..
+            } => {
                 let (at, ops) = rows
                     .into_iter()
                     .map(|(i, ask)| {

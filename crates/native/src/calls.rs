@@ -79,13 +79,18 @@ pub async fn get(
     bins: Bins,
 ) -> OpResult<RecordOut> {
     let mut policy = Cow::Borrowed(&p.read);
+    let mut unreachable = None;
     if p.wire_read && c.wire.enabled() {
         let started = Instant::now();
         match single::get(&c.wire, &c.crate_client, &p.read, &key, &bins).await {
             Ok(Some(r)) => return Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
             Ok(None) => return Ok(RecordOut(None, key, orig)),
             Err(miss) => match fallback::after(miss, &p.read, started, false) {
-                Next::Crate { policy: q, .. } => policy = q,
+                Next::Crate {
+                    policy: q,
+                    unreachable: u,
+                    ..
+                } => (policy, unreachable) = (q, u),
                 Next::Fail(f) => return Err(f.about(&key)),
             },
         }
@@ -93,7 +98,7 @@ pub async fn get(
     match c.crate_client.get(&policy, &key, bins).await {
         Ok(r) => Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
         Err(e) if not_found(&e) => Ok(RecordOut(None, key, orig)),
-        Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
+        Err(e) => Err(fallback::explained(unreachable, e, key)),
     }
 }
 
@@ -101,6 +106,7 @@ pub async fn get(
 pub async fn put(c: RuntimeClient, p: Arc<Natives>, key: Key, bins: Vec<Bin>) -> OpResult<()> {
     let mut policy = Cow::Borrowed(&p.write);
     let mut in_doubt = false;
+    let mut unreachable = None;
     if p.wire_write && c.wire.enabled() && single::writable(&bins) {
         let started = Instant::now();
         match single::put(&c.wire, &c.crate_client, &p.write, &key, &bins).await {
@@ -109,7 +115,8 @@ pub async fn put(c: RuntimeClient, p: Arc<Natives>, key: Key, bins: Vec<Bin>) ->
                 Next::Crate {
                     policy: q,
                     in_doubt: d,
-                } => (policy, in_doubt) = (q, d),
+                    unreachable: u,
+                } => (policy, in_doubt, unreachable) = (q, d, u),
                 Next::Fail(f) => return Err(f.about(&key)),
             },
         }
@@ -117,7 +124,7 @@ pub async fn put(c: RuntimeClient, p: Arc<Natives>, key: Key, bins: Vec<Bin>) ->
     c.crate_client
         .put(&policy, &key, &bins)
         .await
-        .map_err(|e| fallback::in_doubt_if(in_doubt, Failure::Native(e, Some(Box::new(key)))))
+        .map_err(|e| fallback::in_doubt_if(in_doubt, fallback::explained(unreachable, e, key)))
 }
 
 /// Delete; true if the record existed.

@@ -7,6 +7,9 @@
 //! - The server refused it: the refusal is the result, unless the crate would retry that code
 //!   (timeout, partition unavailable, key busy, device overload) and a retry is left.
 //! - No connection came free before the deadline: a `TimeoutError` naming the exhausted pool.
+//! - The node could not be connected to: the crate's path runs the call (the cluster may have
+//!   moved the partition); if it too finds no connection, a `ConnectionError` naming the node
+//!   and why, not an exhausted pool.
 //! - Sent without an answer: a `TimeoutError` or `ConnectionError`, unless a retry and time
 //!   are left. A write is then in doubt, also when the crate's retries fail.
 
@@ -59,6 +62,9 @@ pub enum Next<'a, P: Based> {
     Crate {
         policy: Cow<'a, P>,
         in_doubt: bool,
+        /// The node the wire path could not connect to, and why: the crate's run, if it
+        /// only waits for a connection, fails naming this rather than a busy pool.
+        unreachable: Option<Refusal>,
     },
     Fail(Refusal),
 }
@@ -115,6 +121,7 @@ pub fn after<'a, P: Based>(
             in_doubt,
         })
     };
+    let mut unreachable = None;
     let in_doubt = match miss {
         Miss::NotSent => {
             let mut p = Cow::Borrowed(policy);
@@ -125,6 +132,23 @@ pub fn after<'a, P: Based>(
             return Next::Crate {
                 policy: p,
                 in_doubt: false,
+                unreachable: None,
+            };
+        }
+        Miss::Unreachable { node, why } => {
+            let mut p = Cow::Borrowed(policy);
+            let total = left.unwrap_or(1);
+            if total != base.total_timeout {
+                p.to_mut().base_mut().total_timeout = total;
+            }
+            return Next::Crate {
+                policy: p,
+                in_doubt: false,
+                unreachable: Some(Refusal {
+                    code: -8,
+                    message: format!("Server not available: cannot connect to node {node}: {why}"),
+                    in_doubt: false,
+                }),
             };
         }
         Miss::Refused { code, node } => {
@@ -159,6 +183,15 @@ pub fn after<'a, P: Based>(
                 };
                 return fail(code, text.to_owned(), write);
             }
+            if !timed_out {
+                unreachable = Some(Refusal {
+                    code: -8,
+                    message: "Server not available: the connection to the node was lost and no \
+                              new one could be opened"
+                        .to_owned(),
+                    in_doubt: write,
+                });
+            }
             write
         }
     };
@@ -168,6 +201,16 @@ pub fn after<'a, P: Based>(
     Next::Crate {
         policy: Cow::Owned(p),
         in_doubt,
+        unreachable,
+    }
+}
+
+/// The crate's failure `e` on `key` after the wire path found the node `unreachable`: that,
+/// when the crate only waited for a connection that never came.
+pub fn explained(unreachable: Option<Refusal>, e: aerospike::Error, key: Key) -> Failure {
+    match unreachable {
+        Some(r) if crate::errors::waited_for_a_connection(&e) => r.about(&key),
+        _ => Failure::Native(e, Some(Box::new(key))),
     }
 }
 

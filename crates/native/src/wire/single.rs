@@ -47,6 +47,8 @@ pub enum Miss {
     Lost { timed_out: bool },
     /// All of the node's connections (this many) stayed busy until the deadline.
     Busy { node: String, size: usize },
+    /// No connection to the node could be opened (nothing was sent): `why`.
+    Unreachable { node: String, why: String },
 }
 
 const NOT_SENT: Miss = Miss::NotSent;
@@ -230,7 +232,12 @@ async fn call(
                 node: "every node of the cluster".to_owned(),
             });
         }
-        return Err(NOT_SENT);
+        // The crate's path tries (its view may differ); if it too finds no node, this says why.
+        return Err(Miss::Unreachable {
+            node: format!("mastering partition {pid}"),
+            why: "no node of the cluster answers for it (nodes down, or the cluster changing)"
+                .to_owned(),
+        });
     };
     let mut lease = match pool.lease(&node, until).await {
         Ok(lease) => lease,
@@ -240,9 +247,12 @@ async fn call(
                 size,
             })
         }
-        Err(NoLease::Unreachable(_)) => {
+        Err(NoLease::Unreachable(why)) => {
             pool.stale(key.namespace());
-            return Err(NOT_SENT);
+            return Err(Miss::Unreachable {
+                node: format!("{} ({})", node.name(), node.address()),
+                why: why.to_string(),
+            });
         }
     };
     encode(&mut lease.conn().out);
