@@ -123,32 +123,25 @@ pub fn after<'a, P: Based>(
     };
     let mut unreachable = None;
     let in_doubt = match miss {
-        Miss::NotSent => {
+        Miss::NotSent | Miss::Unreachable { .. } => {
+            // Nothing was sent: the crate runs the whole call with what is left of the time.
             let mut p = Cow::Borrowed(policy);
             let total = left.unwrap_or(1);
             if total != base.total_timeout {
                 p.to_mut().base_mut().total_timeout = total;
             }
-            return Next::Crate {
-                policy: p,
-                in_doubt: false,
-                unreachable: None,
-            };
-        }
-        Miss::Unreachable { node, why } => {
-            let mut p = Cow::Borrowed(policy);
-            let total = left.unwrap_or(1);
-            if total != base.total_timeout {
-                p.to_mut().base_mut().total_timeout = total;
-            }
-            return Next::Crate {
-                policy: p,
-                in_doubt: false,
-                unreachable: Some(Refusal {
+            let unreachable = match miss {
+                Miss::Unreachable { node, why } => Some(Refusal {
                     code: -8,
                     message: format!("Server not available: cannot connect to node {node}: {why}"),
                     in_doubt: false,
                 }),
+                _ => None,
+            };
+            return Next::Crate {
+                policy: p,
+                in_doubt: false,
+                unreachable,
             };
         }
         Miss::Refused { code, node } => {
