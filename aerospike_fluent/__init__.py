@@ -12,19 +12,20 @@ Example:
 
 from __future__ import annotations
 
-from aerospike_fluent import errors, exp, progress, sync
+from aerospike_fluent import errors, exp, metrics, progress, sync
 from aerospike_fluent import exp as F
 from aerospike_fluent._arrow import ArrowBatches, AsyncArrowBatches
 from aerospike_fluent._bins import ExpRead, ExpWrite
 from aerospike_fluent._bits import BitOverflow, BitResize, BitWrite
 from aerospike_fluent._exec import Async, Sync
 from aerospike_fluent._hll import HllWrite
-from aerospike_fluent._native import ArrowTable, GeoJSON, Record
+from aerospike_fluent._native import ArrowTable, GeoJSON, Record, __version__
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, MapOrder, MapWrite, Return
 from aerospike_fluent.client import AsyncClient, Client, Connecting, SyncClient, connect
 from aerospike_fluent.errors import AerospikeError
 from aerospike_fluent.keys import KeyRef, KeysRef
+from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo
 from aerospike_fluent.progress import Progress
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult, Page
@@ -65,7 +66,9 @@ __all__ = [
     "ListWrite",
     "MapOrder",
     "MapWrite",
+    "MetricsSnapshot",
     "Namespace",
+    "NodeInfo",
     "Page",
     "Progress",
     "Query",
@@ -75,9 +78,11 @@ __all__ = [
     "Return",
     "Sync",
     "SyncClient",
+    "__version__",
     "connect",
     "errors",
     "exp",
+    "metrics",
     "progress",
     "sync",
 ]

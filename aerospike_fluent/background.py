@@ -5,7 +5,7 @@ Every node applies them to each record the query selects; a task reports progres
 
 Example:
     >>> task = await users.query().where("$.age > 60").background().add("discount", 5).execute()
-    >>> await task.wait()
+    >>> await task.wait()  # raises BackgroundTaskError if some records were not written
     >>> task = await users.query().background_udf("counters", "bump", "visits", 1)
 
 """
@@ -17,14 +17,26 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 
 from aerospike_fluent import _policy
 from aerospike_fluent._chain import OpChain
-from aerospike_fluent._exec import Async, Call, Executor, M, Sync
-from aerospike_fluent.errors import InvalidArgumentError
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent.errors import BackgroundTaskError, InvalidArgumentError
 
 if TYPE_CHECKING:
     from aerospike_fluent import _native
     from aerospike_fluent.query import Query
 
 Status = Literal["in_progress", "complete"]
+
+
+def _failed(task_id: int, progress: dict[str, Any]) -> BackgroundTaskError:
+    succeeded, failed = progress["succeeded"], progress["failed"]
+    error = BackgroundTaskError(
+        f"background task {task_id} completed with {failed} of {succeeded + failed} records "
+        "not written (the server refused its work on them, e.g. an operation that does not "
+        "apply to the bin's type)"
+    )
+    error.succeeded = succeeded
+    error.failed = failed
+    return error
 
 
 class BackgroundTask(Generic[M]):
@@ -69,12 +81,27 @@ class BackgroundTask(Generic[M]):
     @overload
     def wait(self: BackgroundTask[Sync], timeout: float | None = None) -> Status: ...
     def wait(self, timeout: float | None = None) -> Any:
-        """Wait until complete (or ``timeout`` seconds pass); return the status."""
+        """Wait until complete (or ``timeout`` seconds pass); return the status.
+
+        Raises:
+            BackgroundTaskError: the task completed, but some records it selected were not
+                written (e.g. an operation that does not apply to the bin's type); the error
+                carries ``succeeded`` and ``failed`` (see :meth:`progress`).
+
+        """
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0
         ):
             raise InvalidArgumentError(f"timeout must be seconds >= 0 or None, not {timeout!r}")
-        return self._ex.call(Call("wait", (timeout,), target=self._task))
+        return self._ex.run(self._waited(timeout))
+
+    def _waited(self, timeout: float | None) -> Program[Status]:
+        status: Status = yield Call("wait", (timeout,), target=self._task)
+        if status == "complete":
+            progress = yield Call("progress", (), target=self._task)
+            if progress["failed"]:
+                raise _failed(self.task_id, progress)
+        return status
 
 
 class BackgroundWrite(OpChain[M], Generic[M]):

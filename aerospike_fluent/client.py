@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Any, Generic, overload
 
 from aerospike_fluent import _autobatch, _native, _validate
+from aerospike_fluent._cluster import EmbeddedCluster
 from aerospike_fluent._exec import (
     Async,
     AsyncExecutor,
@@ -27,10 +28,14 @@ from aerospike_fluent._fork import started
 from aerospike_fluent._indexes import IndexInfo, parse_index_list
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo, node_infos
 from aerospike_fluent.scopes import Namespace
 
 EMBEDDED = "embedded://"
-Embedded = _native.EmbeddedServer | _native.EmbeddedCluster
+DRAIN_TIMEOUT = 10.0
+"""Seconds a closing client (leaving ``with`` / ``async with``, ``aclose()``) gives the calls
+in flight to finish."""
+Embedded = _native.EmbeddedServer | EmbeddedCluster
 DEFAULT_SEEDS = "127.0.0.1:3000"
 
 Seeds = str | Iterable[str | tuple[str, int]] | None
@@ -107,9 +112,12 @@ class Client(Generic[M]):
         return self._server if isinstance(self._server, _native.EmbeddedServer) else None
 
     @property
-    def embedded_cluster(self) -> _native.EmbeddedCluster | None:
-        """The in-process cluster started by ``connect("embedded://?nodes=N")``, if any."""
-        return self._server if isinstance(self._server, _native.EmbeddedCluster) else None
+    def embedded_cluster(self) -> EmbeddedCluster | None:
+        """The in-process cluster started by ``connect("embedded://?nodes=N")``, if any.
+
+        The same class as ``aerospike_fluent.server.EmbeddedCluster``: ``nodes[i].kill()``...
+        """
+        return self._server if isinstance(self._server, EmbeddedCluster) else None
 
     @property
     def is_connected(self) -> bool:
@@ -120,8 +128,69 @@ class Client(Generic[M]):
         """Names of the cluster's nodes."""
         return self._native.node_names()
 
-    def close(self) -> None:
-        """Close the connection (and stop an embedded server); idempotent."""
+    def metrics(self) -> MetricsSnapshot:
+        """Return what the client has done since it connected (no I/O; see :mod:`.metrics`)."""
+        return MetricsSnapshot.from_native(self._native.metrics())
+
+    @overload
+    def nodes(self: Client[Async]) -> Coroutine[Any, Any, list[NodeInfo]]: ...
+    @overload
+    def nodes(self: Client[Sync]) -> list[NodeInfo]: ...
+    def nodes(self) -> Any:
+        """Return the cluster's nodes.
+
+        Each with its address, whether it is active, the partitions it holds per namespace,
+        and the connections this client holds to it.
+        """
+        return self._ex.call(Call("nodes", (), finish=self._node_infos))
+
+    def _node_infos(self, raw: list[dict[str, Any]]) -> list[NodeInfo]:
+        return node_infos(raw, self.metrics())
+
+    def close(self, timeout: float | None = None) -> None:
+        """Close the connection (and stop an embedded server); idempotent.
+
+        Without ``timeout``, calls in flight fail with ``ClientClosedError`` (a write among
+        them is in doubt). With it (sync clients), new calls are refused and those in flight
+        get up to ``timeout`` seconds to finish first; async clients drain with
+        :meth:`aclose`.
+        """
+        if timeout is not None:
+            if self._ex.is_async:
+                raise InvalidArgumentError(
+                    "an async client drains with 'await db.aclose(timeout=...)': close() "
+                    "would block the event loop"
+                )
+            timeout = _validate_timeout(timeout)
+            try:
+                self._drain_blocking(timeout)
+            finally:
+                self._close_now()
+        else:
+            self._close_now()
+
+    async def aclose(self: Client[Async], timeout: float | None = DRAIN_TIMEOUT) -> None:
+        """Close after draining the calls in flight.
+
+        New calls are refused (``ClientClosedError``), calls in flight get up to ``timeout``
+        seconds to finish, then the rest are cut short as :meth:`close` does. ``timeout=None``
+        closes at once. Leaving ``async with`` drains the same way.
+        """
+        if timeout is not None:
+            timeout = _validate_timeout(timeout)
+            if not self._native.closed and self._native.in_flight:
+                try:
+                    await self._ex.call(Call("drain", (timeout,)))
+                except BaseException:
+                    self._close_now()
+                    raise
+        self._close_now()
+
+    def _drain_blocking(self, timeout: float) -> None:
+        if not self._native.closed and self._native.in_flight:
+            self._native.drain_blocking(timeout)
+
+    def _close_now(self) -> None:
         try:
             self._native.close()
         finally:
@@ -203,12 +272,12 @@ class Client(Generic[M]):
         return self
 
     async def __aexit__(
-        self,
+        self: Client[Async],
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        await self.aclose()
 
     def __enter__(self: Client[Sync]) -> Client[Sync]:
         return self
@@ -219,7 +288,17 @@ class Client(Generic[M]):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self.close()
+        self.close(DRAIN_TIMEOUT)
+
+
+def _validate_timeout(timeout: float) -> float:
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise InvalidTypeError(f"timeout is a number of seconds, not {timeout!r}")
+    if not 0 <= timeout < float("inf"):
+        raise InvalidArgumentError(
+            f"timeout must be a finite number of seconds >= 0, not {timeout}"
+        )
+    return float(timeout)
 
 
 AsyncClient = Client[Async]
@@ -260,8 +339,8 @@ def _start(seeds: Seeds) -> tuple[str, Embedded | None]:
         if nodes == 1:
             server = started(_native.EmbeddedServer())
             return f"{server.host}:{server.port}", server
-        cluster = started(_native.EmbeddedCluster(nodes, rf))
-        return ",".join(f"{cluster.host}:{cluster.port(i)}" for i in range(nodes)), cluster
+        cluster = EmbeddedCluster(nodes, rf)
+        return cluster.seeds, cluster
     return seeds_string(seeds), None
 
 
@@ -330,8 +409,8 @@ class Connecting:
         tb: TracebackType | None,
     ) -> None:
         if self._client is not None:
-            self._client.close()
-            self._client = None
+            client, self._client = self._client, None
+            await client.aclose()
 
 
 def connect(seeds: Seeds = None, **options: Any) -> Connecting:
@@ -346,7 +425,8 @@ def connect(seeds: Seeds = None, **options: Any) -> Connecting:
             ``password``, ``cluster_name``, ``tls_ca_file``, timeouts, pool sizes...), and
             ``auto_batch``: True (or the most keys per request, 2-5000) to send plain
             ``get`` calls started in the same event-loop iteration as batch reads, each caller
-            still getting its own record or error (see docs/performance.md).
+            still getting its own record or error (see docs/performance.md); ``metrics``:
+            False to stop counting calls (see :meth:`Client.metrics`).
 
     """
     return Connecting(seeds, options)

@@ -12,14 +12,14 @@ import argparse
 import asyncio
 import datetime
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from benchmarks.interleaved import Measure, medians, run_rounds
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TLS_NAME = "bench.local"
@@ -109,16 +109,6 @@ def c_client(mode: str, port: int, ca: str) -> Any:
     if mode != "plain":
         config.update(user=USER, password=PASSWORD)
     return aerospike.client(config).connect()
-
-
-Measure = Callable[[], int]
-
-
-def timed(run: Measure) -> tuple[float, float, int]:
-    """Wall seconds, process CPU seconds and operations of one call of ``run``."""
-    cpu0, t0 = time.process_time(), time.perf_counter()
-    n = run()
-    return time.perf_counter() - t0, time.process_time() - cpu0, n
 
 
 def workloads(ops: int, records: int) -> dict[str, Callable[[Any, Any, Any], Measure]]:
@@ -235,17 +225,7 @@ def main(argv: list[str] | None = None) -> int:
                 db.namespace("test").set("sec").key(f"r{i}").put({"v": i})
             db.namespace("test").set("sec").key("k").put({"v": 0})
             clients[mode] = (db, (loop, adb), c)
-        work = workloads(ops, records)
-        samples: dict[str, dict[str, list[tuple[float, float, int]]]] = {
-            w: {m: [] for m in MODES} for w in work
-        }
-        for r in range(rounds):
-            for wname, make in work.items():
-                for mode in MODES if r % 2 == 0 else reversed(MODES):
-                    run = make(*clients[mode])
-                    run()  # warm
-                    samples[wname][mode].append(timed(run))
-            print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+        samples = run_rounds(workloads(ops, records), clients, rounds)
     finally:
         for db, (_, adb), c in clients.values():
             db.close()
@@ -255,14 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         proc.stdin.close() if proc.stdin else None
         proc.wait(timeout=20)
 
-    table: dict[str, dict[str, dict[str, float]]] = {}
-    for wname, by_mode in samples.items():
-        table[wname] = {}
-        for mode, runs in by_mode.items():
-            wall = statistics.median(w / n for w, _, n in runs)
-            cpu = statistics.median(c / n for _, c, n in runs)
-            table[wname][mode] = {"us_per_op": wall * 1e6, "cpu_us_per_op": cpu * 1e6}
-    write(args.out, table, rounds, ops, records)
+    write(args.out, medians(samples), rounds, ops, records)
     return 0
 
 

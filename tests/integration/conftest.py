@@ -17,6 +17,7 @@ import pytest
 import aerospike_fluent as af
 from aerospike_fluent import _native as n
 from aerospike_fluent import sync as af_sync
+from aerospike_fluent.server import EmbeddedCluster
 
 from ._flavor import FLAVORS, Flavor
 
@@ -68,6 +69,13 @@ def sdb(seeds: str) -> Iterator[af.SyncClient]:
 def set_name() -> str:
     """A set no other test uses, in this run or an earlier one against the same server."""
     return f"fluent_{RUN}_{next(_sets)}"
+
+
+@pytest.fixture
+def cluster() -> Iterator[EmbeddedCluster]:
+    """A private 3-node embedded cluster, two copies of each partition."""
+    with EmbeddedCluster(nodes=3, replication_factor=2) as c:
+        yield c
 
 
 @pytest.fixture

@@ -6,38 +6,15 @@ leaves or joins seen within a tend interval (about a second) by blocking and asy
 from __future__ import annotations
 
 import asyncio
-import os
-import time
-from collections.abc import Callable, Iterator
-
-import pytest
 
 import aerospike_fluent as af
 from aerospike_fluent import sync as af_sync
 from aerospike_fluent._exec import AsyncExecutor
 from aerospike_fluent.server import EmbeddedCluster
 
-pytestmark = [
-    pytest.mark.skipif(bool(os.environ.get("AEROSPIKE_HOST")), reason="embedded cluster"),
-    pytest.mark.timeout(90),
-]
+from ._cluster import ON_EMBEDDED_CLUSTER, PARTITIONS, settle
 
-PARTITIONS = 4096
-
-
-@pytest.fixture
-def cluster() -> Iterator[EmbeddedCluster]:
-    with EmbeddedCluster(nodes=3, replication_factor=2) as c:
-        yield c
-
-
-def _settle(check: Callable[[], bool], within: float = 10.0) -> bool:
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
+pytestmark = ON_EMBEDDED_CLUSTER
 
 
 def test_every_partition_has_a_master_and_a_replica(cluster: EmbeddedCluster) -> None:
@@ -64,7 +41,7 @@ def test_a_node_that_leaves_and_comes_back_is_seen_by_every_path(
             owners = db.native.partition_owners_blocking("test")
             return gone.name not in owners and sum(m for m, _ in owners.values()) == PARTITIONS
 
-        assert _settle(two_nodes_own_everything)
+        assert settle(two_nodes_own_everything)
         # blocking and async calls both route by the new view: every key is read
         assert all(s.key(i).get() is not None for i in range(60))
 
@@ -83,5 +60,5 @@ def test_a_node_that_leaves_and_comes_back_is_seen_by_every_path(
             owners = db.native.partition_owners_blocking("test")
             return len(owners) == 3 and all(m > 0 for m, _ in owners.values())
 
-        assert _settle(three_nodes_again)
+        assert settle(three_nodes_again)
         assert all(s.key(i).get() is not None for i in range(60))

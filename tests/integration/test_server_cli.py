@@ -66,10 +66,13 @@ def test_connect_embedded_cluster_url() -> None:
     with af_sync.connect("embedded://?nodes=3&replication_factor=2") as db:
         cluster = db.embedded_cluster
         assert cluster is not None and db.embedded_server is None
-        assert cluster.size == 3 and len(db.node_names()) == 3
+        assert len(cluster.nodes) == 3 and len(db.node_names()) == 3
         db.namespace("test").set("cli_url").key(1).put({"a": 1})
-        assert sum(cluster.stats(i)["records"] for i in range(3)) == 2
-    assert cluster.status(0) == "up"  # nodes stop with the client; their state stays readable
+        assert cluster.stats()["records"] == 2
+        assert sorted(db.node_names()) == sorted(n.name for n in cluster.nodes)
+        cluster.nodes[2].kill()  # the guide's cluster API, on the client's own cluster
+        assert cluster.nodes[2].status == "down"
+    assert cluster.nodes[0].status == "up"  # nodes stop with the client; state stays readable
 
 
 def test_connect_embedded_refuses_unknown_options() -> None:

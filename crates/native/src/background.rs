@@ -190,23 +190,31 @@ impl BackgroundTask {
 
     /// `done` receives `"in_progress"` or `"complete"`.
     fn status(&self, done: Py<PyAny>) -> Pending {
-        let fut = self.inner.until_closed(false, status(self.task.clone()));
+        let fut = self
+            .inner
+            .until_closed(false.into(), status(self.task.clone()));
         completion::start(&self.handle, done, fut)
     }
 
     fn status_blocking(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let fut = self.inner.until_closed(false, status(self.task.clone()));
+        let fut = self
+            .inner
+            .until_closed(false.into(), status(self.task.clone()));
         blocking::block(py, Driver::Worker(&self.handle), fut)
     }
 
     /// `done` receives `{complete, succeeded, failed, percent}` summed over the nodes.
     fn progress(&self, done: Py<PyAny>) -> Pending {
-        let fut = self.inner.until_closed(false, progress(self.task.clone()));
+        let fut = self
+            .inner
+            .until_closed(false.into(), progress(self.task.clone()));
         completion::start(&self.handle, done, fut)
     }
 
     fn progress_blocking(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let fut = self.inner.until_closed(false, progress(self.task.clone()));
+        let fut = self
+            .inner
+            .until_closed(false.into(), progress(self.task.clone()));
         blocking::block(py, Driver::Worker(&self.handle), fut)
     }
 
@@ -215,7 +223,7 @@ impl BackgroundTask {
     fn wait(&self, done: Py<PyAny>, timeout: Option<f64>) -> Pending {
         let fut = self
             .inner
-            .until_closed(false, wait(self.task.clone(), timeout));
+            .until_closed(false.into(), wait(self.task.clone(), timeout));
         completion::start(&self.handle, done, fut)
     }
 
@@ -223,7 +231,7 @@ impl BackgroundTask {
     fn wait_blocking(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Py<PyAny>> {
         let fut = self
             .inner
-            .until_closed(false, wait(self.task.clone(), timeout));
+            .until_closed(false.into(), wait(self.task.clone(), timeout));
         blocking::block(py, Driver::Worker(&self.handle), fut)
     }
 

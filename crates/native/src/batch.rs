@@ -56,6 +56,10 @@ pub struct Row {
 }
 
 impl Row {
+    pub fn namespace(&self) -> &str {
+        self.key_parts.namespace()
+    }
+
     /// Whether the row writes.
     pub fn writes(&self) -> bool {
         !matches!(self.kind, Kind::Read(_) | Kind::ReadOps(_))

@@ -429,6 +429,69 @@ pub async fn partition_owners(i: Arc<Inner>, ns: String) -> OpResult<OwnersOut> 
     Ok(OwnersOut(i.worker_wire.owners(&i.client, &ns).await))
 }
 
+/// The cluster's nodes: name, address, whether active, and per namespace the partitions each
+/// masters and the replicas it holds.
+pub struct NodesOut(Vec<NodeView>);
+
+/// Name, address, whether active, and per namespace (masters, replicas).
+type NodeView = (String, String, bool, Vec<(String, usize, usize)>);
+
+impl IntoPy for NodesOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let out = PyList::empty(py);
+        for (name, address, active, partitions) in self.0 {
+            let d = PyDict::new(py);
+            d.set_item("name", name)?;
+            d.set_item("address", address)?;
+            d.set_item("active", active)?;
+            let held = PyDict::new(py);
+            for (ns, masters, replicas) in partitions {
+                held.set_item(ns, (masters, replicas))?;
+            }
+            d.set_item("partitions", held)?;
+            out.append(d)?;
+        }
+        Ok(out.into_any().unbind())
+    }
+}
+
+/// The cluster's nodes as the client's view has them (see [`NodesOut`]).
+pub async fn nodes(i: Arc<Inner>) -> OpResult<NodesOut> {
+    let nodes = i.client.nodes();
+    let asks = nodes.iter().map(|n| n.info(&i.admin, &["namespaces"]));
+    let mut namespaces = std::collections::BTreeSet::new();
+    for answer in futures::future::join_all(asks).await.into_iter().flatten() {
+        if let Some(list) = answer.get("namespaces") {
+            namespaces.extend(list.split(';').filter(|n| !n.is_empty()).map(str::to_owned));
+        }
+    }
+    let mut owners = Vec::with_capacity(namespaces.len());
+    for ns in namespaces {
+        let held = i.worker_wire.owners(&i.client, &ns).await;
+        owners.push((ns, held));
+    }
+    let mut out: Vec<_> = nodes
+        .iter()
+        .map(|n| {
+            let partitions = owners
+                .iter()
+                .filter_map(|(ns, held)| {
+                    let (_, m, r) = held.iter().find(|(name, ..)| name == n.name())?;
+                    Some((ns.clone(), *m, *r))
+                })
+                .collect();
+            (
+                n.name().to_owned(),
+                n.address().to_owned(),
+                n.is_active(),
+                partitions,
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(NodesOut(out))
+}
+
 /// Remove a set's (or namespace's) records.
 pub async fn truncate(i: Arc<Inner>, ns: String, set: String, before_ns: i64) -> OpResult<()> {
     Ok(i.client.truncate(&i.admin, &ns, &set, before_ns).await?)

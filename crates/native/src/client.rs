@@ -15,7 +15,9 @@ use crate::arrow::ArrowSpecRef;
 use crate::call_args::{bins_selector, to_bins, udf_args};
 use crate::completion::{Failure, IntoPy, OpResult, Pending, Ready};
 use crate::errors::closed;
+use crate::in_flight::Flights;
 use crate::loop_runtime::LoopRuntime;
+use crate::metrics::{Call, Kind, Meter, Metrics, NodeRow, Snapshot};
 use crate::ops::to_ops;
 use crate::policy::{Defaults, Natives, Policy};
 use crate::pools::close_on_loop;
@@ -55,30 +57,41 @@ pub struct Inner {
     pub(crate) links: Arc<crate::wire::Links>,
     /// How `max_conns_per_node` is shared between the crate clients and the wire path.
     pub(crate) shares: crate::pools::Shares,
+    /// What the client has done since it connected.
+    pub(crate) metrics: Arc<Metrics>,
+    /// Calls in flight, which a draining close waits for.
+    pub(crate) flights: Arc<Flights>,
 }
 
 static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Inner {
     /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed; a call
-    /// that `writes` and was cut short, or failed once the close began, is in doubt as far as
-    /// its own failure says.
+    /// that writes and was cut short, or failed once the close began, is in doubt as far as
+    /// its own failure says. A metered call is counted in the client's metrics when it ends.
     pub fn until_closed<F, T>(
         &self,
-        writes: bool,
+        call: Call,
         fut: F,
     ) -> impl std::future::Future<Output = OpResult<T>>
     where
         F: std::future::Future<Output = OpResult<T>>,
     {
+        let Call { writes, meter } = call;
         let closing = self.closing.subscribe();
         let pool_size = self.policy.max_conns_per_node;
+        let flight = self.flights.start();
+        let draining = self.flights.draining();
+        let metered = meter
+            .filter(|_| self.metrics.enabled())
+            .map(|m| (m, self.metrics.clone(), self.links.clone()));
         async move {
-            if *closing.borrow() {
+            let _flight = flight;
+            if *closing.borrow() || draining {
                 return Err(Failure::Closed("the client is closed", false));
             }
             let flag = closing.clone();
-            tokio::select! {
+            let r = tokio::select! {
                 biased;
                 r = fut => match r {
                     // e.g. "partition map empty": the failure is the close's doing
@@ -92,7 +105,15 @@ impl Inner {
                     "the client was closed while the operation was in flight",
                     writes,
                 )),
+            };
+            if let Some((meter, metrics, links)) = metered {
+                let node = meter
+                    .partition
+                    .and_then(|pid| links.view.master(&meter.namespace, pid));
+                let node = node.as_ref().map_or("", |n| n.name());
+                metrics.record(&meter, node, writes, r.as_ref().err());
             }
+            r
         }
     }
 }
@@ -201,19 +222,23 @@ pub(crate) async fn do_connect(
         timeout: defaults.total_timeout.max(1000),
     };
     let shares = crate::pools::shares(policy.max_conns_per_node);
-    let links = crate::wire::Links::new(&policy, policy.max_conns_per_node, shares.wire)
-        .map_err(|e| Failure::Coded(-2, e))?;
+    let metrics = Metrics::new(defaults.metrics);
+    let links = crate::wire::Links::new(
+        &policy,
+        policy.max_conns_per_node,
+        shares.wire,
+        metrics.clone(),
+    )
+    .map_err(|e| Failure::Coded(-2, e))?;
     let worker_wire = crate::wire::Pool::new(&worker_policy, links.clone());
     let closing = watch::Sender::new(false);
-    if links.usable() {
-        handle.spawn(maintain(
-            &policy,
-            shares,
-            client.clone(),
-            worker_wire.clone(),
-            closing.subscribe(),
-        ));
-    }
+    handle.spawn(maintain(
+        &policy,
+        shares,
+        client.clone(),
+        worker_wire.clone(),
+        closing.subscribe(),
+    ));
     Ok(Client {
         inner: Arc::new(Inner {
             client,
@@ -234,12 +259,15 @@ pub(crate) async fn do_connect(
             spin: Spin::new(defaults.spin_wait_us),
             links,
             shares,
+            metrics,
+            flights: Arc::default(),
         }),
     })
 }
 
-/// Until the client closes: keep `min_conns_per_node` wire connections open to every node, and
-/// close those idle for `idle_timeout` (down to that minimum), once per tend interval.
+/// Until the client closes, once per tend interval: note the nodes that joined or left (in the
+/// metrics and the `aerospike_fluent.cluster` log), keep `min_conns_per_node` wire connections
+/// open to every node, and close those idle for `idle_timeout` (down to that minimum).
 fn maintain(
     policy: &ClientPolicy,
     shares: crate::pools::Shares,
@@ -251,9 +279,12 @@ fn maintain(
     let idle = (policy.idle_timeout > 0)
         .then(|| std::time::Duration::from_millis(u64::from(policy.idle_timeout)));
     let min = policy.min_conns_per_node.min(shares.wire);
+    let wire = pool.links().usable();
     let run = async move {
+        let mut known = crate::cluster_watch::Known::default();
         loop {
-            if min > 0 {
+            known.look(&client, &pool.links().metrics);
+            if wire && min > 0 {
                 pool.keep_min(&client, min).await;
             }
             tokio::select! {
@@ -263,7 +294,7 @@ fn maintain(
             if *closing.borrow() {
                 break;
             }
-            if let Some(idle) = idle {
+            if let (true, Some(idle)) = (wire, idle) {
                 pool.reap(idle, min);
             }
         }
@@ -279,6 +310,25 @@ impl IntoPy for Client {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(Py::new(py, self)?.into_any())
     }
+}
+
+/// How long a draining close waits, from its `timeout` in seconds.
+fn drain_limit(timeout: f64) -> PyResult<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(timeout).map_err(|_| {
+        crate::errors::invalid_argument(format!(
+            "timeout must be a number of seconds >= 0, not {timeout}"
+        ))
+    })
+}
+
+/// A read-only call, counted as `meter` says.
+fn read(meter: Meter) -> Call {
+    Call::metered(false, meter)
+}
+
+/// A call that may change data, counted as `meter` says.
+fn write(meter: Meter) -> Call {
+    Call::metered(true, meter)
 }
 
 /// Declare operations once: each becomes `name(done, args...)`, started as the route says and
@@ -388,6 +438,93 @@ operations! {
         Ok(self.live()?.client.node_names())
     }
 
+    /// What the client has done since it connected: calls per namespace, node and kind,
+    /// connections and bytes per node, cluster events (readable after `close()` too).
+    fn metrics(&self, py: Python<'_>) -> PyResult<Py<pyo3::types::PyDict>> {
+        let i = &self.inner;
+        let cluster: std::collections::HashMap<String, String> = if self.closed() {
+            Default::default()
+        } else {
+            i.client
+                .nodes()
+                .iter()
+                .map(|n| (n.name().to_owned(), n.address().to_owned()))
+                .collect()
+        };
+        // the crate clients' connections, per node name: (open, idle)
+        let mut held: std::collections::HashMap<String, (usize, usize)> = Default::default();
+        if !self.closed() {
+            for c in i.crate_clients() {
+                for n in c.nodes() {
+                    let g = n.pool_gauges();
+                    let at = held.entry(n.name().to_owned()).or_default();
+                    at.0 += usize::try_from(g.total).unwrap_or(usize::MAX);
+                    at.1 += usize::try_from(g.in_pool).unwrap_or(usize::MAX);
+                }
+            }
+        }
+        let mut nodes: Vec<NodeRow> = i
+            .links
+            .node_rows()
+            .into_iter()
+            .map(|c| {
+                let (open, idle) = held.get(&c.name).copied().unwrap_or_default();
+                NodeRow {
+                    address: cluster.get(&c.name).cloned().unwrap_or_default(),
+                    active: cluster.contains_key(&c.name),
+                    name: c.name,
+                    open: c.open + open,
+                    idle: c.idle + idle,
+                    waiting: c.waiting,
+                    traffic: Some(c.traffic),
+                }
+            })
+            .collect();
+        for (name, address) in &cluster {
+            if !nodes.iter().any(|n| &n.name == name) {
+                let (open, idle) = held.get(name).copied().unwrap_or_default();
+                nodes.push(NodeRow {
+                    name: name.clone(),
+                    address: address.clone(),
+                    active: true,
+                    open,
+                    idle,
+                    waiting: 0,
+                    traffic: None,
+                });
+            }
+        }
+        nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        Snapshot {
+            metrics: &i.metrics,
+            nodes,
+        }
+        .to_py(py)
+    }
+
+    /// Refuse new calls and wait for those in flight, `timeout` seconds at most: whether
+    /// every one finished. `close()` then closes.
+    fn drain(&self, done: Py<PyAny>, timeout: f64) -> PyResult<Pending> {
+        let i = self.live()?.clone();
+        let limit = drain_limit(timeout)?;
+        let fut = async move { Ok(tokio::time::timeout(limit, i.flights.drain()).await.is_ok()) };
+        Ok(crate::completion::start(&self.inner.handle, done, fut))
+    }
+
+    /// [`Client::drain`], blocking.
+    fn drain_blocking(&self, py: Python<'_>, timeout: f64) -> PyResult<Py<PyAny>> {
+        let i = self.live()?.clone();
+        let limit = drain_limit(timeout)?;
+        let fut = async move { Ok(tokio::time::timeout(limit, i.flights.drain()).await.is_ok()) };
+        crate::blocking::block(py, crate::blocking::Driver::Worker(&self.inner.handle), fut)
+    }
+
+    /// Calls in flight now.
+    #[getter]
+    fn in_flight(&self) -> usize {
+        self.inner.flights.running()
+    }
+
     /// Connections the wire path holds open per node, every runtime together.
     fn wire_connections(&self) -> PyResult<std::collections::HashMap<String, usize>> {
         Ok(self.live()?.links.open_per_node().into_iter().collect())
@@ -448,7 +585,7 @@ operations! {
             bins_selector(bins, header_only),
             this.natives(policy),
         );
-        (false, move |c| calls::get(c, p, k, sel))
+        (read(Meter::of_key(Kind::Get, &k.0)), move |c| calls::get(c, p, k, sel))
     }
 
     /// Write bins.
@@ -460,7 +597,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, b, p) = (to_key(key)?, to_bins(bins)?, this.natives(policy));
-        (true, move |c| calls::put(c, p, k, b))
+        (write(Meter::of_key(Kind::Put, &k)), move |c| calls::put(c, p, k, b))
     }
 
     /// Delete a record; true if it existed.
@@ -471,7 +608,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, p) = (to_key(key)?, this.natives(policy));
-        (true, move |c| calls::delete(c, p, k))
+        (write(Meter::of_key(Kind::Delete, &k)), move |c| calls::delete(c, p, k))
     }
 
     /// Whether a record exists.
@@ -482,7 +619,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, p) = (to_key(key)?, this.natives(policy));
-        (false, move |c| calls::exists(c, p, k))
+        (read(Meter::of_key(Kind::Exists, &k)), move |c| calls::exists(c, p, k))
     }
 
     /// Reset a record's time to live.
@@ -493,7 +630,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, p) = (to_key(key)?, this.natives(policy));
-        (true, move |c| calls::touch(c, p, k))
+        (write(Meter::of_key(Kind::Touch, &k)), move |c| calls::touch(c, p, k))
     }
 
     /// Many operations on one record, in one request.
@@ -509,7 +646,8 @@ operations! {
             to_ops(ops)?,
             this.natives(policy),
         );
-        (!o.read_only, move |c| calls::operate(c, p, k, o))
+        let meter = Meter::of_key(Kind::Operate, &k.0);
+        (Call::metered(!o.read_only, meter), move |c| calls::operate(c, p, k, o))
     }
 
     /// Apply a registered UDF to a record.
@@ -523,7 +661,8 @@ operations! {
     ) {
         let _ = inner;
         let (k, a, p) = (to_key(key)?, udf_args(args)?, this.natives(policy));
-        (true, move |c| calls::udf_apply(c, p, k, module, function, a))
+        let meter = Meter::of_key(Kind::Udf, &k);
+        (write(meter), move |c| calls::udf_apply(c, p, k, module, function, a))
     }
 
     /// Batch rows (reads, writes, deletes, UDFs) in one request per node.
@@ -534,7 +673,10 @@ operations! {
     ) {
         let rows = crate::batch::to_rows(rows, &inner.defaults)?;
         let writes = rows.iter().any(crate::batch::Row::writes);
-        (writes, (inner.clone(), this.natives(policy), rows))
+        let kind = if writes { Kind::BatchWrite } else { Kind::BatchRead };
+        let ns = rows.first().map_or("", |r| r.namespace());
+        let meter = Meter::new(kind, ns);
+        (Call::metered(writes, meter), (inner.clone(), this.natives(policy), rows))
     }
 
     /// Read rows of a batch as an `ArrowTable`: a row per record found, in key order.
@@ -542,7 +684,8 @@ operations! {
         this, inner, rows: &Bound<'_, PyAny>, policy: Option<&Bound<'_, Policy>>,
         spec: ArrowSpecRef<'_>,
     ) {
-        (false, crate::arrow::batch_read(inner, this.natives(policy), rows, spec)?)
+        let meter = Meter::new(Kind::BatchRead, "");
+        (read(meter), crate::arrow::batch_read(inner, this.natives(policy), rows, spec)?)
     }
 
     /// An info command, sent to one node (by name) or a random one.
@@ -552,7 +695,7 @@ operations! {
         node: Option<String>,
     ) {
         let _ = this;
-        (false, calls::info(inner.clone(), command, node))
+        (read(Meter::new(Kind::Info, "")), calls::info(inner.clone(), command, node))
     }
 
     /// An info command sent to every node: node name -> (name -> value).
@@ -561,7 +704,7 @@ operations! {
         command: String,
     ) {
         let _ = this;
-        (false, calls::info_all(inner.clone(), command))
+        (read(Meter::new(Kind::Info, "")), calls::info_all(inner.clone(), command))
     }
 
     /// Per node name, the partitions of `namespace` it masters and the replicas it holds, in
@@ -571,7 +714,14 @@ operations! {
         namespace: String,
     ) {
         let _ = this;
-        (false, calls::partition_owners(inner.clone(), namespace))
+        (Call::from(false), calls::partition_owners(inner.clone(), namespace))
+    }
+
+    /// The cluster's nodes: name, address, active, and per namespace the partitions each
+    /// masters and the replicas it holds, in the view every call routes by.
+    cluster fn nodes / nodes_blocking(this, inner) {
+        let _ = this;
+        (Call::from(false), calls::nodes(inner.clone()))
     }
 
     /// Apply operations, or a record UDF, to every record a query selects, in the background;
@@ -585,10 +735,11 @@ operations! {
         ops: Option<&Bound<'_, PyAny>>,
         udf: Option<&Bound<'_, PyAny>>,
     ) {
+        let meter = Meter::new(Kind::Query, namespace.as_str());
         let (statement, work) =
             background::parse(namespace, set_name, index_filter, ops, udf)?;
         let (i, h, p) = (inner.clone(), inner.handle.clone(), this.natives(policy));
-        (true, background::start(i, h, p, statement, work))
+        (write(meter), background::start(i, h, p, statement, work))
     }
 
     /// Remove a set's records (last-update time before `before_ns`, when not 0).
@@ -599,7 +750,8 @@ operations! {
         before_ns: i64,
     ) {
         let _ = this;
-        (true, calls::truncate(inner.clone(), namespace, set_name, before_ns))
+        let meter = Meter::new(Kind::Admin, namespace.as_str());
+        (write(meter), calls::truncate(inner.clone(), namespace, set_name, before_ns))
     }
 
     /// Create a secondary index and wait until it is built.
@@ -615,10 +767,11 @@ operations! {
         expression: Option<&Bound<'_, PyAny>>,
     ) {
         let _ = this;
+        let meter = Meter::new(Kind::Admin, namespace.as_str());
         let spec = indexes::IndexSpec::parse(
             namespace, set_name, bin_name, index_name, index_type, collection, context, expression,
         )?;
-        (true, indexes::create_index(inner.clone(), spec))
+        (write(meter), indexes::create_index(inner.clone(), spec))
     }
 
     /// Drop a secondary index.
@@ -629,7 +782,8 @@ operations! {
         index_name: String,
     ) {
         let _ = this;
-        (true, indexes::drop_index(inner.clone(), namespace, set_name, index_name))
+        let meter = Meter::new(Kind::Admin, namespace.as_str());
+        (write(meter), indexes::drop_index(inner.clone(), namespace, set_name, index_name))
     }
 
     /// Run a stream UDF over a query's records: the reduced results.
@@ -643,9 +797,10 @@ operations! {
         args: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) {
+        let meter = Meter::new(Kind::Aggregate, namespace.as_str());
         let spec =
             aggregate::Spec::parse(namespace, set_name, index_filter, module, function, args)?;
-        (false, aggregate::run(inner.clone(), this.natives(policy), spec))
+        (read(meter), aggregate::run(inner.clone(), this.natives(policy), spec))
     }
 
     /// Register a UDF module.
@@ -655,12 +810,12 @@ operations! {
         server_path: String,
     ) {
         let _ = this;
-        (true, calls::udf_register(inner.clone(), code, server_path))
+        (write(Meter::new(Kind::Admin, "")), calls::udf_register(inner.clone(), code, server_path))
     }
 
     /// Remove a UDF module.
     cluster fn udf_remove / udf_remove_blocking(this, inner, server_path: String) {
         let _ = this;
-        (true, calls::udf_remove(inner.clone(), server_path))
+        (write(Meter::new(Kind::Admin, "")), calls::udf_remove(inner.clone(), server_path))
     }
 }

@@ -60,7 +60,7 @@ impl ClientConfig {
         auth_mode = None, tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
         connect_timeout_ms = 1000, total_timeout_ms = 1000, socket_timeout_ms = 0,
         max_retries = 2, max_conns_per_node = 256, min_conns_per_node = 0,
-        tend_interval_ms = 1000, idle_timeout_ms = 55_000, spin_wait_us = 200))]
+        tend_interval_ms = 1000, idle_timeout_ms = 55_000, spin_wait_us = 200, metrics = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         seeds: String,
@@ -81,6 +81,7 @@ impl ClientConfig {
         tend_interval_ms: u32,
         idle_timeout_ms: u32,
         spin_wait_us: u32,
+        metrics: bool,
     ) -> PyResult<Self> {
         if seeds.trim().is_empty() {
             return Err(invalid_argument("seeds must name at least one host:port"));
@@ -150,6 +151,7 @@ impl ClientConfig {
                 socket_timeout: socket_timeout_ms,
                 max_retries,
                 spin_wait_us,
+                metrics,
             },
             max_conns_per_node,
             min_conns_per_node,
@@ -245,5 +247,6 @@ pub fn prepare_connect(
 ) -> PyResult<(ClientPolicy, Vec<Host>, Defaults, Handle)> {
     let policy = client_policy(config)?;
     let hosts = parse_hosts(&config.seeds, config.tls_name.as_deref())?;
+    crate::logs::refresh();
     Ok((policy, hosts, config.defaults, runtime::handle()?))
 }

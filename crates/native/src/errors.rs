@@ -35,6 +35,12 @@ create_exception!(
     "A resume token this query cannot continue from, or cannot be given."
 );
 create_exception!(aerospike_fluent.errors, ServerError, AerospikeError);
+create_exception!(
+    aerospike_fluent.errors,
+    BackgroundTaskError,
+    ServerError,
+    "A background query finished with records it could not apply its work to (`.succeeded`, `.failed`)."
+);
 create_exception!(aerospike_fluent.errors, RecordNotFoundError, ServerError);
 create_exception!(aerospike_fluent.errors, RecordExistsError, ServerError);
 create_exception!(aerospike_fluent.errors, GenerationError, ServerError);
@@ -165,11 +171,23 @@ pub fn error_instance<'py>(
     in_doubt: bool,
     key: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let exc = class.call1((message,))?;
+    let exc = class.call1((doubt_told(message, in_doubt),))?;
     exc.setattr("result_code", code)?;
     exc.setattr("in_doubt", in_doubt)?;
     exc.setattr("key", key)?;
     Ok(exc)
+}
+
+/// `message` saying what `in_doubt` says, and only that: the crate's text marks attempts "In
+/// Doubt: true" by its own rule (even a UDF's error, which the server answered), while the
+/// exception's `in_doubt` is this SDK's verdict.
+fn doubt_told(message: &str, in_doubt: bool) -> String {
+    let text = message.replace(", In Doubt: true", "");
+    if in_doubt {
+        format!("{text} (in doubt: the write may have been applied)")
+    } else {
+        text
+    }
 }
 
 /// The exception instance the SDK raises for a server result code.
@@ -246,6 +264,19 @@ const SERVER_TIMEOUT: u8 = 9;
 /// Whether a write that failed with `err` may have been applied.
 pub fn in_doubt(err: &AsError) -> bool {
     err.in_doubt() && !refused_every_attempt(err)
+}
+
+/// The result code an error is reported with (see [`to_py`]).
+pub fn code_of(err: &AsError) -> i32 {
+    match (err.kind(), err.cause()) {
+        (ErrorKind::Timeout, Some(cause))
+            if matches!(cause.kind(), ErrorKind::Server { .. }) && cause.result_code() != 9 =>
+        {
+            cause.result_code()
+        }
+        (ErrorKind::Timeout, _) => i32::from(SERVER_TIMEOUT),
+        _ => err.result_code(),
+    }
 }
 
 /// Convert a crate error to the Python exception (with `key` when known).
@@ -333,6 +364,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     base.setattr("result_code", py.None())?;
     base.setattr("in_doubt", false)?;
     base.setattr("key", py.None())?;
+    let task = py.get_type::<BackgroundTaskError>();
+    task.setattr("succeeded", 0)?;
+    task.setattr("failed", 0)?;
     macro_rules! add {
         ($($t:ident),*) => { $( m.add(stringify!($t), py.get_type::<$t>())?; )* };
     }
@@ -345,6 +379,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ArrowSchemaError,
         ResumeTokenError,
         ServerError,
+        BackgroundTaskError,
         RecordNotFoundError,
         RecordExistsError,
         GenerationError,

@@ -166,15 +166,25 @@ pub fn after<'a, P: Based>(
         }
         Miss::Lost { timed_out } => {
             if base.max_retries == 0 || left.is_none() {
+                let limits = format!(
+                    "total_timeout_ms={}, socket_timeout_ms={}, 1 attempt made (max_retries={})",
+                    base.total_timeout, base.socket_timeout, base.max_retries
+                );
                 let (code, text) = if timed_out {
-                    (9, "Timeout: no answer before the deadline")
+                    (
+                        9,
+                        format!("Timeout: no answer before the deadline ({limits})"),
+                    )
                 } else {
                     (
                         -8,
-                        "Server not available: the connection was lost before the answer",
+                        format!(
+                            "Server not available: the connection was lost before the answer \
+                             ({limits})"
+                        ),
                     )
                 };
-                return fail(code, text.to_owned(), write);
+                return fail(code, text, write);
             }
             if !timed_out {
                 unreachable = Some(Refusal {

@@ -135,6 +135,15 @@ impl<R> LoopRuntime<R> {
         (cell, 1)
     }
 
+    /// The crate client of `owner` on this runtime, when it has connected.
+    pub fn client_of(&self, owner: u64) -> Option<crate::pools::RuntimeClient> {
+        let clients = self.clients.lock();
+        clients
+            .iter()
+            .find(|c| c.owner == owner)
+            .and_then(|c| c.cell.get().cloned())
+    }
+
     /// Remove and return the crate client of `owner`.
     pub fn take_client(&self, owner: u64) -> Option<ClientCell> {
         let mut clients = self.clients.lock();

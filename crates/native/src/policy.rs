@@ -25,6 +25,8 @@ pub struct Defaults {
     pub max_retries: usize,
     /// How long a blocking single-record call busy-polls for its reply, in µs (0 = never).
     pub spin_wait_us: u32,
+    /// Whether calls are counted in the client's metrics.
+    pub metrics: bool,
 }
 
 /// The native policies a call may need, all derived from one `Policy`.
@@ -206,6 +208,7 @@ pub const CONFIG_DEFAULTS: Defaults = Defaults {
     socket_timeout: 0,
     max_retries: 2,
     spin_wait_us: 200,
+    metrics: true,
 };
 
 fn expiration(ttl: Option<i64>) -> PyResult<Expiration> {

@@ -55,6 +55,7 @@ use crate::completion::{
 };
 use crate::errors::join_error;
 use crate::loop_runtime::{ClientCell, LoopRuntime};
+use crate::metrics::{Call, Meter};
 use crate::policy::Natives;
 use crate::runtime;
 use crate::wire;
@@ -195,7 +196,7 @@ impl Inner {
             }
             Ok(())
         };
-        self.until_closed(false, crate::guard::future(connect))
+        self.until_closed(false.into(), crate::guard::future(connect))
     }
 }
 
@@ -251,14 +252,28 @@ pub fn worker_policy(policy: &ClientPolicy) -> ClientPolicy {
     }
 }
 
+impl Inner {
+    /// Every crate client of this client: the worker's, the caller-driven runtime's and each
+    /// event loop's.
+    pub(crate) fn crate_clients(&self) -> Vec<aerospike::Client> {
+        let mut out = vec![self.client.clone()];
+        out.extend(self.direct.get().map(|c| c.crate_client.clone()));
+        let loops = self.on_loops.lock().clone();
+        for rt in loops.iter().filter_map(std::sync::Weak::upgrade) {
+            out.extend(rt.client_of(self.id).map(|c| c.crate_client));
+        }
+        out
+    }
+}
+
 impl Client {
     /// Async call on the worker runtime (`writes`: see [`Inner::until_closed`]).
-    pub(crate) fn go<F, T>(&self, writes: bool, done: Py<PyAny>, fut: F) -> Pending
+    pub(crate) fn go<F, T>(&self, call: impl Into<Call>, done: Py<PyAny>, fut: F) -> Pending
     where
         F: std::future::Future<Output = OpResult<T>> + Send + 'static,
         T: IntoPy,
     {
-        let fut = self.inner.until_closed(writes, fut);
+        let fut = self.inner.until_closed(call.into(), fut);
         completion::start(&self.inner.handle, done, fut)
     }
 
@@ -267,7 +282,7 @@ impl Client {
     pub(crate) fn go_on_loop<C, F, T>(
         &self,
         py: Python<'_>,
-        writes: bool,
+        meter: Call,
         done: Py<PyAny>,
         call: C,
     ) -> Pending
@@ -278,10 +293,10 @@ impl Client {
     {
         match self.on_loop(py, &done) {
             Some((on_loop, client)) => on_loop.start(
-                self.inner.until_closed(writes, Box::pin(call(client))),
+                self.inner.until_closed(meter, Box::pin(call(client))),
                 &self.inner.spin,
             ),
-            None => self.go(writes, done, Box::pin(call(self.inner.worker_client()))),
+            None => self.go(meter, done, Box::pin(call(self.inner.worker_client()))),
         }
     }
 
@@ -314,20 +329,25 @@ impl Client {
     }
 
     /// Blocking call on the worker runtime.
-    pub(crate) fn wait<F, T>(&self, py: Python<'_>, writes: bool, fut: F) -> PyResult<Py<PyAny>>
+    pub(crate) fn wait<F, T>(
+        &self,
+        py: Python<'_>,
+        call: impl Into<Call>,
+        fut: F,
+    ) -> PyResult<Py<PyAny>>
     where
         F: std::future::Future<Output = OpResult<T>> + Send,
         T: IntoPy,
     {
         let driver = Driver::Worker(&self.inner.handle);
-        blocking::block(py, driver, self.inner.until_closed(writes, fut))
+        blocking::block(py, driver, self.inner.until_closed(call.into(), fut))
     }
 
     /// Blocking single-record call on the caller-driven runtime: `call` gets its crate client.
     pub(crate) fn wait_direct<C, F, T>(
         &self,
         py: Python<'_>,
-        writes: bool,
+        meter: Call,
         call: C,
     ) -> PyResult<Py<PyAny>>
     where
@@ -337,7 +357,7 @@ impl Client {
     {
         let inner = &self.inner;
         if inner.shares.direct == 0 {
-            return self.wait(py, writes, call(inner.worker_client()));
+            return self.wait(py, meter, call(inner.worker_client()));
         }
         let rt = match inner.caller.get() {
             Some(rt) => rt,
@@ -350,7 +370,7 @@ impl Client {
         blocking::block(
             py,
             Driver::Caller(rt, &inner.spin),
-            inner.until_closed(writes, fut),
+            inner.until_closed(meter, fut),
         )
     }
 }
@@ -375,14 +395,19 @@ impl Client {
         i: &Arc<Inner>,
         p: &Arc<Natives>,
         rows: Vec<crate::batch::Row>,
+        meter: Option<&Meter>,
     ) -> PyResult<Py<PyAny>> {
         let parts = calls::batch_parts(i, p, rows, PIPELINE_PART_ROWS);
         let mut tasks = Vec::with_capacity(parts.len());
         let mut running = AbortAll(Vec::with_capacity(parts.len()));
         for part in parts {
+            let call = Call {
+                writes: false,
+                meter: meter.cloned(),
+            };
             let task = i
                 .handle
-                .spawn(crate::guard::future(i.until_closed(false, part)));
+                .spawn(crate::guard::future(i.until_closed(call, part)));
             running.0.push(task.abort_handle());
             tasks.push(task);
         }
@@ -406,14 +431,22 @@ impl Client {
     pub(crate) fn start_batch(
         &self,
         py: Python<'_>,
-        writes: bool,
+        call: Call,
         done: Py<PyAny>,
         (i, p, rows): BatchCall,
     ) -> PyResult<Pending> {
+        let writes = call.writes;
         if !writes && pipelined(&rows) && completion::takes_parts(py, &done) {
+            let meter = call.meter;
             let parts = calls::batch_parts(&i, &p, rows, PIPELINE_PART_ROWS)
                 .into_iter()
-                .map(|part| Box::pin(i.until_closed(false, part)) as completion::PartFuture<_>)
+                .map(|part| {
+                    let call = Call {
+                        writes: false,
+                        meter: meter.clone(),
+                    };
+                    Box::pin(i.until_closed(call, part)) as completion::PartFuture<_>
+                })
                 .collect();
             let acc = calls::BatchRows::default();
             return Ok(completion::start_parts(&i.handle, done, parts, acc));
@@ -432,23 +465,23 @@ impl Client {
         if plain {
             if let Some((on_loop, client)) = self.on_loop(py, &done) {
                 let fut = Box::pin(calls::batch_on(client, p, rows));
-                return Ok(on_loop.start(i.until_closed(writes, fut), &i.spin));
+                return Ok(on_loop.start(i.until_closed(call, fut), &i.spin));
             }
         }
-        Ok(self.go(writes, done, Box::pin(calls::batch(i, p, rows))))
+        Ok(self.go(call, done, Box::pin(calls::batch(i, p, rows))))
     }
 
     /// Run a batch, blocking: large read-only ones in parts.
     pub(crate) fn wait_batch(
         &self,
         py: Python<'_>,
-        writes: bool,
+        call: Call,
         (i, p, rows): BatchCall,
     ) -> PyResult<Py<PyAny>> {
-        if !writes && pipelined(&rows) {
-            return self.batch_pipelined(py, &i, &p, rows);
+        if !call.writes && pipelined(&rows) {
+            return self.batch_pipelined(py, &i, &p, rows, call.meter.as_ref());
         }
-        self.wait(py, writes, Box::pin(calls::batch(i, p, rows)))
+        self.wait(py, call, Box::pin(calls::batch(i, p, rows)))
     }
 }
 

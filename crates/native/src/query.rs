@@ -25,6 +25,7 @@ use crate::client::Inner;
 use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::errors::invalid_argument;
 use crate::errors::ResumeTokenError;
+use crate::metrics::{Kind, Meter, Metrics};
 use crate::policy::Natives;
 use crate::redelivery::{Mode, Redelivery};
 use crate::token::{self, Cursor, PARTITIONS};
@@ -134,6 +135,23 @@ struct Shared {
     /// blocked on a full record queue holding their pooled connections.
     recordset: Mutex<Option<Arc<Recordset>>>,
     closed: AtomicBool,
+    /// How the stream is counted in the client's metrics, until it ends (or is dropped).
+    meter: Mutex<Option<(Meter, Arc<Metrics>)>>,
+}
+
+impl Shared {
+    /// Count the stream, once: ended with `failure`, or finished (or left by its reader).
+    fn metered(&self, failure: Option<&Failure>) {
+        if let Some((meter, metrics)) = self.meter.lock().take() {
+            metrics.record(&meter, "", false, failure);
+        }
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.metered(None);
+    }
 }
 
 impl Shared {
@@ -231,6 +249,14 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         }),
         recordset: Mutex::new(None),
         closed: AtomicBool::new(false),
+        meter: Mutex::new(i.metrics.enabled().then(|| {
+            let kind = if spec.index.is_some() {
+                Kind::Query
+            } else {
+                Kind::Scan
+            };
+            (Meter::new(kind, spec.namespace.as_str()), i.metrics.clone())
+        })),
     });
     let sh = shared.clone();
     let indexed = spec.index.is_some();
@@ -402,9 +428,15 @@ fn take(shared: &Shared, item: Option<Chunk>) -> OpResult<Option<Batch>> {
     match item {
         None => {
             prog.finished = true;
+            drop(prog);
+            shared.metered(None);
             Ok(None)
         }
-        Some(Err(f)) => Err(f),
+        Some(Err(f)) => {
+            drop(prog);
+            shared.metered(Some(&f));
+            Err(f)
+        }
         Some(Ok(batch)) => {
             prog.pending.extend(batch.positions());
             Ok(Some(batch))
@@ -418,7 +450,7 @@ impl QueryStream {
         &self,
     ) -> impl std::future::Future<Output = OpResult<Option<Batch>>> + Send + 'static {
         self.inner
-            .until_closed(false, next_records(self.shared.clone()))
+            .until_closed(false.into(), next_records(self.shared.clone()))
     }
 
     /// The worker runtime the stream's chunks are fetched on.
@@ -431,7 +463,9 @@ impl QueryStream {
 impl QueryStream {
     /// `done` receives a list of up to `chunk_size` records, or `None` at the end.
     fn next_chunk(&self, done: Py<PyAny>) -> Pending {
-        let fut = self.inner.until_closed(false, next(self.shared.clone()));
+        let fut = self
+            .inner
+            .until_closed(false.into(), next(self.shared.clone()));
         completion::start(&self.handle, done, fut)
     }
 
@@ -452,7 +486,9 @@ impl QueryStream {
 
     /// The next chunk, blocking; `None` at the end.
     fn next_chunk_blocking(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let fut = self.inner.until_closed(false, next(self.shared.clone()));
+        let fut = self
+            .inner
+            .until_closed(false.into(), next(self.shared.clone()));
         blocking::block(py, Driver::Worker(&self.handle), fut)
     }
 

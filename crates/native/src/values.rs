@@ -294,6 +294,13 @@ pub enum KeyParts {
 }
 
 impl KeyParts {
+    pub fn namespace(&self) -> &str {
+        match self {
+            KeyParts::Ready(k) => k.namespace(),
+            KeyParts::Hash(ns, ..) => ns,
+        }
+    }
+
     /// The crate key (computes the digest when needed).
     pub fn into_key(self) -> aerospike::Result<Key> {
         match self {

@@ -112,6 +112,19 @@ impl Failure {
         }
     }
 
+    /// The result code this failure is counted under: the server's (>= 0, a deadline the
+    /// client enforced counted as the protocol's timeout, 9) or the client's (< 0).
+    pub fn code(&self) -> i32 {
+        match self {
+            Failure::Native(e, _) => errors::code_of(e),
+            Failure::PoolExhausted(..) => 9,
+            Failure::TooDeep(..) => -2,
+            Failure::Coded(code, _) | Failure::Keyed { code, .. } => *code,
+            Failure::InDoubt(f) => f.code(),
+            Failure::Py(_) | Failure::Closed(..) => -1,
+        }
+    }
+
     /// Whether a write that failed this way may have been applied.
     pub fn in_doubt(&self) -> bool {
         match self {

@@ -8,6 +8,7 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -23,6 +24,7 @@ use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
 use super::request::proto_header;
+use crate::metrics::NodeTraffic;
 
 /// Largest reply read (a record is at most 8 MiB on a server).
 const MAX_REPLY: usize = 64 << 20;
@@ -136,7 +138,29 @@ pub struct Conn {
     pub out: Vec<u8>,
     pub buf: Vec<u8>,
     pub(super) used: Instant,
-    pub(super) _budget: OwnedSemaphorePermit,
+    pub(super) place: Place,
+}
+
+/// A connection's place in its node's budget, and the node's traffic counts.
+pub struct Place {
+    _permit: OwnedSemaphorePermit,
+    pub traffic: Arc<NodeTraffic>,
+}
+
+impl Place {
+    pub fn new(permit: OwnedSemaphorePermit, traffic: Arc<NodeTraffic>) -> Place {
+        traffic.opened.fetch_add(1, Ordering::Relaxed);
+        Place {
+            _permit: permit,
+            traffic,
+        }
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.traffic.closed.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 impl Conn {
@@ -144,6 +168,7 @@ impl Conn {
     /// length (`None`: the connection failed, or the reply is not one).
     pub async fn exchange(&mut self, kind: u8) -> Option<usize> {
         self.stream.send(&self.out).await.ok()?;
+        self.place.traffic.sent(self.out.len());
         self.buf.clear();
         self.read_frame(kind).await
     }
@@ -151,7 +176,9 @@ impl Conn {
     /// Read until `self.buf` starts with a whole reply of proto type `kind` (bytes after it
     /// may follow); its body's length (`None`: the connection failed, or the reply is not one).
     pub async fn read_frame(&mut self, kind: u8) -> Option<usize> {
-        read_frame(&mut self.stream, &mut self.buf, kind, MAX_REPLY).await
+        let size = read_frame(&mut self.stream, &mut self.buf, kind, MAX_REPLY).await?;
+        self.place.traffic.received(8 + size);
+        Some(size)
     }
 }
 

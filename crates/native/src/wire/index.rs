@@ -21,6 +21,8 @@ pub struct IndexQuery {
     /// A record may hold several entries of the index (list or map elements, geo cells), so
     /// a server can send it more than once.
     pub repeats: bool,
+    /// What the condition reads, for errors: `index 'name'`, `bin 'age'`, `an expression`.
+    pub about: String,
 }
 
 /// The values an index condition reads: `[begin, end]` of one particle type.
@@ -81,6 +83,12 @@ pub struct Source<'a> {
 
 impl IndexQuery {
     pub fn new(source: Source<'_>, bounds: &Bounds) -> Result<IndexQuery, String> {
+        let about = match source.index_name.filter(|n| !n.is_empty()) {
+            Some(name) => format!("index {name:?}"),
+            None if source.expression.is_some() => "an expression".to_owned(),
+            None if source.context.is_some() => format!("bin {:?} (with a context)", source.bin),
+            None => format!("bin {:?}", source.bin),
+        };
         let bin = source.bin.as_bytes();
         let name_len = u8::try_from(bin.len()).map_err(|_| "bin name too long".to_owned())?;
         let size = |b: &[u8]| {
@@ -114,6 +122,7 @@ impl IndexQuery {
         Ok(IndexQuery {
             fields,
             repeats: source.collection != 0 || bounds.particle == GEOJSON,
+            about,
         })
     }
 

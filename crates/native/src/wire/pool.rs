@@ -20,10 +20,11 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 pub use super::conn::Conn;
-use super::conn::{Dialer, OpenError};
+use super::conn::{Dialer, OpenError, Place};
 use super::info;
 use super::route::{self, Node, PARTITIONS};
 use super::view::{Table, View};
+use crate::metrics::{Metrics, NodeTraffic};
 
 /// How long a table fetch waits for a node's answer.
 const ANSWER_WITHIN: Duration = Duration::from_millis(500);
@@ -48,6 +49,8 @@ pub struct Links {
     /// The wire path's share of it before reservations.
     share: usize,
     state: Mutex<Shared>,
+    /// The client's metrics, which every path records into.
+    pub metrics: Arc<Metrics>,
 }
 
 struct Shared {
@@ -64,13 +67,20 @@ struct NodeBudget {
     /// Leases waiting for a connection, woken when one is released to an idle list.
     waiting: AtomicUsize,
     released: Notify,
+    traffic: Arc<NodeTraffic>,
 }
 
 impl Links {
     /// The links of a client allowed `limit` connections to each node, `share` of them for
     /// the wire path.
-    pub fn new(policy: &ClientPolicy, limit: usize, share: usize) -> Result<Arc<Links>, String> {
+    pub fn new(
+        policy: &ClientPolicy,
+        limit: usize,
+        share: usize,
+        metrics: Arc<Metrics>,
+    ) -> Result<Arc<Links>, String> {
         Ok(Arc::new(Links {
+            metrics,
             dialer: Dialer::new(policy)?,
             view: View::default(),
             limit,
@@ -99,6 +109,7 @@ impl Links {
                     pools: Mutex::new(Vec::new()),
                     waiting: AtomicUsize::new(0),
                     released: Notify::new(),
+                    traffic: Arc::default(),
                 })
             })
             .clone()
@@ -185,6 +196,43 @@ impl Links {
             })
             .collect()
     }
+}
+
+impl Links {
+    /// Per node: connections open, idle, calls waiting for one, and the traffic counts.
+    pub fn node_rows(&self) -> Vec<NodeCounts> {
+        let state = self.state.lock();
+        let places = self.share.saturating_sub(state.reserved);
+        state
+            .nodes
+            .iter()
+            .map(|(name, b)| {
+                let idle = b
+                    .pools
+                    .lock()
+                    .iter()
+                    .filter_map(Weak::upgrade)
+                    .map(|p| p.idle.lock().len())
+                    .sum();
+                NodeCounts {
+                    name: name.clone(),
+                    open: places - b.permits.available_permits().min(places),
+                    idle,
+                    waiting: b.waiting.load(Ordering::Relaxed),
+                    traffic: b.traffic.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// One node's connections at one moment (see [`Links::node_rows`]).
+pub struct NodeCounts {
+    pub name: String,
+    pub open: usize,
+    pub idle: usize,
+    pub waiting: usize,
+    pub traffic: Arc<NodeTraffic>,
 }
 
 /// Places a crate client holds in every node's budget, given back when dropped.
@@ -304,6 +352,11 @@ impl Pool {
             local: RwLock::new(HashMap::new()),
             closed: AtomicBool::new(false),
         })
+    }
+
+    /// What every runtime's pool of the client shares.
+    pub fn links(&self) -> &Arc<Links> {
+        &self.links
     }
 
     pub fn enabled(&self) -> bool {
@@ -430,7 +483,15 @@ impl Pool {
         let (pool, client, ns) = (self.clone(), client.clone(), ns.to_owned());
         tokio::spawn(async move {
             let table = pool.fetch(&client, &ns).await;
-            pool.links.view.insert(&ns, table);
+            let owners = table.owners();
+            if pool.links.view.insert(&ns, table) {
+                let events = &pool.links.metrics.events;
+                events.partition_map_changes.fetch_add(1, Ordering::Relaxed);
+                log::info!(
+                    target: crate::logs::CLUSTER,
+                    "partition map of namespace {ns} changed: (node, masters, replicas) {owners:?}"
+                );
+            }
         });
     }
 
@@ -573,20 +634,24 @@ impl Pool {
             .links
             .dialer
             .open(&node.address, node.tls_name.as_deref());
+        let traffic = &node.budget.traffic;
         let stream = match until {
             Some(at) => tokio::time::timeout_at(at, open).await.map_err(|_| {
                 NoLease::Unreachable(OpenError::Unreachable(std::io::ErrorKind::TimedOut.into()))
-            })?,
-            None => open.await,
+            }),
+            None => Ok(open.await),
         }
-        .map_err(NoLease::Unreachable)?;
+        .and_then(|r| r.map_err(NoLease::Unreachable))
+        .inspect_err(|_| {
+            traffic.open_failures.fetch_add(1, Ordering::Relaxed);
+        })?;
         Ok(Lease {
             conn: Some(Conn {
                 stream,
                 out: Vec::with_capacity(512),
                 buf: Vec::with_capacity(READ_BUFFER),
                 used: Instant::now(),
-                _budget: permit,
+                place: Place::new(permit, traffic.clone()),
             }),
             node: node.clone(),
         })

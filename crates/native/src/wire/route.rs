@@ -43,6 +43,26 @@ pub struct Map {
 }
 
 impl Map {
+    /// Whether every copy of every partition is held by the same node (by name) in both.
+    pub fn same_owners(&self, other: &Map) -> bool {
+        fn name(m: &Map, at: Option<usize>) -> Option<&str> {
+            at.map(|i| m.nodes[i].name.as_str())
+        }
+        let same = |a: &[Option<usize>], b: &[Option<usize>]| {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|(x, y)| name(self, *x) == name(other, *y))
+        };
+        same(&self.master, &other.master)
+            && self.replicas.len() == other.replicas.len()
+            && self
+                .replicas
+                .iter()
+                .zip(&other.replicas)
+                .all(|(a, b)| same(a, b))
+    }
+
     /// Every node answered and none serves the namespace.
     pub fn lacks_namespace(&self) -> bool {
         !self.nodes.is_empty() && self.answered == self.nodes.len() && self.listed == 0

@@ -27,6 +27,8 @@ use crate::completion::Failure;
 use crate::redelivery::{Mode, Redelivery};
 use crate::token::Cursor;
 
+/// The server's answer to a query naming an index it does not have.
+const INDEX_NOT_FOUND: u8 = 201;
 const KEY_NOT_FOUND: u8 = 2;
 const TIMEOUT: u8 = 9;
 const PARTITION_UNAVAILABLE: u8 = 11;
@@ -340,8 +342,10 @@ impl NodeReader<'_> {
             m => m.saturating_sub(self.sent.load(Ordering::Relaxed)).max(1),
         };
         let request = self.plan.request.encode(task_id, &whole, &after, max);
+        let traffic = conn.place.traffic.clone();
         let mut stream = BufReader::with_capacity(64 * 1024, &mut conn.stream);
         self.within(stream.get_mut().send(&request)).await?;
+        traffic.sent(request.len());
         let mut body = Vec::new();
         loop {
             let mut header = [0u8; 8];
@@ -356,6 +360,7 @@ impl NodeReader<'_> {
             }
             body.resize(size, 0);
             self.within(stream.read_exact(&mut body)).await?;
+            traffic.received(8 + size);
             if self.take(&body, share).await? {
                 self.finished &= stream.buffer().is_empty();
                 return Ok(());
@@ -380,12 +385,7 @@ impl NodeReader<'_> {
                     }
                     continue;
                 }
-                code => {
-                    return Err(Stop::Fatal(coded(
-                        i32::from(code),
-                        format!("scan of node {}: server error {code}", self.node.name()),
-                    )))
-                }
+                code => return Err(Stop::Fatal(self.refused(code))),
             }
             if m.info3 & INFO3_LAST != 0 {
                 // The node read every partition it was asked for but those it could not serve.
@@ -425,6 +425,28 @@ impl NodeReader<'_> {
             }
         }
         Ok(false)
+    }
+
+    /// The failure of a node's refusal with `code`, naming what was asked of it.
+    fn refused(&self, code: u8) -> Failure {
+        let r = &self.plan.request;
+        let what = match &r.index {
+            Some(i) => format!(
+                "query on {} of namespace {:?} set {:?}",
+                i.about, r.namespace, r.set_name
+            ),
+            None => format!("scan of namespace {:?} set {:?}", r.namespace, r.set_name),
+        };
+        let node = self.node.name();
+        let message = match (code, &r.index) {
+            (INDEX_NOT_FOUND, Some(i)) => format!(
+                "no secondary index for {} in namespace {:?} set {:?} (node {node} answered \
+                 error {code}): create one first",
+                i.about, r.namespace, r.set_name
+            ),
+            _ => format!("{what}: node {node} answered error {code}"),
+        };
+        coded(i32::from(code), message)
     }
 
     /// Hand the chunk built so far to the stream (waiting while its buffer is full).

@@ -98,11 +98,21 @@ impl View {
         }
     }
 
-    /// Publish a fetched table and end the fetch.
-    pub fn insert(&self, ns: &str, table: Arc<Table>) {
-        self.tables.write().insert(ns.to_owned(), table);
+    /// The node mastering partition `pid` of `ns`, as of the current table.
+    pub fn master(&self, ns: &str, pid: u16) -> Option<Arc<Node>> {
+        let tables = self.tables.read();
+        let map = &tables.get(ns)?.map;
+        let at = (*map.master.get(usize::from(pid))?)?;
+        map.nodes.get(at).cloned()
+    }
+
+    /// Publish a fetched table and end the fetch; whether its owners differ from the last
+    /// table's (false for the first).
+    pub fn insert(&self, ns: &str, table: Arc<Table>) -> bool {
+        let last = self.tables.write().insert(ns.to_owned(), table.clone());
         self.fetching.lock().remove(ns);
         self.inserted.notify_waiters();
+        last.is_some_and(|l| !l.map.same_owners(&table.map))
     }
 
     /// Wait for `ns`'s table; `fetch` starts a fetch when none is under way.
