@@ -51,12 +51,14 @@ bench: bench-deps
 	maturin develop --quiet --release
 	$(PY) -m benchmarks
 	$(PY) -m benchmarks.secured
+	$(PY) -m benchmarks.metrics_cost
 
 ## CI smoke: every workload briefly, writes benchmarks/results/ (asserts nothing about time)
 bench-quick: bench-deps
 	maturin develop --quiet --release
 	$(PY) -m benchmarks --quick
 	$(PY) -m benchmarks.secured --quick
+	$(PY) -m benchmarks.metrics_cost --quick
 
 docs: dev
 	$(PY) -m mkdocs build --strict --quiet
