@@ -84,7 +84,7 @@ impl Inner {
         let draining = self.flights.draining();
         let metered = meter
             .filter(|_| self.metrics.enabled())
-            .map(|m| (m, self.metrics.clone(), self.links.clone()));
+            .map(|m| (m, self.links.clone()));
         async move {
             let _flight = flight;
             if *closing.borrow() || draining {
@@ -106,12 +106,12 @@ impl Inner {
                     writes,
                 )),
             };
-            if let Some((meter, metrics, links)) = metered {
+            if let Some((meter, links)) = metered {
                 let node = meter
                     .partition
                     .and_then(|pid| links.view.master(&meter.namespace, pid));
                 let node = node.as_ref().map_or("", |n| n.name());
-                metrics.record(&meter, node, writes, r.as_ref().err());
+                links.metrics.record(&meter, node, writes, r.as_ref().err());
             }
             r
         }
