@@ -7,12 +7,17 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(VIRTUAL_ENV)/bin:$(PATH)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: run test dev venv native-test pytest lint bench bench-deps bench-quick docs clean
+.PHONY: run test dev venv native-test pytest lint bench bench-deps bench-quick docs clean wheel wheel-smoke
 
-$(VENV)/.installed: pyproject.toml
+## the virtualenv and the build tool: all `make run` needs before building
+$(VENV)/.runtime: pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip "maturin>=1.7,<2"
+	touch $@
+
+## and everything the tests, lint, examples and docs need
+$(VENV)/.installed: $(VENV)/.runtime
 	maturin develop --quiet -E test,lint,examples,docs
 	touch $@
 
@@ -22,8 +27,9 @@ venv: $(VENV)/.installed
 dev: $(VENV)/.installed
 	maturin develop --quiet
 
-## build, start the embedded server, run the quickstart against it
-run: dev
+## build (runtime dependencies only), start the embedded server, run the quickstart on it
+run: $(VENV)/.runtime
+	maturin develop --quiet
 	$(PY) examples/quickstart.py --embedded
 
 ## everything CI checks
@@ -59,6 +65,17 @@ bench-quick: bench-deps
 	$(PY) -m benchmarks --quick
 	$(PY) -m benchmarks.secured --quick
 	$(PY) -m benchmarks.metrics_cost --quick
+
+## a release wheel (manylinux_2_28: zig links against that glibc) and the sdist, into dist/
+wheel: $(VENV)/.runtime
+	$(PIP) install -q "ziglang>=0.13" "auditwheel>=6"
+	maturin build --quiet --release --zig --compatibility manylinux_2_28 --out dist
+	maturin sdist --out dist
+	$(VENV)/bin/auditwheel show dist/aerospike_fluent-*-manylinux_2_28_x86_64.whl
+
+## that wheel in fresh virtualenvs of Python 3.11-3.13 without Rust on PATH, smoke-tested
+wheel-smoke: wheel
+	.ci/wheel-smoke
 
 docs: dev
 	$(PY) -m mkdocs build --strict --quiet

@@ -12,6 +12,8 @@ Example:
 
 from __future__ import annotations
 
+from importlib import metadata as _metadata
+
 from aerospike_fluent import errors, exp, metrics, progress, sync
 from aerospike_fluent import exp as F
 from aerospike_fluent._arrow import ArrowBatches, AsyncArrowBatches
@@ -19,7 +21,7 @@ from aerospike_fluent._bins import ExpRead, ExpWrite
 from aerospike_fluent._bits import BitOverflow, BitResize, BitWrite
 from aerospike_fluent._exec import Async, Sync
 from aerospike_fluent._hll import HllWrite
-from aerospike_fluent._native import ArrowTable, GeoJSON, Record, __version__
+from aerospike_fluent._native import ArrowTable, GeoJSON, Record
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, MapOrder, MapWrite, Return
 from aerospike_fluent.client import AsyncClient, Client, Connecting, SyncClient, connect
@@ -31,6 +33,11 @@ from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult, Page
 from aerospike_fluent.scopes import Namespace, RecordSet
 from aerospike_fluent.streams import AsyncRecordStream, RecordStream
+
+try:
+    __version__ = _metadata.version("aerospike-fluent")
+except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    from aerospike_fluent._native import __version__
 
 NEVER_EXPIRE = -1
 """TTL: the record never expires."""
