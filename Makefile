@@ -7,7 +7,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(VIRTUAL_ENV)/bin:$(PATH)
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: run test dev venv native-test pytest lint bench bench-deps bench-quick docs clean wheel wheel-smoke
+.PHONY: run test dev venv native-test portable-check pytest lint bench bench-deps bench-quick docs clean wheel wheel-smoke
 
 ## the virtualenv and the build tool: all `make run` needs before building
 $(VENV)/.runtime: pyproject.toml
@@ -27,16 +27,22 @@ venv: $(VENV)/.installed
 dev: $(VENV)/.installed
 	maturin develop --quiet
 
-## build (runtime dependencies only), start the embedded server, run the quickstart on it
+## build (runtime dependencies only, quickest profile), start the embedded server, run the
+## quickstart on it
 run: $(VENV)/.runtime
-	maturin develop --quiet
+	maturin develop --quiet --profile first-run
 	$(PY) examples/quickstart.py --embedded
 
 ## everything CI checks
-test: dev native-test pytest lint docs
+test: dev native-test portable-check pytest lint docs
 
 native-test:
 	cargo test --workspace --quiet
+
+## the native core compiles with its Linux-only paths off (the paths macOS and Windows take)
+portable-check:
+	RUSTFLAGS="--cfg aerospike_fluent_portable" cargo check --workspace --quiet \
+		--target-dir target/portable
 
 pytest: dev
 	$(PY) -m pytest -q

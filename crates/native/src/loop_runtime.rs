@@ -15,7 +15,8 @@
 use std::collections::HashSet;
 use std::fs;
 use std::future::Future;
-use std::os::fd::RawFd;
+/// A descriptor number, as `/proc` lists it.
+type RawFd = i32;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -44,6 +45,10 @@ impl Wake for Flag {
         self.0.store(true, Ordering::Release);
     }
 }
+
+/// Whether the runtime's epoll descriptor can be found and watched (Linux; the portable build,
+/// `--cfg aerospike_fluent_portable`, goes without, as other systems do).
+pub const LINUX_EPOLL: bool = cfg!(all(target_os = "linux", not(aerospike_fluent_portable)));
 
 /// Serialises runtime creation, so that the new epoll instance is ours.
 static BUILDING: Mutex<()> = Mutex::new(());
@@ -90,6 +95,9 @@ pub struct LoopRuntime<R> {
 impl<R> LoopRuntime<R> {
     /// Build a runtime for the calling loop thread; `None` where its epoll cannot be found.
     pub fn new() -> Option<Self> {
+        if !LINUX_EPOLL {
+            return None;
+        }
         if Handle::try_current().is_ok() {
             return None; // block_on would panic on a thread inside another runtime
         }

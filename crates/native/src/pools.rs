@@ -230,7 +230,7 @@ const LOOP_POOLS_FROM: usize = 64;
 
 /// Whether a client with this pool size gives event loops a pool of their own.
 pub fn loop_pools(max_conns_per_node: usize) -> bool {
-    cfg!(target_os = "linux") && max_conns_per_node >= LOOP_POOLS_FROM
+    crate::loop_runtime::LINUX_EPOLL && max_conns_per_node >= LOOP_POOLS_FROM
 }
 
 /// The worker runtime's crate client: its share of the budget (see [`shares`]); below

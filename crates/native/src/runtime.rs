@@ -127,9 +127,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let hook = wrap_pyfunction!(_after_fork_in_child, m)?;
     let kwargs = pyo3::types::PyDict::new(m.py());
     kwargs.set_item("after_in_child", &hook)?;
-    m.py()
-        .import("os")?
-        .getattr("register_at_fork")?
-        .call((), Some(&kwargs))?;
+    // Windows has no fork (nor `os.register_at_fork`)
+    if let Ok(register) = m.py().import("os")?.getattr("register_at_fork") {
+        register.call((), Some(&kwargs))?;
+    }
     Ok(())
 }

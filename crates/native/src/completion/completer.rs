@@ -2,8 +2,6 @@
 //! submissions coalesced per loop iteration, and the loop's own runtime with its periodic tick.
 
 use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -17,6 +15,7 @@ use tokio::runtime::Handle;
 use super::on_loop::DEFAULT_LOOP_OPS;
 use super::outcome::{settle, settle_from, Ready};
 use super::pending::{spawn_all, Job};
+use super::wake;
 use crate::errors::ClientError;
 use crate::loop_runtime::LoopRuntime;
 use crate::spin::Spin;
@@ -25,8 +24,8 @@ pub(super) struct Queue {
     pub(super) ready: Mutex<Vec<Ready>>,
     /// A wake-up byte is in flight (or the loop is about to drain).
     pub(super) woken: AtomicBool,
-    pub(super) tx: UnixStream,
-    pub(super) rx: UnixStream,
+    pub(super) tx: wake::Stream,
+    pub(super) rx: wake::Stream,
 }
 
 impl Queue {
@@ -226,12 +225,8 @@ impl Completer {
         loop_ops: Option<usize>,
         ready: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        let (tx, rx) = UnixStream::pair()
+        let (tx, rx) = wake::pair()
             .map_err(|e| ClientError::new_err(format!("cannot create a wake-up socket: {e}")))?;
-        for sock in [&tx, &rx] {
-            sock.set_nonblocking(true)
-                .map_err(|e| ClientError::new_err(format!("wake-up socket: {e}")))?;
-        }
         Ok(Completer {
             queue: Arc::new(Queue {
                 ready: Mutex::new(Vec::new()),
@@ -258,8 +253,8 @@ impl Completer {
     }
 
     /// The file descriptor to watch for readability.
-    fn fileno(&self) -> i32 {
-        self.queue.rx.as_raw_fd()
+    fn fileno(&self) -> i64 {
+        wake::fileno(&self.queue.rx)
     }
 
     /// Hand the operations queued since the last flush to the runtime (one spawn), and start

@@ -14,6 +14,7 @@ mod on_loop;
 mod outcome;
 mod parts;
 mod pending;
+mod wake;
 
 use std::future::Future;
 use std::sync::atomic::Ordering;
