@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 import os
 from collections.abc import Coroutine, Generator, Iterable
 from pathlib import Path
@@ -321,16 +324,40 @@ _OPTION_MAX = 2**32 - 1
 
 
 def _config(seeds: str, options: dict[str, Any]) -> _native.ClientConfig:
+    known = _connect_options()
     for name, value in options.items():
-        numeric = isinstance(value, int) and not isinstance(value, bool)
-        if numeric and not 0 <= value <= _OPTION_MAX:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
             raise InvalidArgumentError(
-                f"connect option {name} must be within 0..{_OPTION_MAX}, not {value}"
+                f"unknown connect option {name!r}{hint} (options: {', '.join(sorted(known))})"
             )
-    try:
-        return _native.ClientConfig(seeds, **options)
-    except TypeError as exc:
-        raise InvalidTypeError(f"bad connect option: {exc}") from None
+        default = known[name]
+        if isinstance(default, bool) and not isinstance(value, bool):
+            raise InvalidTypeError(f"connect option {name} is True or False, not {value!r}")
+        if isinstance(default, int) and not isinstance(default, bool):
+            if isinstance(value, bool) or not isinstance(value, int):
+                unit = _UNITS.get(name.rsplit("_", 1)[-1], "a count")
+                raise InvalidTypeError(
+                    f"connect option {name} takes a whole number ({unit}), not {value!r}"
+                )
+            if not 0 <= value <= _OPTION_MAX:
+                raise InvalidArgumentError(
+                    f"connect option {name} must be within 0..{_OPTION_MAX}, not {value}"
+                )
+        if default is None and value is not None and not isinstance(value, str):
+            raise InvalidTypeError(f"connect option {name} is a str, not {value!r}")
+    return _native.ClientConfig(seeds, **options)
+
+
+_UNITS = {"ms": "milliseconds", "us": "microseconds"}
+
+
+@functools.cache
+def _connect_options() -> dict[str, Any]:
+    """Every ``connect()`` option the native config takes, with its default."""
+    params = inspect.signature(_native.ClientConfig).parameters
+    return {p.name: p.default for p in params.values() if p.kind is p.KEYWORD_ONLY}
 
 
 def _start(seeds: Seeds) -> tuple[str, Embedded | None]:
