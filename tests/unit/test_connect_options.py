@@ -3,12 +3,14 @@ the closest known one and the list, a value of the wrong type names the option a
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from aerospike_fluent import errors
-from aerospike_fluent.client import _config
+from aerospike_fluent.client import _config, _connect_options
 
 
 @pytest.mark.parametrize(
@@ -34,3 +36,19 @@ def test_bad_options_are_named(options: dict[str, Any], error: type[Exception], 
 def test_good_options_pass() -> None:
     config = _config("127.0.0.1:3000", {"total_timeout_ms": 500, "metrics": False, "user": None})
     assert "127.0.0.1:3000" in repr(config)
+
+
+def test_the_documented_options_are_the_accepted_ones() -> None:
+    page = Path(__file__).parents[2] / "docs" / "getting-started.md"
+    table = page.read_text().split("### Connection options")[1].split("###")[0]
+    documented: dict[str, str] = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            for name in re.findall(r"`([a-z_]+)`", cells[0]):
+                documented[name] = cells[1].strip("`")
+    accepted = {**_connect_options(), "auto_batch": False}
+    assert sorted(documented) == sorted(accepted)
+    for name, default in accepted.items():
+        if isinstance(default, int | bool):
+            assert documented[name] == str(default), name
