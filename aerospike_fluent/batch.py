@@ -35,32 +35,47 @@ def _key_of(ref: object) -> KeyRef[Any]:
     return ref
 
 
+# One row added to a batch: the batch before it, the row, and whether a missing record is fine.
+# Each copy shares its predecessor's rows, so adding a row costs the same at any length.
+_Link = tuple["_Link | None", tuple[Any, ...], bool]
+
+
 class Batch(Frozen, Generic[M]):
     """An immutable list of rows; ``execute()`` sends them as one batch request."""
 
-    __slots__ = ("_ex", "_limits", "_missing_ok", "_rows")
-    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_rows", "_missing_ok", "_limits")
+    __slots__ = ("_count", "_ex", "_last", "_limits")
+    _fields: ClassVar[tuple[str, ...]] = ("_ex", "_last", "_count", "_limits")
     _ex: Executor[M]
-    _rows: tuple[tuple[Any, ...], ...]
-    _missing_ok: tuple[bool, ...]
+    _last: _Link | None
+    _count: int
     _limits: _policy.Limits | None
 
     def __init__(self, ex: Executor[M]) -> None:
-        self._init(ex, (), (), None)
+        self._init(ex, None, 0, None)
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._count
 
     def __repr__(self) -> str:
-        return f"Batch({len(self._rows)} rows)"
+        return f"Batch({self._count} rows)"
 
     @property
     def rows(self) -> tuple[tuple[Any, ...], ...]:
         """The compiled rows (native plan format)."""
-        return self._rows
+        return tuple(row for row, _ in self._links())
+
+    def _links(self) -> list[tuple[tuple[Any, ...], bool]]:
+        """Every row with its missing-is-fine flag, first row first."""
+        out: list[tuple[tuple[Any, ...], bool]] = []
+        link = self._last
+        while link is not None:
+            link, row, missing_ok = link
+            out.append((row, missing_ok))
+        out.reverse()
+        return out
 
     def _row(self, row: tuple[Any, ...], missing_ok: bool) -> Batch[M]:
-        return self._evolve(_rows=(*self._rows, row), _missing_ok=(*self._missing_ok, missing_ok))
+        return self._evolve(_last=(self._last, row, missing_ok), _count=self._count + 1)
 
     def _write(
         self,
@@ -188,7 +203,9 @@ class Batch(Frozen, Generic[M]):
     def execute(self) -> Any:
         """Send every row in one batch request; the result keeps per-row errors."""
         policy = None if self._limits is None else _policy.build(lim=self._limits)
-        return self._ex.run(_program(list(self._rows), self._missing_ok, policy))
+        links = self._links()
+        rows = [row for row, _ in links]
+        return self._ex.run(_program(rows, tuple(ok for _, ok in links), policy))
 
 
 def _program(
