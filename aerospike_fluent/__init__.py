@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import logging as _logging
 from importlib import metadata as _metadata
 
 from aerospike_fluent import errors, exp, metrics, progress, sync
@@ -33,6 +34,9 @@ from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult, Page
 from aerospike_fluent.scopes import Namespace, RecordSet
 from aerospike_fluent.streams import AsyncRecordStream, RecordStream
+
+# A library's records go where the application's logging sends them, and nowhere by default.
+_logging.getLogger("aerospike_fluent").addHandler(_logging.NullHandler())
 
 try:
     __version__ = _metadata.version("aerospike-fluent")

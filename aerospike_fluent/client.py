@@ -10,7 +10,9 @@ import difflib
 import functools
 import inspect
 import os
+import warnings
 from collections.abc import Coroutine, Generator, Iterable
+from datetime import timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, overload
@@ -326,12 +328,6 @@ _OPTION_MAX = 2**32 - 1
 def _config(seeds: str, options: dict[str, Any]) -> _native.ClientConfig:
     known = _connect_options()
     for name, value in options.items():
-        if name not in known:
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise InvalidArgumentError(
-                f"unknown connect option {name!r}{hint} (options: {', '.join(sorted(known))})"
-            )
         default = known[name]
         if isinstance(default, bool) and not isinstance(value, bool):
             raise InvalidTypeError(f"connect option {name} is True or False, not {value!r}")
@@ -355,9 +351,97 @@ _UNITS = {"ms": "milliseconds", "us": "microseconds"}
 
 @functools.cache
 def _connect_options() -> dict[str, Any]:
-    """Every ``connect()`` option the native config takes, with its default."""
+    """Every option the native config takes, with its default."""
     params = inspect.signature(_native.ClientConfig).parameters
     return {p.name: p.default for p in params.values() if p.kind is p.KEYWORD_ONLY}
+
+
+DURATIONS = {
+    "connect_timeout": ("connect_timeout_ms", 1000),
+    "total_timeout": ("total_timeout_ms", 1000),
+    "socket_timeout": ("socket_timeout_ms", 1000),
+    "tend_interval": ("tend_interval_ms", 1000),
+    "idle_timeout": ("idle_timeout_ms", 1000),
+    "spin_wait": ("spin_wait_us", 1_000_000),
+}
+"""Duration options, in seconds (a number or a ``timedelta``): the native option each becomes
+and its units per second. The native names (``total_timeout_ms``...) still work, deprecated."""
+
+_DEPRECATED = {native: (name, per) for name, (native, per) in DURATIONS.items()}
+
+
+def public_options() -> dict[str, Any]:
+    """Every ``connect()`` option with its default (durations in seconds), ``auto_batch`` too."""
+    out: dict[str, Any] = {}
+    for name, default in _connect_options().items():
+        if name in _DEPRECATED:
+            public, per = _DEPRECATED[name]
+            out[public] = default / per
+        else:
+            out[name] = default
+    return {**out, "auto_batch": False}
+
+
+def _native_options(options: dict[str, Any], stacklevel: int) -> dict[str, Any]:
+    """Return ``connect()``'s options with durations as the native config takes them.
+
+    Unknown names are refused with the closest known one; a deprecated millisecond name warns,
+    naming its replacement (at the caller ``stacklevel`` frames up).
+    """
+    public = public_options()
+    out: dict[str, Any] = {}
+    for name, value in options.items():
+        if name in DURATIONS:
+            native, per = DURATIONS[name]
+            if native in options:
+                raise InvalidArgumentError(f"give connect option {name} or {native}, not both")
+            out[native] = _units(name, value, per)
+        elif name in _DEPRECATED:
+            new, per = _DEPRECATED[name]
+            example = value / per if isinstance(value, int) and not isinstance(value, bool) else 1
+            warnings.warn(
+                f"connect option {name} is deprecated: use {new} in seconds "
+                f"(e.g. {new}={example!r})",
+                DeprecationWarning,
+                stacklevel=stacklevel + 1,
+            )
+            out[name] = value
+        elif name in public:
+            out[name] = value
+        else:
+            close = difflib.get_close_matches(name, public, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InvalidArgumentError(
+                f"unknown connect option {name!r}{hint} (options: {', '.join(sorted(public))})"
+            )
+    return out
+
+
+def _units(name: str, value: object, per_second: int) -> int:
+    """Whole units (ms or µs) of a duration option given in seconds or as a ``timedelta``."""
+    if isinstance(value, timedelta):
+        seconds = value.total_seconds()
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value)
+    else:
+        raise InvalidTypeError(
+            f"connect option {name} is a number of seconds or a timedelta, not {value!r}"
+        )
+    if not 0 <= seconds < float("inf"):
+        raise InvalidArgumentError(
+            f"connect option {name} must be a finite number of seconds >= 0, not {value!r}"
+        )
+    units = round(seconds * per_second)
+    if units > _OPTION_MAX:
+        raise InvalidArgumentError(
+            f"connect option {name}={value!r} is too long (at most {_OPTION_MAX / per_second:g} s)"
+        )
+    if seconds > 0 and units == 0:
+        smallest = "1 ms" if per_second == 1000 else "1 µs"
+        raise InvalidArgumentError(
+            f"connect option {name}={value!r} is below {smallest} (0 means no limit)"
+        )
+    return units
 
 
 def _start(seeds: Seeds) -> tuple[str, Embedded | None]:
@@ -402,8 +486,9 @@ class Connecting:
 
     def __init__(self, seeds: Seeds, options: dict[str, Any]) -> None:
         self._seeds = seeds
-        self._options: dict[str, Any] | None = dict(options)
-        self._auto_batch = _autobatch.max_keys(self._options.pop("auto_batch", None))
+        auto_batch = options.pop("auto_batch", None)
+        self._options: dict[str, Any] | None = _native_options(options, stacklevel=3)
+        self._auto_batch = _autobatch.max_keys(auto_batch)
         self._client: Client[Async] | None = None
 
     async def _connect(self) -> Client[Async]:
@@ -448,15 +533,16 @@ def connect(seeds: Seeds = None, **options: Any) -> Connecting:
             in-memory server (stopped on close), ``"embedded://?nodes=3&replication_factor=2"``
             for an in-process cluster, or None for ``AEROSPIKE_HOST`` /
             ``127.0.0.1:3000``.
-        **options: :class:`aerospike_fluent._native.ClientConfig` settings (``user``,
-            ``password``, ``cluster_name``, ``tls_ca_file``, timeouts, pool sizes...), and
+        **options: connection settings (``user``, ``password``, ``cluster_name``,
+            ``tls_ca_file``, ``total_timeout`` and other durations in seconds, pool sizes...;
+            the table in Getting started lists every one), and
             ``auto_batch``: True (or the most keys per request, 2-5000) to send plain
             ``get`` calls started in the same event-loop iteration as batch reads, each caller
             still getting its own record or error (see docs/performance.md); ``metrics``:
             False to stop counting calls (see :meth:`Client.metrics`).
 
     """
-    return Connecting(seeds, options)
+    return Connecting(seeds, dict(options))
 
 
 def connect_sync(seeds: Seeds = None, **options: Any) -> Client[Sync]:
@@ -465,9 +551,10 @@ def connect_sync(seeds: Seeds = None, **options: Any) -> Client[Sync]:
         raise InvalidArgumentError(
             "auto_batch batches the reads of one event loop: it is an option of async clients"
         )
+    native_options = _native_options(options, stacklevel=2)
     seeds_text, server = _start(seeds)
     try:
-        native = _native.connect_blocking(_config(seeds_text, options))
+        native = _native.connect_blocking(_config(seeds_text, native_options))
     except BaseException:
         if server is not None:
             server.stop()

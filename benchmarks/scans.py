@@ -75,9 +75,9 @@ class Workloads:
         self.c: Any = aerospike.client(
             {"hosts": [(host, int(port))], "policies": {"timeout": 60_000}}
         ).connect()
-        self.sdb = afs.connect(seed, total_timeout_ms=60_000)
+        self.sdb = afs.connect(seed, total_timeout=60)
         self.loop = asyncio.new_event_loop()
-        self.adb = self.loop.run_until_complete(af.connect(seed, total_timeout_ms=60_000))
+        self.adb = self.loop.run_until_complete(af.connect(seed, total_timeout=60))
         self.ss = self.sdb.namespace(NAMESPACE).set(set_name)
         self.aset = self.adb.namespace(NAMESPACE).set(set_name)
         from aerospike import predicates

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         dbs = {
             "builder": await af.connect(seed),
             "autobatch": await af.connect(seed, auto_batch=True),
-            "nospin": await af.connect(seed, spin_wait_us=0),
+            "nospin": await af.connect(seed, spin_wait=0),
             "autobatch64": await af.connect(seed, auto_batch=64),
         }
         for _ in range(a.runs):

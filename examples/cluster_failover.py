@@ -31,7 +31,7 @@ async def writer(
 
 async def main(records: int) -> None:
     with EmbeddedCluster(nodes=3, replication_factor=2) as cluster:
-        async with af.connect(cluster.seeds, tend_interval_ms=200) as db:
+        async with af.connect(cluster.seeds, tend_interval=0.2) as db:
             print("nodes:", ", ".join(db.node_names()))
             users = db.namespace("test").set("failover")
             acked: list[int] = []

@@ -124,19 +124,19 @@ class FluentAutoBatch(FluentAsync):
 
 
 class FluentSyncNoSpin(FluentSync):
-    """Sync with ``spin_wait_us=0``: calls sleep until their reply, as before 2026-11-22."""
+    """Sync with ``spin_wait=0``: calls sleep until their reply, as before 2026-11-22."""
 
     name = "this SDK sync, no polling"
     only = SINGLE_RECORD
-    options: ClassVar[dict[str, Any]] = {"spin_wait_us": 0}
+    options: ClassVar[dict[str, Any]] = {"spin_wait": 0}
 
 
 class FluentAsyncNoSpin(FluentAsync):
-    """The builder with ``spin_wait_us=0``: lone calls do not poll for their reply."""
+    """The builder with ``spin_wait=0``: lone calls do not poll for their reply."""
 
     name = "this SDK async builder, no polling"
     only = SINGLE_RECORD
-    options: ClassVar[dict[str, Any]] = {"spin_wait_us": 0}
+    options: ClassVar[dict[str, Any]] = {"spin_wait": 0}
 
 
 class FluentNative(AsyncClient):

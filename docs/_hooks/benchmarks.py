@@ -48,8 +48,8 @@ VS_C_COLUMNS = (
     ("ours-sync", "sync"),
     ("ours-async", "async"),
     ("ours-autobatch", "async, `auto_batch=True`"),
-    ("ours-sync-nospin", "sync, `spin_wait_us=0`"),
-    ("ours-async-nospin", "async, `spin_wait_us=0`"),
+    ("ours-sync-nospin", "sync, `spin_wait=0`"),
+    ("ours-async-nospin", "async, `spin_wait=0`"),
 )
 
 # Columns of the table against aerospike-sdk's async fast path (many calls in flight).

@@ -22,7 +22,7 @@ def slow() -> Iterator[EmbeddedServer]:
 async def test_a_short_batch_timeout_fires_before_the_client_default(
     fl: Flavor, slow: EmbeddedServer, set_name: str
 ) -> None:
-    async with fl.connect(slow.seeds, total_timeout_ms=5000) as db:
+    async with fl.connect(slow.seeds, total_timeout=5) as db:
         s = db.namespace("test").set(set_name)
         await fl.run(s.key(1).put({"n": 1}))
         slow.fault_delay(1500)
@@ -39,7 +39,7 @@ async def test_a_short_batch_timeout_fires_before_the_client_default(
 async def test_a_long_batch_timeout_outlasts_the_client_default(
     fl: Flavor, slow: EmbeddedServer, set_name: str
 ) -> None:
-    async with fl.connect(slow.seeds, total_timeout_ms=300) as db:
+    async with fl.connect(slow.seeds, total_timeout=0.3) as db:
         s = db.namespace("test").set(set_name)
         await fl.run(s.key(1).timeout(5).put({"n": 1}))
         slow.fault_delay(800)

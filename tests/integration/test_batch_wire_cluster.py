@@ -214,7 +214,7 @@ async def test_auto_batched_puts_write_over_the_wire_path(
 async def test_a_late_node_leaves_only_its_puts_in_doubt(
     fl: Flavor, cluster: EmbeddedCluster, set_name: str
 ) -> None:
-    async with fl.connect(cluster.seeds, total_timeout_ms=300) as db:
+    async with fl.connect(cluster.seeds, total_timeout=0.3) as db:
         s = db.namespace("test").set(set_name)
         node_of = {}
         for k in range(30):

@@ -132,7 +132,7 @@ async def test_a_dropped_connection_leaves_the_rows_in_doubt(
 async def test_a_late_node_leaves_the_rows_in_doubt(
     fl: Flavor, srv: EmbeddedServer, set_name: str
 ) -> None:
-    async with fl.connect(srv.seeds, total_timeout_ms=200) as db:
+    async with fl.connect(srv.seeds, total_timeout=0.2) as db:
         srv.fault_delay(800, 1)
         rows = await fl.run(db.namespace("test").set(set_name).put_many({0: {"i": 0}, 1: {"i": 1}}))
         srv.clear_faults()
@@ -157,7 +157,7 @@ async def test_auto_batched_puts_write_over_the_wire_path(
         out = await gather(*(s.key(k).put(bins_of(k)) for k in range(30)))
         assert out == [None] * 30
         got = await gather(*(s.key(k).get() for k in range(30)))
-    async with af.connect(srv.seeds, auto_batch=True, total_timeout_ms=300) as db:
+    async with af.connect(srv.seeds, auto_batch=True, total_timeout=0.3) as db:
         s = db.namespace("test").set(set_name)
         await gather(*(s.key(k).put({"w": 0}) for k in range(20)))
         srv.fault_delay(1000)

@@ -181,7 +181,7 @@ def test_batches_and_single_keys_follow_a_killed_master(
     aerospike_cluster: EmbeddedCluster, set_name: str, keep_data: bool
 ) -> None:
     c = aerospike_cluster
-    with af_sync.connect(c.seeds, tend_interval_ms=200) as db:
+    with af_sync.connect(c.seeds, tend_interval=0.2) as db:
         s = db.namespace("test").set(set_name)
         s.put_many({i: {"i": i} for i in range(3000)}).raise_on_error()
         for node in c.nodes:

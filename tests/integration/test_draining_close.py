@@ -68,7 +68,7 @@ async def test_plain_close_still_cuts_calls_short(seeds: str, set_name: str) -> 
 @pytest.mark.anyio
 async def test_a_call_started_while_draining_is_refused(set_name: str) -> None:
     with EmbeddedCluster(nodes=1, replication_factor=1) as cluster:
-        db = await af.connect(cluster.seeds, total_timeout_ms=60_000)
+        db = await af.connect(cluster.seeds, total_timeout=60)
         s = db.namespace("test").set(set_name)
         await s.key(1).put({"a": 0})
         node = cluster.nodes[0]
@@ -110,7 +110,7 @@ async def test_aclose_on_either_event_loop(seeds: str, set_name: str, anyio_back
 @pytest.mark.anyio
 async def test_the_timeout_bounds_the_wait(set_name: str) -> None:
     with EmbeddedCluster(nodes=1, replication_factor=1) as cluster:
-        db = await af.connect(cluster.seeds, total_timeout_ms=60_000)
+        db = await af.connect(cluster.seeds, total_timeout=60)
         s = db.namespace("test").set(set_name)
         await s.key(1).put({"a": 0})
         cluster.nodes[0].pause()  # calls now wait for an answer that does not come

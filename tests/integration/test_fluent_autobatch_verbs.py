@@ -217,7 +217,7 @@ async def test_a_refused_batch_write_is_not_in_doubt(srv: EmbeddedServer, set_na
 async def test_timed_out_batch_writes_are_in_doubt_and_reads_are_not(
     srv: EmbeddedServer, set_name: str
 ) -> None:
-    async with af.connect(srv.seeds, auto_batch=True, total_timeout_ms=300) as db:
+    async with af.connect(srv.seeds, auto_batch=True, total_timeout=0.3) as db:
         s = db.namespace("test").set(set_name)
         await s.put_many({i: {"i": i} for i in range(5)})
         srv.fault_delay(1000)

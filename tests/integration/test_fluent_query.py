@@ -48,7 +48,7 @@ async def test_where_expressions_and_ael(fl: Flavor, set_name: str) -> None:
 async def test_slow_consumer_outlives_the_client_total_timeout(
     fl: Flavor, seeds: str, set_name: str
 ) -> None:
-    async with fl.connect(seeds, total_timeout_ms=200) as short:
+    async with fl.connect(seeds, total_timeout=0.2) as short:
         s = await _load(fl, short, set_name, 20)
         seen = 0
         async for _ in fl.iterate(s.query().chunk_size(5)):

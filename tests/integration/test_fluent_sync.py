@@ -62,7 +62,7 @@ async def test_sync_call_inside_event_loop_is_refused(sdb: af.SyncClient, set_na
         sdb.namespace("test").set(set_name).key("k").get()
 
 
-@pytest.mark.parametrize("option", ["spin_wait_us", "tend_interval_ms", "max_conns_per_node"])
+@pytest.mark.parametrize("option", ["spin_wait", "tend_interval", "max_conns_per_node"])
 async def test_out_of_range_connect_options_are_named_before_connecting(
     fl: Flavor, option: str
 ) -> None:

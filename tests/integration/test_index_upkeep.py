@@ -116,7 +116,7 @@ async def test_partitions_moving_between_nodes_keep_their_index_in_step(
     aerospike_cluster: EmbeddedCluster, set_name: str, anyio_backend: str
 ) -> None:
     c = aerospike_cluster
-    async with af.connect(c.seeds, tend_interval_ms=200) as db:
+    async with af.connect(c.seeds, tend_interval=0.2) as db:
         s = db.namespace("test").set(set_name)
         values = {i: i % 50 for i in range(300)}
         (await s.put_many({i: {"id": i, "a": v} for i, v in values.items()})).raise_on_error()

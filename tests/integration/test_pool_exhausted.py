@@ -34,7 +34,7 @@ async def test_a_get_behind_open_streams_names_the_exhausted_pool(
     # hold connections of their own: see the next test), and so do the crate's gets.
     monkeypatch.setenv("AEROSPIKE_FLUENT_CRATE_SCANS", "1")
     monkeypatch.setenv("AEROSPIKE_FLUENT_CRATE_RECORDS", "1")
-    async with af.connect(seeds, max_conns_per_node=2, total_timeout_ms=300) as db:
+    async with af.connect(seeds, max_conns_per_node=2, total_timeout=0.3) as db:
         s = db.namespace("test").set(set_name)
         async with _two_open_streams(s):
             with pytest.raises(
@@ -49,7 +49,7 @@ async def test_a_get_behind_open_streams_names_the_exhausted_pool(
 async def test_a_get_behind_busy_gets_names_the_exhausted_pool(set_name: str) -> None:
     # Gets and puts hold a connection of their own pool (the wire path's) while they wait.
     with EmbeddedServer() as server:
-        async with af.connect(server.seeds, max_conns_per_node=2, total_timeout_ms=300) as db:
+        async with af.connect(server.seeds, max_conns_per_node=2, total_timeout=0.3) as db:
             s = db.namespace("test").set(set_name)
             await s.key(1).put({"i": 1})
             server.fault_delay(2000, 2)
@@ -75,7 +75,7 @@ async def test_a_get_behind_busy_gets_names_the_exhausted_pool(set_name: str) ->
 async def test_open_scans_leave_the_rest_of_the_budget_to_other_calls(
     seeds: str, set_name: str
 ) -> None:
-    async with af.connect(seeds, max_conns_per_node=16, total_timeout_ms=300) as db:
+    async with af.connect(seeds, max_conns_per_node=16, total_timeout=0.3) as db:
         s = db.namespace("test").set(set_name)
         async with _two_open_streams(s):
             rec = await s.key(1).get()

@@ -33,7 +33,7 @@ async def _scenario(srv: EmbeddedServer, auto_batch: bool) -> dict[str, int]:
 
     _bridge._answered = counted
     seeds = f"{srv.host}:{srv.port}"
-    async with af.connect(seeds, spin_wait_us=10_000, auto_batch=auto_batch) as db:
+    async with af.connect(seeds, spin_wait=0.01, auto_batch=auto_batch) as db:
         s = db.namespace("test").set("lr")
         loop = asyncio.get_running_loop()
 

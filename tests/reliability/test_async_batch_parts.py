@@ -68,7 +68,7 @@ def test_a_failed_part_marks_only_its_own_rows(server: EmbeddedServer) -> None:
 
 def test_cancelling_a_batch_in_parts_leaves_the_client_usable(server: EmbeddedServer) -> None:
     async def main() -> None:
-        async with af.connect(seeds_of(server), total_timeout_ms=20_000) as db:
+        async with af.connect(seeds_of(server), total_timeout=20) as db:
             s = db.namespace("test").set("parts")
             await s.key(1).put({"i": 1})
             server.fault_delay(2000, count=2)
@@ -85,7 +85,7 @@ def test_cancelling_a_batch_in_parts_leaves_the_client_usable(server: EmbeddedSe
 
 def test_close_fails_a_batch_in_parts_in_flight(server: EmbeddedServer) -> None:
     async def main() -> None:
-        db = await af.connect(seeds_of(server), total_timeout_ms=20_000)
+        db = await af.connect(seeds_of(server), total_timeout=20)
         assert _aio.completers[asyncio.get_running_loop()] is not None
         server.fault_delay(10_000, count=2)
         task = asyncio.ensure_future(db.namespace("test").set("parts").keys(range(1000)).get())

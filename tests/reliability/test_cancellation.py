@@ -45,7 +45,7 @@ async def test_connect_to_a_server_that_does_not_answer_fails_typed(
     server.fault_pause_accept(True)
     with anyio.fail_after(15):
         with pytest.raises(errors.AerospikeError) as info:
-            await af.connect(seeds, connect_timeout_ms=300)
+            await af.connect(seeds, connect_timeout=0.3)
     server.fault_pause_accept(False)
     assert isinstance(info.value, errors.ConnectionError | errors.TimeoutError)
 

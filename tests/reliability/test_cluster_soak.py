@@ -100,7 +100,7 @@ def _verify(seeds: str, ledger: Ledger) -> tuple[int, list[str]]:
     """Read every write back; return (lost, problems)."""
     problems: list[str] = []
     lost = 0
-    with af_sync.connect(seeds, total_timeout_ms=5000) as db:
+    with af_sync.connect(seeds, total_timeout=5) as db:
         s = db.namespace("test").set(SET)
         for i in range(0, len(ledger.acked), 500):
             chunk = ledger.acked[i : i + 500]
@@ -125,7 +125,7 @@ async def test_no_acknowledged_write_is_lost_on_a_cluster(
     with EmbeddedCluster(nodes=3, replication_factor=2) as cluster:
         chaos = threading.Thread(target=_chaos, args=(cluster, stop, 19, steps), daemon=True)
         deadline = time.monotonic() + DEADLINE_S
-        async with af.connect(cluster.seeds, tend_interval_ms=200) as db:
+        async with af.connect(cluster.seeds, tend_interval=0.2) as db:
             chaos.start()
             with anyio.fail_after(DEADLINE_S + 30):
                 async with anyio.create_task_group() as tg:

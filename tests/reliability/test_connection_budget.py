@@ -173,7 +173,7 @@ def test_the_server_never_sees_more_than_max_conns_per_node(limit: int) -> None:
     with EmbeddedServer() as server:
 
         async def connect() -> Any:
-            db = await af.connect(server.seeds, max_conns_per_node=limit, total_timeout_ms=20_000)
+            db = await af.connect(server.seeds, max_conns_per_node=limit, total_timeout=20)
             return db.native
 
         native = asyncio.run(connect())
@@ -232,7 +232,7 @@ def test_min_conns_per_node_are_opened_up_front_and_kept() -> None:
 
 def test_idle_connections_are_closed_after_idle_timeout_ms() -> None:
     async def burst() -> tuple[int, int, int]:
-        async with af.connect(server.seeds, idle_timeout_ms=300, min_conns_per_node=2) as db:
+        async with af.connect(server.seeds, idle_timeout=0.3, min_conns_per_node=2) as db:
             s = db.namespace("test").set("reap")
             await asyncio.gather(*(s.key(i).put({"i": i}) for i in range(200)))
             opened = sum(db.native.wire_connections().values())

@@ -36,7 +36,7 @@ async def test_ten_thousand_concurrent_tasks(
 ) -> None:
     await warm_loop(seeds)  # the runtimes' own fds exist from here on
     fds_before = await fds_back_to(0, slack=10_000)
-    async with af.connect(seeds, total_timeout_ms=20_000) as db:
+    async with af.connect(seeds, total_timeout=20) as db:
         s = db.namespace("test").set("load")
         with anyio.fail_after(60):
             puts = await _all(TASKS, lambda i: s.key(i).put({"i": i, "s": f"v{i}"}))
@@ -62,7 +62,7 @@ async def test_ten_thousand_concurrent_tasks(
 
 
 async def test_small_pool_gives_backpressure_not_a_hang(server: EmbeddedServer, seeds: str) -> None:
-    async with af.connect(seeds, max_conns_per_node=2, total_timeout_ms=20_000) as db:
+    async with af.connect(seeds, max_conns_per_node=2, total_timeout=20) as db:
         s = db.namespace("test").set("pool")
         connected = server.stats()["connections_total"]  # seed, tend and cluster-map ones
         server.fault_delay(5, count=None)

@@ -230,7 +230,7 @@ def test_a_loop_closed_with_a_call_in_flight_is_freed(server: EmbeddedServer, ru
     loop_ref: list[weakref.ref[asyncio.AbstractEventLoop]] = []
 
     async def abandon_a_call() -> None:
-        db = await af.connect(seeds_of(server), total_timeout_ms=20_000)
+        db = await af.connect(seeds_of(server), total_timeout=20)
         db_box.append(db)
         await _until_on_loop(db.namespace("test").set("lr"))
         server.fault_delay(3000, count=1)
@@ -289,7 +289,7 @@ def test_no_call_polls_with_a_zero_budget_or_a_busy_loop(
     server: EmbeddedServer, run: Runner
 ) -> None:
     async def main() -> None:
-        async with af.connect(seeds_of(server), spin_wait_us=0) as db:
+        async with af.connect(seeds_of(server), spin_wait=0) as db:
             s = db.namespace("test").set("lr")
             await _until_on_loop(s)
             before = _completer().loop_ops_polled
@@ -297,7 +297,7 @@ def test_no_call_polls_with_a_zero_budget_or_a_busy_loop(
                 await s.key(f"z{i}").put({"i": i})
                 assert await s.key(f"z{i}").exists()
             assert _completer().loop_ops_polled == before
-        async with af.connect(seeds_of(server), spin_wait_us=10_000) as db:
+        async with af.connect(seeds_of(server), spin_wait=0.01) as db:
             s = db.namespace("test").set("lr")
             await _until_on_loop(s)
             before = _completer().loop_ops_polled

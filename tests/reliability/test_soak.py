@@ -136,7 +136,7 @@ def _verify(seeds: str, ledger: Ledger) -> tuple[int, list[str]]:
     """Read every write back; return (lost, problems)."""
     problems: list[str] = []
     lost = 0
-    with af_sync.connect(seeds, total_timeout_ms=5000) as db:
+    with af_sync.connect(seeds, total_timeout=5) as db:
         s = db.namespace("test").set("soak")
         acked = sorted(ledger.acked)
         for i in range(0, len(acked), 200):
@@ -167,7 +167,7 @@ async def test_no_acknowledged_write_is_lost(
     deadline = time.monotonic() + DEADLINE_S
     steps: list[str] = []
     chaos = threading.Thread(target=_chaos, args=(server, stop, 8, steps), daemon=True)
-    sdb = await anyio.to_thread.run_sync(lambda: af_sync.connect(seeds, tend_interval_ms=250))
+    sdb = await anyio.to_thread.run_sync(lambda: af_sync.connect(seeds, tend_interval=0.25))
     with sdb:
         threads = [
             threading.Thread(
@@ -175,7 +175,7 @@ async def test_no_acknowledged_write_is_lost(
             )
             for i in range(THREAD_WRITERS)
         ]
-        async with af.connect(seeds, tend_interval_ms=250) as db:
+        async with af.connect(seeds, tend_interval=0.25) as db:
             chaos.start()
             for t in threads:
                 t.start()

@@ -100,7 +100,7 @@ async def test_total_timeout_bounds_all_retries(server: EmbeddedServer, seeds: s
 
 
 async def test_client_wide_limits_apply(server: EmbeddedServer, seeds: str) -> None:
-    async with af.connect(seeds, total_timeout_ms=100, max_retries=0) as db:
+    async with af.connect(seeds, total_timeout=0.1, max_retries=0) as db:
         rec = db.namespace("test").set("t").key("k")
         server.fault_delay(400)
         with anyio.fail_after(5):

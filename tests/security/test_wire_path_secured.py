@@ -21,7 +21,7 @@ from .conftest import TLS_NAME, USERS, Pki
 pytestmark = pytest.mark.timeout(60)
 
 PASSWORD = USERS["admin"]
-FAST = {"connect_timeout_ms": 2000, "total_timeout_ms": 2000}
+FAST = {"connect_timeout": 2, "total_timeout": 2}
 
 
 @pytest.fixture(scope="module")

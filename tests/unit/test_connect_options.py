@@ -1,23 +1,46 @@
 """``connect()`` options are checked before anything starts: an unknown name is refused with
-the closest known one and the list, a value of the wrong type names the option and its unit."""
+the closest known one, a value of the wrong type names the option and its unit, durations are
+seconds (the older millisecond names warn), and the documented table is the accepted set."""
 
 from __future__ import annotations
 
 import re
+import warnings
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from aerospike_fluent import errors
-from aerospike_fluent.client import _config, _connect_options
+from aerospike_fluent.client import DURATIONS, _config, _native_options, public_options
 
 
 @pytest.mark.parametrize(
     ("options", "error", "text"),
     [
-        ({"total_timout_ms": 5}, errors.InvalidArgumentError, "did you mean 'total_timeout_ms'"),
+        ({"total_timout": 5}, errors.InvalidArgumentError, "did you mean 'total_timeout'"),
         ({"rack_id": 1}, errors.InvalidArgumentError, "unknown connect option 'rack_id'"),
+        ({"total_timeout": "1"}, errors.InvalidTypeError, "seconds or a timedelta"),
+        ({"total_timeout": -1}, errors.InvalidArgumentError, "finite number of seconds"),
+        ({"total_timeout": float("nan")}, errors.InvalidArgumentError, "finite number"),
+        ({"total_timeout": 0.0001}, errors.InvalidArgumentError, "below 1 ms"),
+        ({"spin_wait": 5e-8}, errors.InvalidArgumentError, "below 1 µs"),
+        ({"tend_interval": 2**32}, errors.InvalidArgumentError, "too long"),
+        ({"total_timeout": 1, "total_timeout_ms": 5}, errors.InvalidArgumentError, "not both"),
+    ],
+)
+def test_bad_public_options_are_named(
+    options: dict[str, Any], error: type[Exception], text: str
+) -> None:
+    with pytest.raises(error) as raised:
+        _native_options(options, stacklevel=1)
+    assert text in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "text"),
+    [
         ({"total_timeout_ms": 0.5}, errors.InvalidTypeError, "whole number (milliseconds)"),
         ({"spin_wait_us": "1"}, errors.InvalidTypeError, "(microseconds)"),
         ({"max_conns_per_node": True}, errors.InvalidTypeError, "max_conns_per_node"),
@@ -26,16 +49,44 @@ from aerospike_fluent.client import _config, _connect_options
         ({"max_retries": -1}, errors.InvalidArgumentError, "within 0.."),
     ],
 )
-def test_bad_options_are_named(options: dict[str, Any], error: type[Exception], text: str) -> None:
+def test_bad_native_values_are_named(
+    options: dict[str, Any], error: type[Exception], text: str
+) -> None:
     with pytest.raises(error) as raised:
         _config("127.0.0.1:3000", options)
     assert text in str(raised.value)
     assert "ClientConfig" not in str(raised.value)
 
 
-def test_good_options_pass() -> None:
-    config = _config("127.0.0.1:3000", {"total_timeout_ms": 500, "metrics": False, "user": None})
-    assert "127.0.0.1:3000" in repr(config)
+def test_durations_are_seconds_or_timedeltas() -> None:
+    native = _native_options(
+        {
+            "total_timeout": 0.5,
+            "connect_timeout": timedelta(seconds=2),
+            "socket_timeout": 0,
+            "spin_wait": 0.0002,
+            "max_retries": 1,
+        },
+        stacklevel=1,
+    )
+    assert native == {
+        "total_timeout_ms": 500,
+        "connect_timeout_ms": 2000,
+        "socket_timeout_ms": 0,
+        "spin_wait_us": 200,
+        "max_retries": 1,
+    }
+    _config("127.0.0.1:3000", native)
+
+
+def test_millisecond_names_still_work_and_name_their_replacement() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        native = _native_options({"total_timeout_ms": 1500}, stacklevel=1)
+    assert native == {"total_timeout_ms": 1500}
+    (warning,) = caught
+    assert warning.category is DeprecationWarning
+    assert "use total_timeout in seconds (e.g. total_timeout=1.5)" in str(warning.message)
 
 
 def test_the_documented_options_are_the_accepted_ones() -> None:
@@ -47,8 +98,10 @@ def test_the_documented_options_are_the_accepted_ones() -> None:
         if len(cells) == 3 and cells[0].startswith("`"):
             for name in re.findall(r"`([a-z_]+)`", cells[0]):
                 documented[name] = cells[1].strip("`")
-    accepted = {**_connect_options(), "auto_batch": False}
+    accepted = public_options()
     assert sorted(documented) == sorted(accepted)
     for name, default in accepted.items():
-        if isinstance(default, int | bool):
+        if name in DURATIONS:
+            assert float(documented[name]) == default, name
+        elif isinstance(default, int | bool):
             assert documented[name] == str(default), name

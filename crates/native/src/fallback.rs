@@ -167,7 +167,7 @@ pub fn after<'a, P: Based>(
         Miss::Lost { timed_out } => {
             if base.max_retries == 0 || left.is_none() {
                 let limits = format!(
-                    "total_timeout_ms={}, socket_timeout_ms={}, 1 attempt made (max_retries={})",
+                    "total timeout {} ms, socket timeout {} ms, 1 attempt made (max_retries={})",
                     base.total_timeout, base.socket_timeout, base.max_retries
                 );
                 let (code, text) = if timed_out {
