@@ -107,6 +107,10 @@ class Executor(Generic[M]):
         """Run ``program``: an awaitable for async clients, the value for sync ones."""
         raise NotImplementedError
 
+    def on(self, native: _native.Client) -> Executor[M]:
+        """Return an executor like this one on another native client (a view of the same)."""
+        raise NotImplementedError
+
     def call(self, call: Call) -> Any:
         """Run a single call (shortcut for ``run(single(call))``)."""
         return self.run(single(call))
@@ -116,11 +120,12 @@ class Executor(Generic[M]):
 class AsyncExecutor(Executor[Async]):
     """Awaits each step on the running asyncio or trio loop."""
 
-    __slots__ = ()
+    __slots__ = ("_auto_batch",)
     is_async: ClassVar[bool] = True
 
     def __init__(self, native: _native.Client, auto_batch: int | None = None) -> None:
         super().__init__(native)
+        self._auto_batch = auto_batch
         if auto_batch is not None:
             direct = {verb: self.verbs[verb] for verb in _autobatch.VERBS}
             self.verbs.update(_autobatch.Batcher(native, auto_batch, direct).verbs())
@@ -128,6 +133,10 @@ class AsyncExecutor(Executor[Async]):
     @staticmethod
     def _bind(native: Any, method: str) -> Callable[..., Any]:
         return partial(_bridge.named(_bridge.call, method), getattr(native, method))
+
+    def on(self, native: _native.Client) -> AsyncExecutor:
+        """Return an executor like this one (auto-batching too) on another native client."""
+        return AsyncExecutor(native, self._auto_batch)
 
     def run(self, program: Program[T]) -> Any:
         """Return a coroutine running ``program``."""
@@ -171,6 +180,10 @@ class SyncExecutor(Executor[Sync]):
     @staticmethod
     def _bind(native: Any, method: str) -> Callable[..., Any]:
         return getattr(native, method + "_blocking")  # type: ignore[no-any-return]
+
+    def on(self, native: _native.Client) -> SyncExecutor:
+        """Return an executor like this one on another native client."""
+        return SyncExecutor(native)
 
     def call(self, call: Call) -> Any:
         """Run one call on the calling thread."""

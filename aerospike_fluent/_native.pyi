@@ -315,6 +315,16 @@ class Client:
     def wire_connections(self) -> dict[str, int]: ...
     def metrics(self) -> dict[str, Any]:
         """Calls per namespace, node and kind; connections and bytes per node; cluster events."""
+    def with_defaults(
+        self,
+        total_timeout_ms: int | None = None,
+        socket_timeout_ms: int | None = None,
+        max_retries: int | None = None,
+    ) -> Client:
+        """A view sharing the connections whose calls default to other limits."""
+    @property
+    def call_defaults(self) -> tuple[int, int, int]:
+        """``(total timeout ms, socket timeout ms, retries)`` of calls through this client."""
     def drain(self, done: Done, timeout: float) -> Pending:
         """Refuse new calls, wait for those in flight (``timeout`` s at most): all finished?"""
     def drain_blocking(self, timeout: float) -> bool: ...

@@ -133,6 +133,32 @@ class Client(Generic[M]):
         """Names of the cluster's nodes."""
         return self._native.node_names()
 
+    def with_policy(
+        self,
+        *,
+        total_timeout: float | timedelta | None = None,
+        socket_timeout: float | timedelta | None = None,
+        max_retries: int | None = None,
+    ) -> Client[M]:
+        """Return a view of this client whose calls default to other limits.
+
+        Durations in seconds (or a ``timedelta``); what is not given stays as this client has
+        it, and a call's own ``.timeout(...)`` still overrides it. The view shares the
+        connections, the metrics and auto-batching settings (its calls batch among
+        themselves); closing the view or the client closes both.
+        """
+        ms = {
+            name: None if value is None else _units(name, value, 1000, "with_policy option")
+            for name, value in (
+                ("total_timeout", total_timeout),
+                ("socket_timeout", socket_timeout),
+            )
+        }
+        if max_retries is not None:
+            _validate.integer("max_retries", max_retries, 0, 1000)
+        native = self._native.with_defaults(ms["total_timeout"], ms["socket_timeout"], max_retries)
+        return Client(native, self._ex.on(native), None)
+
     def metrics(self) -> MetricsSnapshot:
         """Return what the client has done since it connected (no I/O; see :mod:`.metrics`)."""
         return MetricsSnapshot.from_native(self._native.metrics())
@@ -417,7 +443,7 @@ def _native_options(options: dict[str, Any], stacklevel: int) -> dict[str, Any]:
     return out
 
 
-def _units(name: str, value: object, per_second: int) -> int:
+def _units(name: str, value: object, per_second: int, what: str = "connect option") -> int:
     """Whole units (ms or µs) of a duration option given in seconds or as a ``timedelta``."""
     if isinstance(value, timedelta):
         seconds = value.total_seconds()
@@ -425,21 +451,21 @@ def _units(name: str, value: object, per_second: int) -> int:
         seconds = float(value)
     else:
         raise InvalidTypeError(
-            f"connect option {name} is a number of seconds or a timedelta, not {value!r}"
+            f"{what} {name} is a number of seconds or a timedelta, not {value!r}"
         )
     if not 0 <= seconds < float("inf"):
         raise InvalidArgumentError(
-            f"connect option {name} must be a finite number of seconds >= 0, not {value!r}"
+            f"{what} {name} must be a finite number of seconds >= 0, not {value!r}"
         )
     units = round(seconds * per_second)
     if units > _OPTION_MAX:
         raise InvalidArgumentError(
-            f"connect option {name}={value!r} is too long (at most {_OPTION_MAX / per_second:g} s)"
+            f"{what} {name}={value!r} is too long (at most {_OPTION_MAX / per_second:g} s)"
         )
     if seconds > 0 and units == 0:
         smallest = "1 ms" if per_second == 1000 else "1 µs"
         raise InvalidArgumentError(
-            f"connect option {name}={value!r} is below {smallest} (0 means no limit)"
+            f"{what} {name}={value!r} is below {smallest} (0 means no limit)"
         )
     return units
 

@@ -44,7 +44,6 @@ pub struct Inner {
     pub(crate) policy: ClientPolicy,
     pub(crate) hosts: Vec<Host>,
     pub(crate) defaults: Defaults,
-    pub(crate) natives: Arc<Natives>,
     /// Admin (info/index/UDF) policy.
     pub admin: AdminPolicy,
     pub(crate) closed: AtomicBool,
@@ -126,10 +125,17 @@ async fn closed_signal(mut closing: watch::Receiver<bool>) {
     }
 }
 
-/// A connected cluster client.
+/// A connected cluster client, or a view of one with other call defaults (`with_defaults`).
 #[pyclass(frozen, module = "aerospike_fluent._native")]
 pub struct Client {
     pub(crate) inner: Arc<Inner>,
+    /// The defaults of calls through this client; `natives` are those of a call without a
+    /// policy of its own.
+    defaults: Defaults,
+    natives: Arc<Natives>,
+    /// Made by `with_defaults`: it shares the client's connections, and dropping it closes
+    /// nothing.
+    view: bool,
 }
 
 /// A client nobody closed warns (`ResourceWarning`, as unclosed files do) and releases its
@@ -137,7 +143,10 @@ pub struct Client {
 impl Drop for Client {
     fn drop(&mut self) {
         let inner = &self.inner;
-        if inner.closed.load(Ordering::Acquire) || inner.generation != runtime::generation() {
+        if self.view
+            || inner.closed.load(Ordering::Acquire)
+            || inner.generation != runtime::generation()
+        {
             return;
         }
         crate::exit::with_python(|py| {
@@ -203,8 +212,8 @@ impl Client {
     /// The native policies of a call: its own, or the client's defaults.
     fn natives(&self, policy: Option<&Bound<'_, Policy>>) -> Arc<Natives> {
         match policy {
-            Some(p) => p.get().natives(&self.inner.defaults),
-            None => self.inner.natives.clone(),
+            Some(p) => p.get().natives(&self.defaults),
+            None => self.natives.clone(),
         }
     }
 }
@@ -239,7 +248,11 @@ pub(crate) async fn do_connect(
         worker_wire.clone(),
         closing.subscribe(),
     ));
+    let natives = Arc::new(Natives::defaults(&defaults));
     Ok(Client {
+        defaults,
+        natives,
+        view: false,
         inner: Arc::new(Inner {
             client,
             handle,
@@ -250,7 +263,6 @@ pub(crate) async fn do_connect(
             on_loops: parking_lot::Mutex::new(Vec::new()),
             policy,
             hosts,
-            natives: Arc::new(Natives::defaults(&defaults)),
             defaults,
             admin,
             closed: AtomicBool::new(false),
@@ -519,6 +531,42 @@ operations! {
         crate::blocking::block(py, crate::blocking::Driver::Worker(&self.inner.handle), fut)
     }
 
+    /// A view of this client whose calls default to other timeouts and retries (given in ms;
+    /// `None`: as this client). It shares the connections; closing either closes both.
+    #[pyo3(signature = (total_timeout_ms=None, socket_timeout_ms=None, max_retries=None))]
+    fn with_defaults(
+        &self,
+        total_timeout_ms: Option<u32>,
+        socket_timeout_ms: Option<u32>,
+        max_retries: Option<usize>,
+    ) -> PyResult<Client> {
+        let inner = self.live()?.clone();
+        let mut defaults = self.defaults;
+        if let Some(t) = total_timeout_ms {
+            defaults.total_timeout = t;
+        }
+        if let Some(t) = socket_timeout_ms {
+            defaults.socket_timeout = t;
+        }
+        if let Some(r) = max_retries {
+            defaults.max_retries = r;
+        }
+        Ok(Client {
+            inner,
+            natives: Arc::new(Natives::defaults(&defaults)),
+            defaults,
+            view: true,
+        })
+    }
+
+    /// The defaults of calls through this client: (total timeout ms, socket timeout ms,
+    /// retries).
+    #[getter]
+    fn call_defaults(&self) -> (u32, u32, usize) {
+        let d = &self.defaults;
+        (d.total_timeout, d.socket_timeout, d.max_retries)
+    }
+
     /// Calls in flight now.
     #[getter]
     fn in_flight(&self) -> usize {
@@ -671,7 +719,7 @@ operations! {
         rows: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) {
-        let rows = crate::batch::to_rows(rows, &inner.defaults)?;
+        let rows = crate::batch::to_rows(rows, &this.defaults)?;
         let writes = rows.iter().any(crate::batch::Row::writes);
         let kind = if writes { Kind::BatchWrite } else { Kind::BatchRead };
         let ns = rows.first().map_or("", |r| r.namespace());
