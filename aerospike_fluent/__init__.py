@@ -29,6 +29,7 @@ from aerospike_fluent.client import AsyncClient, Client, Connecting, SyncClient,
 from aerospike_fluent.errors import AerospikeError
 from aerospike_fluent.keys import KeyRef, KeysRef
 from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo
+from aerospike_fluent.policy import Limits, Policy
 from aerospike_fluent.progress import Progress
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult, Page
@@ -72,6 +73,7 @@ __all__ = [
     "HllWrite",
     "KeyRef",
     "KeysRef",
+    "Limits",
     "ListOrder",
     "ListSort",
     "ListWrite",
@@ -81,6 +83,7 @@ __all__ = [
     "Namespace",
     "NodeInfo",
     "Page",
+    "Policy",
     "Progress",
     "Query",
     "Record",

@@ -178,7 +178,7 @@ class OpChain(Frozen, Generic[M]):
         *,
         socket: float | timedelta | None = None,
         retries: int | None = None,
-        retry_writes: bool = False,
+        retry_writes: bool | None = None,
     ) -> Self:
         """Set transaction limits for this chain's request.
 
@@ -202,7 +202,7 @@ class OpChain(Frozen, Generic[M]):
         return self._ops
 
     def _write_policy(
-        self, verb: str, ttl: _policy.TTL, generation: int | None, send_key: bool
+        self, verb: str, ttl: _policy.TTL, generation: int | None, send_key: bool | None
     ) -> Any:
         """Return the policy of a write verb (put, insert, update, replace, ...)."""
         return self._policy(
@@ -225,8 +225,8 @@ class OpChain(Frozen, Generic[M]):
         ttl: _policy.TTL = None,
         generation: int | None = None,
         exists: int = 0,
-        send_key: bool = False,
-        durable: bool = False,
+        send_key: bool | None = None,
+        durable: bool | None = None,
         operate: bool = False,
     ) -> Any:
         _, filt, lim, _ = self._base
@@ -240,8 +240,8 @@ class OpChain(Frozen, Generic[M]):
             ttl=_validate.ttl(ttl),
             generation=_validate.generation(generation),
             exists=exists,
-            send_key=bool(send_key),
-            durable_delete=bool(durable),
+            send_key=_policy.flag("send_key", send_key),
+            durable_delete=_policy.flag("durable", durable),
         )
 
 

@@ -61,7 +61,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
     def _rows_of_ops(self, ops: list[Any], policy: Any) -> list[tuple[Any, ...]]:
         return [("write", k, ops, policy) for k in self._keys]
 
-    def _write_all(self, verb: str, bins: object, ttl: TTL, send_key: bool) -> Any:
+    def _write_all(self, verb: str, bins: object, ttl: TTL, send_key: bool | None) -> Any:
         """Write the same bins (then the chained ops) to every key in one batch."""
         ops = self._writes_then_ops(_validate.bins(bins))
         policy = self._write_policy(verb, ttl, None, send_key)
@@ -76,7 +76,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def put(
@@ -85,7 +85,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> BatchResult: ...
     def put(
         self,
@@ -93,7 +93,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Upsert the same bins into every record."""
         return self._write_all("put", bins, _expiry(ttl, expire_at), send_key)
@@ -105,7 +105,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def insert(
@@ -114,7 +114,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> BatchResult: ...
     def insert(
         self,
@@ -122,7 +122,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Create every record; rows of existing records fail with RecordExistsError."""
         return self._write_all("insert", bins, _expiry(ttl, expire_at), send_key)
@@ -134,7 +134,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def update(
@@ -143,7 +143,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> BatchResult: ...
     def update(
         self,
@@ -151,7 +151,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Update existing records; rows of missing ones fail with RecordNotFoundError."""
         return self._write_all("update", bins, _expiry(ttl, expire_at), send_key)
@@ -163,7 +163,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def replace(
@@ -172,7 +172,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> BatchResult: ...
     def replace(
         self,
@@ -180,7 +180,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Replace every bin of every record."""
         return self._write_all("replace", bins, _expiry(ttl, expire_at), send_key)
@@ -224,11 +224,11 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
 
     @overload
     def delete(
-        self: KeysRef[Async], *, durable: bool = False
+        self: KeysRef[Async], *, durable: bool | None = None
     ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
-    def delete(self: KeysRef[Sync], *, durable: bool = False) -> BatchResult: ...
-    def delete(self, *, durable: bool = False) -> Any:
+    def delete(self: KeysRef[Sync], *, durable: bool | None = None) -> BatchResult: ...
+    def delete(self, *, durable: bool | None = None) -> Any:
         """Delete every record; missing records are not errors."""
         policy = self._policy(durable=durable)
         rows = [("delete", k, policy) for k in self._keys]
@@ -254,7 +254,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         exists: _policy.Exists = "upsert",
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def execute(
@@ -263,7 +263,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         exists: _policy.Exists = "upsert",
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> BatchResult: ...
     def execute(
         self,
@@ -271,7 +271,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         exists: _policy.Exists = "upsert",
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Run the chain's operations on every key, as one batch request."""
         if not self._ops:

@@ -230,12 +230,40 @@ class Pending:
         """Abort the native task; ``done`` is then never called. True if it was still running."""
 
 # ---------------------------------------------------------------- policies
+_Family = tuple[int, int, int, int]
+
+@final
+class CallDefaults:
+    """The defaults of calls, every field given: per family ``(total ms, socket ms, retries,
+    pause ms)``."""
+
+    def __new__(
+        cls,
+        *,
+        read: _Family,
+        write: _Family,
+        batch: _Family,
+        query: _Family,
+        udf: _Family,
+        info_timeout_ms: int,
+        retry_writes: bool,
+        send_key: bool,
+        ttl: int,
+        durable_delete: bool,
+        compress: bool,
+        replica: str,
+        read_mode_ap: str,
+        read_mode_sc: str,
+    ) -> CallDefaults: ...
+    def __eq__(self, value: object, /) -> bool: ...
+
 @final
 class Policy:
-    """Per-call options, immutable; build once and reuse (the native policies are precomputed).
+    """Per-call options, immutable; ``None`` takes the client's default.
 
     Args:
-        ttl: seconds; -1 never expire, -2 do not change on update, 0 / None server default.
+        ttl: seconds; -1 never expire, -2 do not change on update, 0 the namespace's default,
+            None the client's default.
         generation: expected generation (write fails with GenerationError if it differs).
         exists: 0 upsert, 1 update-only, 2 replace, 3 replace-only, 4 create-only.
         send_key: store the user key with the record.
@@ -254,13 +282,13 @@ class Policy:
         ttl: int | None = None,
         generation: int | None = None,
         exists: int = 0,
-        send_key: bool = False,
-        durable_delete: bool = False,
+        send_key: bool | None = None,
+        durable_delete: bool | None = None,
         filter: Exp | None = None,
         total_timeout_ms: int | None = None,
         socket_timeout_ms: int | None = None,
         max_retries: int | None = None,
-        retry_writes: bool = False,
+        retry_writes: bool | None = None,
         respond_all_ops: bool = True,
         records_per_second: int = 0,
         short_query: bool = False,
@@ -284,15 +312,14 @@ class ClientConfig:
         tls_cert_file: str | None = None,
         tls_key_file: str | None = None,
         connect_timeout_ms: int = 1000,
-        total_timeout_ms: int = 1000,
-        socket_timeout_ms: int = 0,
-        max_retries: int = 2,
+        defaults: CallDefaults | None = None,
         max_conns_per_node: int = 256,
         min_conns_per_node: int = 0,
         tend_interval_ms: int = 1000,
         idle_timeout_ms: int = 55000,
         spin_wait_us: int = 200,
         metrics: bool = True,
+        rack_ids: list[int] | None = None,
     ) -> ClientConfig: ...
 
 def connect(done: Done, config: ClientConfig) -> Pending:
@@ -315,16 +342,11 @@ class Client:
     def wire_connections(self) -> dict[str, int]: ...
     def metrics(self) -> dict[str, Any]:
         """Calls per namespace, node and kind; connections and bytes per node; cluster events."""
-    def with_defaults(
-        self,
-        total_timeout_ms: int | None = None,
-        socket_timeout_ms: int | None = None,
-        max_retries: int | None = None,
-    ) -> Client:
-        """A view sharing the connections whose calls default to other limits."""
+    def with_defaults(self, defaults: CallDefaults) -> Client:
+        """A view sharing the connections whose calls have other defaults."""
     @property
-    def call_defaults(self) -> tuple[int, int, int]:
-        """``(total timeout ms, socket timeout ms, retries)`` of calls through this client."""
+    def call_defaults(self) -> CallDefaults:
+        """The defaults of calls through this client."""
     def drain(self, done: Done, timeout: float) -> Pending:
         """Refuse new calls, wait for those in flight (``timeout`` s at most): all finished?"""
     def drain_blocking(self, timeout: float) -> bool: ...

@@ -17,8 +17,8 @@ EXISTS: Final[dict[str, int]] = {
     "create": 4,
 }
 
-Limits = tuple[int | None, int | None, int | None, bool]
-"""Total ms, socket ms, retries, whether writes may be retried."""
+Limits = tuple[int | None, int | None, int | None, bool | None]
+"""Total ms, socket ms, retries, whether writes may be retried (``None``: the client's)."""
 TTL = int | timedelta | None
 """A record TTL: seconds or a ``timedelta``; -1 never expires, -2 keeps the current TTL."""
 
@@ -55,8 +55,8 @@ def is_default(
         ttl is None
         and generation is None
         and not exists
-        and not send_key
-        and not durable
+        and send_key is None
+        and durable is None
         and filter is None
         and lim is None
     )
@@ -66,18 +66,24 @@ def limits(
     total: float | timedelta | None,
     socket: float | timedelta | None,
     retries: int | None,
-    retry_writes: bool = False,
+    retry_writes: bool | None = None,
 ) -> Limits | None:
     """Check transaction limits; ``None`` when all default."""
     total_ms = _validate.millis("timeout", total)
     socket_ms = _validate.millis("socket_timeout", socket)
     if retries is not None:
         _validate.integer("retries", retries, 0, 1000)
-    if not isinstance(retry_writes, bool):
-        raise InvalidTypeError(f"retry_writes must be bool, not {type(retry_writes).__name__}")
-    if total_ms is None and socket_ms is None and retries is None and not retry_writes:
+    flag("retry_writes", retry_writes)
+    if total_ms is None and socket_ms is None and retries is None and retry_writes is None:
         return None
     return (total_ms, socket_ms, retries, retry_writes)
+
+
+def flag(name: str, value: object) -> bool | None:
+    """Check a per-call switch: True, False, or ``None`` for the client's default."""
+    if value is not None and not isinstance(value, bool):
+        raise InvalidTypeError(f"{name} must be True, False or None, not {value!r}")
+    return value
 
 
 def exists(mode: str) -> int:
@@ -95,8 +101,8 @@ def build(
     ttl: int | None = None,
     generation: int | None = None,
     exists: int = 0,
-    send_key: bool = False,
-    durable_delete: bool = False,
+    send_key: bool | None = None,
+    durable_delete: bool | None = None,
     operate: bool = False,
     pace: tuple[int, bool] | None = None,
 ) -> _native.Policy | None:
@@ -110,7 +116,7 @@ def build(
     if pace is None and is_default(ttl, generation, exists, send_key, durable_delete, filter, lim):
         return operate_default() if operate else None
     records_per_second, short_query = pace or (0, False)
-    total, socket, retries, retry_writes = lim if lim is not None else (None, None, None, False)
+    total, socket, retries, retry_writes = lim if lim is not None else (None, None, None, None)
     return _native.Policy(
         ttl=ttl,
         generation=generation,

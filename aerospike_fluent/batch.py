@@ -84,7 +84,7 @@ class Batch(Frozen, Generic[M]):
         bins: object,
         ttl: TTL,
         generation: int | None,
-        send_key: bool,
+        send_key: bool | None,
     ) -> Batch[M]:
         key = _key_of(ref)
         ops = key._writes_then_ops(_validate.bins(bins))
@@ -99,7 +99,7 @@ class Batch(Frozen, Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Batch[M]:
         """Add an upsert row."""
         return self._write("put", key, bins, _expiry(ttl, expire_at), generation, send_key)
@@ -111,7 +111,7 @@ class Batch(Frozen, Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Batch[M]:
         """Add a create-only row."""
         return self._write("insert", key, bins, _expiry(ttl, expire_at), None, send_key)
@@ -152,7 +152,7 @@ class Batch(Frozen, Generic[M]):
         return self._row(("read", ref.key, None, True, ref._policy()), True)
 
     def delete(
-        self, key: KeyRef[Any], *, generation: int | None = None, durable: bool = False
+        self, key: KeyRef[Any], *, generation: int | None = None, durable: bool | None = None
     ) -> Batch[M]:
         """Add a delete row (only if the record is at ``generation``, when given)."""
         ref = _key_of(key)

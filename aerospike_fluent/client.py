@@ -6,16 +6,11 @@
 
 from __future__ import annotations
 
-import difflib
-import functools
-import inspect
 import os
-import warnings
-from collections.abc import Coroutine, Generator, Iterable
-from datetime import timedelta
+from collections.abc import Coroutine, Generator, Iterable, Mapping
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Generic, overload
+from types import MappingProxyType, TracebackType
+from typing import Any, Generic, Unpack, overload
 
 from aerospike_fluent import _autobatch, _native, _validate
 from aerospike_fluent._cluster import EmbeddedCluster
@@ -31,9 +26,11 @@ from aerospike_fluent._exec import (
 )
 from aerospike_fluent._fork import started
 from aerospike_fluent._indexes import IndexInfo, parse_index_list
+from aerospike_fluent._options import Prepared, config, prepare
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo, node_infos
+from aerospike_fluent.policy import Policy, PolicyOptions
 from aerospike_fluent.scopes import Namespace
 
 EMBEDDED = "embedded://"
@@ -78,7 +75,7 @@ def seeds_string(seeds: Seeds) -> str:
 class Client(Generic[M]):
     """A connected client. Start chains with :meth:`namespace` or :meth:`batch`."""
 
-    __slots__ = ("_ex", "_native", "_server")
+    __slots__ = ("_ex", "_native", "_policy", "_profiles", "_server")
     _ex: Executor[M]
 
     def __init__(
@@ -86,10 +83,14 @@ class Client(Generic[M]):
         native: _native.Client,
         executor: Executor[M],
         server: Embedded | None = None,
+        policy: Policy | None = None,
+        profiles: Mapping[str, Policy] | None = None,
     ) -> None:
         self._native = native
         self._ex = executor
         self._server = server
+        self._policy = policy or Policy()
+        self._profiles: Mapping[str, Policy] = MappingProxyType(dict(profiles or {}))
 
     def __repr__(self) -> str:
         kind = "async" if self._ex.is_async else "sync"
@@ -133,31 +134,44 @@ class Client(Generic[M]):
         """Names of the cluster's nodes."""
         return self._native.node_names()
 
-    def with_policy(
-        self,
-        *,
-        total_timeout: float | timedelta | None = None,
-        socket_timeout: float | timedelta | None = None,
-        max_retries: int | None = None,
-    ) -> Client[M]:
-        """Return a view of this client whose calls default to other limits.
+    @property
+    def policy(self) -> Policy:
+        """The defaults of this client's calls: what was set, over :data:`.policy.BUILT_IN`.
 
-        Durations in seconds (or a ``timedelta``); what is not given stays as this client has
-        it, and a call's own ``.timeout(...)`` still overrides it. The view shares the
+        ``db.policy.resolved()`` gives every setting its value.
+        """
+        return self._policy
+
+    @property
+    def profiles(self) -> Mapping[str, Policy]:
+        """The named profiles, for :meth:`with_policy` (from ``connect()`` or a config file)."""
+        return self._profiles
+
+    def with_policy(
+        self, policy: Policy | str | None = None, /, **changes: Unpack[PolicyOptions]
+    ) -> Client[M]:
+        """Return a view of this client whose calls have other defaults.
+
+        ``policy`` (an :class:`~aerospike_fluent.Policy` or a profile's name) and ``changes``
+        (the same keywords, e.g. ``total_timeout=30``) apply over this client's defaults;
+        what they leave unset stays. A call's own options still win. The view shares the
         connections, the metrics and auto-batching settings (its calls batch among
         themselves); closing the view or the client closes both.
         """
-        ms = {
-            name: None if value is None else _units(name, value, 1000, "with_policy option")
-            for name, value in (
-                ("total_timeout", total_timeout),
-                ("socket_timeout", socket_timeout),
+        if isinstance(policy, str):
+            if policy not in self._profiles:
+                known = ", ".join(map(repr, self._profiles)) or "none"
+                raise InvalidArgumentError(f"unknown profile {policy!r} (profiles: {known})")
+            policy = self._profiles[policy]
+        elif policy is not None and not isinstance(policy, Policy):
+            raise InvalidTypeError(
+                f"with_policy takes an af.Policy or a profile's name, not {policy!r}"
             )
-        }
-        if max_retries is not None:
-            _validate.integer("max_retries", max_retries, 0, 1000)
-        native = self._native.with_defaults(ms["total_timeout"], ms["socket_timeout"], max_retries)
-        return Client(native, self._ex.on(native), None)
+        layered = (policy or Policy()).over(self._policy)
+        if changes:
+            layered = Policy.from_mapping(dict(changes), where="with_policy option").over(layered)
+        native = self._native.with_defaults(layered._call_defaults())
+        return Client(native, self._ex.on(native), None, layered, self._profiles)
 
     def metrics(self) -> MetricsSnapshot:
         """Return what the client has done since it connected (no I/O; see :mod:`.metrics`)."""
@@ -347,129 +361,6 @@ def _udf_source(source: str | Path | bytes, name: str | None) -> tuple[bytes, st
     raise InvalidTypeError("udf source is a path or the module's code as bytes")
 
 
-# Every numeric connect option is a count or a duration held in 32 bits.
-_OPTION_MAX = 2**32 - 1
-
-
-def _config(seeds: str, options: dict[str, Any]) -> _native.ClientConfig:
-    known = _connect_options()
-    for name, value in options.items():
-        default = known[name]
-        if isinstance(default, bool) and not isinstance(value, bool):
-            raise InvalidTypeError(f"connect option {name} is True or False, not {value!r}")
-        if isinstance(default, int) and not isinstance(default, bool):
-            if isinstance(value, bool) or not isinstance(value, int):
-                unit = _UNITS.get(name.rsplit("_", 1)[-1], "a count")
-                raise InvalidTypeError(
-                    f"connect option {name} takes a whole number ({unit}), not {value!r}"
-                )
-            if not 0 <= value <= _OPTION_MAX:
-                raise InvalidArgumentError(
-                    f"connect option {name} must be within 0..{_OPTION_MAX}, not {value}"
-                )
-        if default is None and value is not None and not isinstance(value, str):
-            raise InvalidTypeError(f"connect option {name} is a str, not {value!r}")
-    return _native.ClientConfig(seeds, **options)
-
-
-_UNITS = {"ms": "milliseconds", "us": "microseconds"}
-
-
-@functools.cache
-def _connect_options() -> dict[str, Any]:
-    """Every option the native config takes, with its default."""
-    params = inspect.signature(_native.ClientConfig).parameters
-    return {p.name: p.default for p in params.values() if p.kind is p.KEYWORD_ONLY}
-
-
-DURATIONS = {
-    "connect_timeout": ("connect_timeout_ms", 1000),
-    "total_timeout": ("total_timeout_ms", 1000),
-    "socket_timeout": ("socket_timeout_ms", 1000),
-    "tend_interval": ("tend_interval_ms", 1000),
-    "idle_timeout": ("idle_timeout_ms", 1000),
-    "spin_wait": ("spin_wait_us", 1_000_000),
-}
-"""Duration options, in seconds (a number or a ``timedelta``): the native option each becomes
-and its units per second. The native names (``total_timeout_ms``...) still work, deprecated."""
-
-_DEPRECATED = {native: (name, per) for name, (native, per) in DURATIONS.items()}
-
-
-def public_options() -> dict[str, Any]:
-    """Every ``connect()`` option with its default (durations in seconds), ``auto_batch`` too."""
-    out: dict[str, Any] = {}
-    for name, default in _connect_options().items():
-        if name in _DEPRECATED:
-            public, per = _DEPRECATED[name]
-            out[public] = default / per
-        else:
-            out[name] = default
-    return {**out, "auto_batch": False}
-
-
-def _native_options(options: dict[str, Any], stacklevel: int) -> dict[str, Any]:
-    """Return ``connect()``'s options with durations as the native config takes them.
-
-    Unknown names are refused with the closest known one; a deprecated millisecond name warns,
-    naming its replacement (at the caller ``stacklevel`` frames up).
-    """
-    public = public_options()
-    out: dict[str, Any] = {}
-    for name, value in options.items():
-        if name in DURATIONS:
-            native, per = DURATIONS[name]
-            if native in options:
-                raise InvalidArgumentError(f"give connect option {name} or {native}, not both")
-            out[native] = _units(name, value, per)
-        elif name in _DEPRECATED:
-            new, per = _DEPRECATED[name]
-            example = value / per if isinstance(value, int) and not isinstance(value, bool) else 1
-            warnings.warn(
-                f"connect option {name} is deprecated: use {new} in seconds "
-                f"(e.g. {new}={example!r})",
-                DeprecationWarning,
-                stacklevel=stacklevel + 1,
-            )
-            out[name] = value
-        elif name in public:
-            out[name] = value
-        else:
-            close = difflib.get_close_matches(name, public, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise InvalidArgumentError(
-                f"unknown connect option {name!r}{hint} (options: {', '.join(sorted(public))})"
-            )
-    return out
-
-
-def _units(name: str, value: object, per_second: int, what: str = "connect option") -> int:
-    """Whole units (ms or µs) of a duration option given in seconds or as a ``timedelta``."""
-    if isinstance(value, timedelta):
-        seconds = value.total_seconds()
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = float(value)
-    else:
-        raise InvalidTypeError(
-            f"{what} {name} is a number of seconds or a timedelta, not {value!r}"
-        )
-    if not 0 <= seconds < float("inf"):
-        raise InvalidArgumentError(
-            f"{what} {name} must be a finite number of seconds >= 0, not {value!r}"
-        )
-    units = round(seconds * per_second)
-    if units > _OPTION_MAX:
-        raise InvalidArgumentError(
-            f"{what} {name}={value!r} is too long (at most {_OPTION_MAX / per_second:g} s)"
-        )
-    if seconds > 0 and units == 0:
-        smallest = "1 ms" if per_second == 1000 else "1 µs"
-        raise InvalidArgumentError(
-            f"{what} {name}={value!r} is below {smallest} (0 means no limit)"
-        )
-    return units
-
-
 def _start(seeds: Seeds) -> tuple[str, Embedded | None]:
     if isinstance(seeds, str) and seeds.startswith(EMBEDDED):
         nodes, rf = _embedded_options(seeds[len(EMBEDDED) :])
@@ -508,30 +399,28 @@ def _embedded_options(rest: str) -> tuple[int, int]:
 class Connecting:
     """What :func:`aerospike_fluent.connect` returns: ``await`` it or ``async with`` it."""
 
-    __slots__ = ("_auto_batch", "_client", "_options", "_seeds")
+    __slots__ = ("_auto_batch", "_client", "_options")
 
     def __init__(self, seeds: Seeds, options: dict[str, Any]) -> None:
-        self._seeds = seeds
-        auto_batch = options.pop("auto_batch", None)
-        self._options: dict[str, Any] | None = _native_options(options, stacklevel=3)
-        self._auto_batch = _autobatch.max_keys(auto_batch)
+        self._options: Prepared | None = prepare(seeds, options, stacklevel=3)
+        self._auto_batch = _autobatch.max_keys(self._options.auto_batch)
         self._client: Client[Async] | None = None
 
     async def _connect(self) -> Client[Async]:
         from aerospike_fluent import _bridge
 
-        options, self._options = self._options, None  # no password kept past the connect
-        if options is None:
+        prepared, self._options = self._options, None  # no password kept past the connect
+        if prepared is None:
             raise InvalidArgumentError("a connect() is awaited once: call connect() again")
-        seeds, server = _start(self._seeds)
+        seeds, server = _start(prepared.seeds)
         try:
-            config = _config(seeds, options)
-            native = await _bridge.call(_native.connect, config)
+            native = await _bridge.call(_native.connect, config(seeds, prepared))
         except BaseException:
             if server is not None:
                 server.stop()
             raise
-        return Client(native, AsyncExecutor(native, self._auto_batch), server)
+        executor = AsyncExecutor(native, self._auto_batch)
+        return Client(native, executor, server, prepared.policy, prepared.profiles)
 
     def __await__(self) -> Generator[Any, None, Client[Async]]:
         return self._connect().__await__()
@@ -565,7 +454,11 @@ def connect(seeds: Seeds = None, **options: Any) -> Connecting:
             ``auto_batch``: True (or the most keys per request, 2-5000) to send plain
             ``get`` calls started in the same event-loop iteration as batch reads, each caller
             still getting its own record or error (see docs/performance.md); ``metrics``:
-            False to stop counting calls (see :meth:`Client.metrics`).
+            False to stop counting calls (see :meth:`Client.metrics`); ``policy``: an
+            :class:`~aerospike_fluent.Policy` of call defaults per command family;
+            ``profiles``: named policies for :meth:`Client.with_policy`; ``config``: a TOML
+            file of all these (``AEROSPIKE_FLUENT_CONFIG`` names one too; explicit arguments
+            win over it).
 
     """
     return Connecting(seeds, dict(options))
@@ -573,16 +466,16 @@ def connect(seeds: Seeds = None, **options: Any) -> Connecting:
 
 def connect_sync(seeds: Seeds = None, **options: Any) -> Client[Sync]:
     """Connect and block until connected; the client is a context manager (see ``connect``)."""
-    if "auto_batch" in options:
+    prepared = prepare(seeds, options, stacklevel=2)
+    if prepared.auto_batch is not None:
         raise InvalidArgumentError(
             "auto_batch batches the reads of one event loop: it is an option of async clients"
         )
-    native_options = _native_options(options, stacklevel=2)
-    seeds_text, server = _start(seeds)
+    seeds_text, server = _start(prepared.seeds)
     try:
-        native = _native.connect_blocking(_config(seeds_text, native_options))
+        native = _native.connect_blocking(config(seeds_text, prepared))
     except BaseException:
         if server is not None:
             server.stop()
         raise
-    return Client(native, SyncExecutor(native), server)
+    return Client(native, SyncExecutor(native), server, prepared.policy, prepared.profiles)

@@ -61,7 +61,7 @@ class KeyRef(OpChain[M], Generic[M]):
         bins: object,
         ttl: TTL,
         generation: int | None,
-        send_key: bool,
+        send_key: bool | None,
     ) -> Call:
         checked = _validate.bins(bins)
         policy = self._write_policy(verb, ttl, generation, send_key)
@@ -109,7 +109,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, None]: ...
     @overload
     def put(
@@ -119,7 +119,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> None: ...
     def put(
         self,
@@ -128,7 +128,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Create or update the record (upsert), with the chain's other operations.
 
@@ -154,7 +154,7 @@ class KeyRef(OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, None]: ...
     @overload
     def insert(
@@ -163,7 +163,7 @@ class KeyRef(OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> None: ...
     def insert(
         self,
@@ -171,7 +171,7 @@ class KeyRef(OpChain[M], Generic[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Create the record; RecordExistsError if it exists (``expire_at``: as for put)."""
         return self._ex.call(
@@ -186,7 +186,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, None]: ...
     @overload
     def update(
@@ -196,7 +196,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> None: ...
     def update(
         self,
@@ -205,7 +205,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Update bins of an existing record; RecordNotFoundError if it does not exist."""
         return self._ex.call(
@@ -220,7 +220,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, None]: ...
     @overload
     def replace(
@@ -230,7 +230,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> None: ...
     def replace(
         self,
@@ -239,7 +239,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Replace every bin (creating the record when missing)."""
         return self._ex.call(
@@ -254,7 +254,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, None]: ...
     @overload
     def replace_if_exists(
@@ -264,7 +264,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> None: ...
     def replace_if_exists(
         self,
@@ -273,7 +273,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         generation: int | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Replace every bin of an existing record; RecordNotFoundError if missing."""
         call = self._write_call(
@@ -316,13 +316,13 @@ class KeyRef(OpChain[M], Generic[M]):
 
     @overload
     def delete(
-        self: KeyRef[Async], *, generation: int | None = None, durable: bool = False
+        self: KeyRef[Async], *, generation: int | None = None, durable: bool | None = None
     ) -> Coroutine[Any, Any, bool]: ...
     @overload
     def delete(
-        self: KeyRef[Sync], *, generation: int | None = None, durable: bool = False
+        self: KeyRef[Sync], *, generation: int | None = None, durable: bool | None = None
     ) -> bool: ...
-    def delete(self, *, generation: int | None = None, durable: bool = False) -> Any:
+    def delete(self, *, generation: int | None = None, durable: bool | None = None) -> Any:
         """Delete the record; True if it existed.
 
         ``generation``: only if the record is at this generation (else
@@ -376,8 +376,8 @@ class KeyRef(OpChain[M], Generic[M]):
         expire_at: datetime | None = None,
         generation: int | None = None,
         exists: _policy.Exists = "upsert",
-        send_key: bool = False,
-        durable: bool = False,
+        send_key: bool | None = None,
+        durable: bool | None = None,
     ) -> Coroutine[Any, Any, Record | None]: ...
     @overload
     def execute(
@@ -387,8 +387,8 @@ class KeyRef(OpChain[M], Generic[M]):
         expire_at: datetime | None = None,
         generation: int | None = None,
         exists: _policy.Exists = "upsert",
-        send_key: bool = False,
-        durable: bool = False,
+        send_key: bool | None = None,
+        durable: bool | None = None,
     ) -> Record | None: ...
     def execute(
         self,
@@ -397,8 +397,8 @@ class KeyRef(OpChain[M], Generic[M]):
         expire_at: datetime | None = None,
         generation: int | None = None,
         exists: _policy.Exists = "upsert",
-        send_key: bool = False,
-        durable: bool = False,
+        send_key: bool | None = None,
+        durable: bool | None = None,
     ) -> Any:
         """Run the chain's operations as one operate; returns the record of the reads.
 

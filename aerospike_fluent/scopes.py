@@ -136,7 +136,7 @@ class RecordSet(_Scope[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def put_many(
@@ -145,7 +145,7 @@ class RecordSet(_Scope[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> BatchResult: ...
     def put_many(
         self,
@@ -153,12 +153,14 @@ class RecordSet(_Scope[M]):
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
-        send_key: bool = False,
+        send_key: bool | None = None,
     ) -> Any:
         """Upsert ``{key: bins}`` in one batch request."""
         if not isinstance(records, Mapping):
             raise InvalidTypeError("put_many() takes a mapping of key -> bins")
-        policy = _policy.build(ttl=_validate.ttl(_expiry(ttl, expire_at)), send_key=bool(send_key))
+        policy = _policy.build(
+            ttl=_validate.ttl(_expiry(ttl, expire_at)), send_key=_policy.flag("send_key", send_key)
+        )
         rows = [("put", self._key(k), _validate.bins(bins), policy) for k, bins in records.items()]
         return self._ex.run(_batch(rows))
 

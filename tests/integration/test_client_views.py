@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+import aerospike_fluent as af
 from aerospike_fluent import errors
 from aerospike_fluent import sync as af_sync
 from aerospike_fluent.server import EmbeddedCluster
@@ -20,8 +21,9 @@ async def test_a_view_shares_the_connection_and_changes_only_its_defaults(
 ) -> None:
     db = fl.db
     patient = db.with_policy(total_timeout=timedelta(seconds=30), max_retries=5)
-    assert db.native.call_defaults == (1000, 0, 2)
-    assert patient.native.call_defaults == (30_000, 0, 5)
+    assert db.policy == af.Policy()
+    assert patient.policy == af.Policy(total_timeout=timedelta(seconds=30), max_retries=5)
+    assert patient.native.call_defaults == patient.policy._call_defaults()
     s = patient.namespace("test").set(set_name)
     await fl.run(s.key(1).put({"a": 1}))
     rec = await fl.run(db.namespace("test").set(set_name).key(1).get())
@@ -29,14 +31,16 @@ async def test_a_view_shares_the_connection_and_changes_only_its_defaults(
     # one client underneath: the view's calls are in the client's metrics
     assert db.metrics().count("put") == 1
     narrower = patient.with_policy(socket_timeout=0.25)
-    assert narrower.native.call_defaults == (30_000, 250, 5)
+    assert narrower.policy.resolved().write == af.Limits(
+        total_timeout=timedelta(seconds=30), socket_timeout=0.25, max_retries=5, retry_pause=0
+    )
     del patient, narrower  # dropping a view closes nothing
     assert db.is_connected
 
 
 def test_bad_view_limits_are_named(seeds: str) -> None:
     with af_sync.connect(seeds) as db:
-        with pytest.raises(errors.InvalidArgumentError, match="with_policy option total_timeout"):
+        with pytest.raises(errors.InvalidArgumentError, match="policy option total_timeout"):
             db.with_policy(total_timeout=-1)
         with pytest.raises(errors.InvalidTypeError, match="total_timeout"):
             db.with_policy(total_timeout="1")  # type: ignore[arg-type]

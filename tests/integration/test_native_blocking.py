@@ -9,14 +9,19 @@ from collections.abc import Callable
 
 import pytest
 
+import aerospike_fluent as af
 from aerospike_fluent import _native as n
 
 pytestmark = pytest.mark.timeout(60)
 
 
+def _patient(seconds: float) -> n.CallDefaults:
+    return af.Policy(total_timeout=seconds)._call_defaults()
+
+
 def test_ctrl_c_interrupts_a_blocking_call_on_the_main_thread(server: n.EmbeddedServer) -> None:
     assert threading.current_thread() is threading.main_thread()
-    config = n.ClientConfig(f"{server.host}:{server.port}", total_timeout_ms=20_000)
+    config = n.ClientConfig(f"{server.host}:{server.port}", defaults=_patient(20))
     c = n.connect_blocking(config)
     try:
         server.fault_delay(10_000, count=1)
@@ -85,7 +90,7 @@ def test_idle_sync_client_closes_its_caller_driven_pool(server: n.EmbeddedServer
 
 
 def test_idle_sync_client_survives_a_server_restart(server: n.EmbeddedServer) -> None:
-    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}", total_timeout_ms=5000))
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}", defaults=_patient(5)))
     try:
         c.put_blocking(("test", "blocking", "r", None), {"n": 1}, None)
         server.restart()
@@ -167,7 +172,7 @@ def test_small_and_writing_batches_stay_one_request(server: n.EmbeddedServer) ->
 
 
 def test_close_fails_a_pipelined_batch_in_flight(server: n.EmbeddedServer) -> None:
-    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}", total_timeout_ms=20_000))
+    c = n.connect_blocking(n.ClientConfig(f"{server.host}:{server.port}", defaults=_patient(20)))
     server.fault_delay(10_000, count=2)
     outcome: list[BaseException | None] = []
 

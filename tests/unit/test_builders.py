@@ -256,10 +256,10 @@ def test_retry_writes_reaches_the_native_policy(
     users.key("u1").timeout(retry_writes=True).delete()
     assert [(kw["max_retries"], kw["retry_writes"]) for kw in seen] == [
         (3, True),
-        (3, False),
+        (3, None),
         (None, True),
     ]
-    assert users.key("u1").timeout(retry_writes=False).put({"a": 1}) is None
+    assert users.key("u1").timeout().put({"a": 1}) is None
     assert rec.calls[-1].args[2] is None  # all defaults: no policy object at all
     with pytest.raises(InvalidTypeError):
         users.key("u1").timeout(retry_writes=1)  # type: ignore[arg-type]

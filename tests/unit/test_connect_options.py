@@ -13,14 +13,25 @@ from typing import Any
 import pytest
 
 from aerospike_fluent import errors
-from aerospike_fluent.client import DURATIONS, _config, _native_options, public_options
+from aerospike_fluent._options import DURATIONS, POLICY_SHORTHANDS, config, prepare, public_options
+from aerospike_fluent.policy import Policy
+
+
+def _prepare(options: dict[str, Any]) -> Any:
+    return prepare("127.0.0.1:3000", options, stacklevel=1)
 
 
 @pytest.mark.parametrize(
     ("options", "error", "text"),
     [
         ({"total_timout": 5}, errors.InvalidArgumentError, "did you mean 'total_timeout'"),
-        ({"rack_id": 1}, errors.InvalidArgumentError, "unknown connect option 'rack_id'"),
+        ({"rack_idz": 1}, errors.InvalidArgumentError, "did you mean 'rack_id'"),
+        ({"rack_id": 1, "rack_ids": [2]}, errors.InvalidArgumentError, "not both"),
+        ({"rack_ids": []}, errors.InvalidArgumentError, "rack_ids is empty"),
+        ({"rack_ids": "1"}, errors.InvalidTypeError, "list of whole numbers"),
+        ({"policy": 5}, errors.InvalidTypeError, "af.Policy or a mapping"),
+        ({"policy": {"sendkey": True}}, errors.InvalidArgumentError, "did you mean 'send_key'"),
+        ({"profiles": {"fast": {"replica": "nearest"}}}, errors.InvalidArgumentError, "replica"),
         ({"total_timeout": "1"}, errors.InvalidTypeError, "seconds or a timedelta"),
         ({"total_timeout": -1}, errors.InvalidArgumentError, "finite number of seconds"),
         ({"total_timeout": float("nan")}, errors.InvalidArgumentError, "finite number"),
@@ -34,7 +45,7 @@ def test_bad_public_options_are_named(
     options: dict[str, Any], error: type[Exception], text: str
 ) -> None:
     with pytest.raises(error) as raised:
-        _native_options(options, stacklevel=1)
+        _prepare(options)
     assert text in str(raised.value)
 
 
@@ -52,39 +63,41 @@ def test_bad_public_options_are_named(
 def test_bad_native_values_are_named(
     options: dict[str, Any], error: type[Exception], text: str
 ) -> None:
-    with pytest.raises(error) as raised:
-        _config("127.0.0.1:3000", options)
+    with pytest.raises(error) as raised, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        config("127.0.0.1:3000", _prepare(options))
     assert text in str(raised.value)
     assert "ClientConfig" not in str(raised.value)
 
 
 def test_durations_are_seconds_or_timedeltas() -> None:
-    native = _native_options(
+    prepared = _prepare(
         {
             "total_timeout": 0.5,
             "connect_timeout": timedelta(seconds=2),
             "socket_timeout": 0,
             "spin_wait": 0.0002,
             "max_retries": 1,
-        },
-        stacklevel=1,
+        }
     )
-    assert native == {
-        "total_timeout_ms": 500,
-        "connect_timeout_ms": 2000,
-        "socket_timeout_ms": 0,
-        "spin_wait_us": 200,
-        "max_retries": 1,
-    }
-    _config("127.0.0.1:3000", native)
+    assert prepared.native == {"connect_timeout_ms": 2000, "spin_wait_us": 200}
+    assert prepared.policy == Policy(total_timeout=0.5, socket_timeout=0, max_retries=1)
+    config("127.0.0.1:3000", prepared)
+
+
+def test_the_timeout_shorthands_win_over_the_policy_they_sit_beside() -> None:
+    prepared = _prepare({"total_timeout": 2, "policy": Policy(total_timeout=9, send_key=True)})
+    assert prepared.policy == Policy(total_timeout=2, send_key=True)
+    assert set(POLICY_SHORTHANDS) <= set(public_options())
 
 
 def test_millisecond_names_still_work_and_name_their_replacement() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        native = _native_options({"total_timeout_ms": 1500}, stacklevel=1)
-    assert native == {"total_timeout_ms": 1500}
-    (warning,) = caught
+        prepared = _prepare({"total_timeout_ms": 1500, "tend_interval_ms": 500})
+    assert prepared.policy == Policy(total_timeout=1.5)
+    assert prepared.native == {"tend_interval_ms": 500}
+    warning = caught[0]
     assert warning.category is DeprecationWarning
     assert "use total_timeout in seconds (e.g. total_timeout=1.5)" in str(warning.message)
 
@@ -101,7 +114,7 @@ def test_the_documented_options_are_the_accepted_ones() -> None:
     accepted = public_options()
     assert sorted(documented) == sorted(accepted)
     for name, default in accepted.items():
-        if name in DURATIONS:
+        if name in DURATIONS or name in ("total_timeout", "socket_timeout"):
             assert float(documented[name]) == default, name
         elif isinstance(default, int | bool):
             assert documented[name] == str(default), name

@@ -8,15 +8,15 @@ import pytest
 
 from aerospike_fluent import _policy
 
-DEFAULTS: tuple[object, ...] = (None, None, 0, False, False, None, None)
+DEFAULTS: tuple[object, ...] = (None, None, 0, None, None, None, None)
 SET = {
     "ttl": (0, 60, timedelta(seconds=1), -1),
     "generation": (0, 3),
     "exists": (1, 4),
-    "send_key": (True,),
-    "durable": (True,),
+    "send_key": (True, False),
+    "durable": (True, False),
     "filter": ((),),
-    "lim": ((100, None, None, False),),
+    "lim": ((100, None, None, None), (None, None, None, False)),
 }
 
 
@@ -36,6 +36,9 @@ def test_any_option_set_is_not_default(position: int, value: object) -> None:
     assert not _policy.is_default(*options)
 
 
-def test_falsy_flags_count_as_default() -> None:
-    # send_key / durable / exists are read for their truth, as the builders always did
-    assert _policy.is_default(None, None, 0, 0, None, None, None)
+def test_an_explicit_false_is_an_option() -> None:
+    # it overrides a client-wide send_key=True / durable_delete=True, so it needs a policy
+    assert not _policy.is_default(None, None, 0, False, None, None, None)
+    assert not _policy.is_default(None, None, 0, None, False, None, None)
+    assert _policy.limits(None, None, None, None) is None
+    assert _policy.limits(None, None, None, False) == (None, None, None, False)

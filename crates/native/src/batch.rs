@@ -14,7 +14,7 @@ use crate::args::Args;
 use crate::call_args::to_bins;
 use crate::errors::invalid_argument;
 use crate::ops::{to_ops, Answers};
-use crate::policy::{Defaults, Natives, Policy};
+use crate::policy::{CallDefaults, Natives, Policy};
 use crate::values::{to_key_parts_in, to_value, Ctx, KeyParts, KeyScope};
 use crate::wire;
 
@@ -142,7 +142,7 @@ impl Row {
     }
 }
 
-fn row_policy(a: &Args<'_, '_>, i: usize, d: &Defaults) -> PyResult<Option<Arc<Natives>>> {
+fn row_policy(a: &Args<'_, '_>, i: usize, d: &CallDefaults) -> PyResult<Option<Arc<Natives>>> {
     let v = a.item(i)?;
     if v.is_none() {
         return Ok(None);
@@ -157,11 +157,11 @@ fn row_policy(a: &Args<'_, '_>, i: usize, d: &Defaults) -> PyResult<Option<Arc<N
 /// `("write", key, ops, policy|None)`, `("put", key, bins, policy|None)` (a write of each bin),
 /// `("delete", key, policy|None)`,
 /// `("udf", key, module, function, args, policy|None)`.
-pub fn to_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
+pub fn to_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults) -> PyResult<Vec<Row>> {
     crate::guard::sync("batch row conversion", || convert_rows(rows, d))
 }
 
-fn convert_rows(rows: &Bound<'_, PyAny>, d: &Defaults) -> PyResult<Vec<Row>> {
+fn convert_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults) -> PyResult<Vec<Row>> {
     let mut out = Vec::with_capacity(rows.len().unwrap_or(0));
     let mut scope = KeyScope::default();
     for row in rows

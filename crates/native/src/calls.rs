@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use aerospike::policy::BatchPolicy;
+use aerospike::policy::{AdminPolicy, BatchPolicy};
 use aerospike::{
     BatchOperation, Bin, Bins, Client, Key, Record as AsRecord, ResultCode, Task, UdfLang, Value,
 };
@@ -373,11 +373,16 @@ impl IntoPy for InfoOut {
 }
 
 /// Send an info command to one node (or any node).
-pub async fn info(i: Arc<Inner>, command: String, node: Option<String>) -> OpResult<InfoOut> {
+pub async fn info(
+    i: Arc<Inner>,
+    admin: AdminPolicy,
+    command: String,
+    node: Option<String>,
+) -> OpResult<InfoOut> {
     let cmds: Vec<&str> = command.split('\n').filter(|c| !c.is_empty()).collect();
     let map = match node {
-        Some(n) => i.client.get_node(&n)?.info(&i.admin, &cmds).await?,
-        None => i.client.info(&i.admin, &cmds).await?,
+        Some(n) => i.client.get_node(&n)?.info(&admin, &cmds).await?,
+        None => i.client.info(&admin, &cmds).await?,
     };
     Ok(InfoOut(map.into_iter().collect()))
 }
@@ -396,10 +401,10 @@ impl IntoPy for InfoAllOut {
 }
 
 /// Send an info command to every node at once.
-pub async fn info_all(i: Arc<Inner>, command: String) -> OpResult<InfoAllOut> {
+pub async fn info_all(i: Arc<Inner>, admin: AdminPolicy, command: String) -> OpResult<InfoAllOut> {
     let cmds: Vec<&str> = command.split('\n').filter(|c| !c.is_empty()).collect();
     let nodes = i.client.nodes();
-    let asks = nodes.iter().map(|n| n.info(&i.admin, &cmds));
+    let asks = nodes.iter().map(|n| n.info(&admin, &cmds));
     let mut out = Vec::with_capacity(nodes.len());
     for (node, answer) in nodes.iter().zip(futures::future::join_all(asks).await) {
         out.push((
@@ -537,7 +542,7 @@ pub async fn udf_apply(
 ) -> OpResult<ValueOut> {
     let mut value = c
         .crate_client
-        .execute_udf(&p.write, &key, &module, &function, &args)
+        .execute_udf(&p.udf, &key, &module, &function, &args)
         .await
         .map_err(Failure::keyed(&key))?;
     if let Some(v) = value.as_mut() {

@@ -19,7 +19,7 @@ use crate::in_flight::Flights;
 use crate::loop_runtime::LoopRuntime;
 use crate::metrics::{Call, Kind, Meter, Metrics, NodeRow, Snapshot};
 use crate::ops::to_ops;
-use crate::policy::{Defaults, Natives, Policy};
+use crate::policy::{CallDefaults, Defaults, Natives, Policy};
 use crate::pools::close_on_loop;
 use crate::query::{self, QueryStream};
 use crate::runtime;
@@ -212,7 +212,7 @@ impl Client {
     /// The native policies of a call: its own, or the client's defaults.
     fn natives(&self, policy: Option<&Bound<'_, Policy>>) -> Arc<Natives> {
         match policy {
-            Some(p) => p.get().natives(&self.defaults),
+            Some(p) => p.get().natives(&self.defaults.calls),
             None => self.natives.clone(),
         }
     }
@@ -228,7 +228,7 @@ pub(crate) async fn do_connect(
     let worker_policy = crate::pools::worker_policy(&policy);
     let client = aerospike::Client::new(&worker_policy, &hosts).await?;
     let admin = AdminPolicy {
-        timeout: defaults.total_timeout.max(1000),
+        timeout: defaults.calls.info_timeout,
     };
     let shares = crate::pools::shares(policy.max_conns_per_node);
     let metrics = Metrics::new(defaults.metrics);
@@ -248,7 +248,7 @@ pub(crate) async fn do_connect(
         worker_wire.clone(),
         closing.subscribe(),
     ));
-    let natives = Arc::new(Natives::defaults(&defaults));
+    let natives = Arc::new(Natives::defaults(&defaults.calls));
     Ok(Client {
         defaults,
         natives,
@@ -531,40 +531,26 @@ operations! {
         crate::blocking::block(py, crate::blocking::Driver::Worker(&self.inner.handle), fut)
     }
 
-    /// A view of this client whose calls default to other timeouts and retries (given in ms;
-    /// `None`: as this client). It shares the connections; closing either closes both.
-    #[pyo3(signature = (total_timeout_ms=None, socket_timeout_ms=None, max_retries=None))]
-    fn with_defaults(
-        &self,
-        total_timeout_ms: Option<u32>,
-        socket_timeout_ms: Option<u32>,
-        max_retries: Option<usize>,
-    ) -> PyResult<Client> {
+    /// A view of this client whose calls have other defaults. It shares the connections;
+    /// closing either closes both.
+    fn with_defaults(&self, defaults: PyRef<'_, CallDefaults>) -> PyResult<Client> {
+        let defaults = *defaults;
         let inner = self.live()?.clone();
-        let mut defaults = self.defaults;
-        if let Some(t) = total_timeout_ms {
-            defaults.total_timeout = t;
-        }
-        if let Some(t) = socket_timeout_ms {
-            defaults.socket_timeout = t;
-        }
-        if let Some(r) = max_retries {
-            defaults.max_retries = r;
-        }
         Ok(Client {
             inner,
             natives: Arc::new(Natives::defaults(&defaults)),
-            defaults,
+            defaults: Defaults {
+                calls: defaults,
+                ..self.defaults
+            },
             view: true,
         })
     }
 
-    /// The defaults of calls through this client: (total timeout ms, socket timeout ms,
-    /// retries).
+    /// The defaults of calls through this client.
     #[getter]
-    fn call_defaults(&self) -> (u32, u32, usize) {
-        let d = &self.defaults;
-        (d.total_timeout, d.socket_timeout, d.max_retries)
+    fn call_defaults(&self) -> CallDefaults {
+        self.defaults.calls
     }
 
     /// Calls in flight now.
@@ -719,7 +705,7 @@ operations! {
         rows: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) {
-        let rows = crate::batch::to_rows(rows, &this.defaults)?;
+        let rows = crate::batch::to_rows(rows, &this.defaults.calls)?;
         let writes = rows.iter().any(crate::batch::Row::writes);
         let kind = if writes { Kind::BatchWrite } else { Kind::BatchRead };
         let ns = rows.first().map_or("", |r| r.namespace());
@@ -742,8 +728,8 @@ operations! {
         command: String,
         node: Option<String>,
     ) {
-        let _ = this;
-        (read(Meter::new(Kind::Info, "")), calls::info(inner.clone(), command, node))
+        let admin = AdminPolicy { timeout: this.defaults.calls.info_timeout };
+        (read(Meter::new(Kind::Info, "")), calls::info(inner.clone(), admin, command, node))
     }
 
     /// An info command sent to every node: node name -> (name -> value).
@@ -751,8 +737,8 @@ operations! {
         this, inner,
         command: String,
     ) {
-        let _ = this;
-        (read(Meter::new(Kind::Info, "")), calls::info_all(inner.clone(), command))
+        let admin = AdminPolicy { timeout: this.defaults.calls.info_timeout };
+        (read(Meter::new(Kind::Info, "")), calls::info_all(inner.clone(), admin, command))
     }
 
     /// Per node name, the partitions of `namespace` it masters and the replicas it holds, in

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use tokio::runtime::Handle;
 
 use crate::errors::invalid_argument;
-use crate::policy::Defaults;
+use crate::policy::{CallDefaults, Defaults, BUILT_IN};
 use crate::{runtime, tls};
 
 /// How a client logs in (`auth_mode`): the server's own users, an external directory (the
@@ -51,6 +51,7 @@ pub struct ClientConfig {
     pub(crate) min_conns_per_node: usize,
     pub(crate) tend_interval_ms: u32,
     pub(crate) idle_timeout_ms: u32,
+    pub(crate) rack_ids: Option<Vec<usize>>,
 }
 
 #[pymethods]
@@ -58,9 +59,9 @@ impl ClientConfig {
     #[new]
     #[pyo3(signature = (seeds, *, cluster_name = None, user = None, password = None,
         auth_mode = None, tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
-        connect_timeout_ms = 1000, total_timeout_ms = 1000, socket_timeout_ms = 0,
-        max_retries = 2, max_conns_per_node = 256, min_conns_per_node = 0,
-        tend_interval_ms = 1000, idle_timeout_ms = 55_000, spin_wait_us = 200, metrics = true))]
+        connect_timeout_ms = 1000, defaults = None, max_conns_per_node = 256, min_conns_per_node = 0,
+        tend_interval_ms = 1000, idle_timeout_ms = 55_000, spin_wait_us = 200, metrics = true,
+        rack_ids = None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         seeds: String,
@@ -73,15 +74,14 @@ impl ClientConfig {
         tls_cert_file: Option<String>,
         tls_key_file: Option<String>,
         connect_timeout_ms: u32,
-        total_timeout_ms: u32,
-        socket_timeout_ms: u32,
-        max_retries: usize,
+        defaults: Option<PyRef<'_, CallDefaults>>,
         max_conns_per_node: usize,
         min_conns_per_node: usize,
         tend_interval_ms: u32,
         idle_timeout_ms: u32,
         spin_wait_us: u32,
         metrics: bool,
+        rack_ids: Option<Vec<usize>>,
     ) -> PyResult<Self> {
         if seeds.trim().is_empty() {
             return Err(invalid_argument("seeds must name at least one host:port"));
@@ -147,9 +147,7 @@ impl ClientConfig {
             tls_key_file,
             connect_timeout_ms,
             defaults: Defaults {
-                total_timeout: total_timeout_ms,
-                socket_timeout: socket_timeout_ms,
-                max_retries,
+                calls: defaults.map_or(BUILT_IN, |d| *d),
                 spin_wait_us,
                 metrics,
             },
@@ -157,6 +155,7 @@ impl ClientConfig {
             min_conns_per_node,
             tend_interval_ms,
             idle_timeout_ms,
+            rack_ids,
         })
     }
 
@@ -219,6 +218,7 @@ pub fn client_policy(cfg: &ClientConfig) -> PyResult<ClientPolicy> {
             .tend_interval_ms
             .max(aerospike::policy::TEND_INTERVAL_MIN_MS),
         idle_timeout: cfg.idle_timeout_ms,
+        rack_ids: cfg.rack_ids.clone(),
         ..ClientPolicy::default()
     };
     match (cfg.auth_mode, &cfg.user, &cfg.password) {

@@ -74,6 +74,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<completion::Pending>()?;
     m.add_class::<completion::Completer>()?;
     m.add_class::<policy::Policy>()?;
+    m.add_class::<policy::CallDefaults>()?;
     m.add_class::<config::ClientConfig>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<query::QueryStream>()?;

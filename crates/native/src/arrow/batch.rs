@@ -32,7 +32,7 @@ pub fn read(
     rows: &Bound<'_, PyAny>,
     spec: &Bound<'_, ArrowSpec>,
 ) -> PyResult<impl std::future::Future<Output = OpResult<BatchTable>> + Send + 'static> {
-    let rows = crate::batch::to_rows(rows, &i.defaults)?;
+    let rows = crate::batch::to_rows(rows, &i.defaults.calls)?;
     let (i, spec) = (i.clone(), spec.get().spec.clone());
     Ok(async move {
         let out = calls::batch_crate(&i.client, p, rows).await?;

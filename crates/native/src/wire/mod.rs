@@ -46,7 +46,7 @@ mod view;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use aerospike::policy::{QueryDuration, ReadModeAp, ReadModeSc};
+use aerospike::policy::{QueryDuration, ReadModeAp, ReadModeSc, Replica};
 use aerospike::QueryPolicy;
 use base64::Engine;
 
@@ -77,11 +77,12 @@ pub struct Target<'a> {
 }
 
 /// The plan for reading `t` from the wire, or `None` when the crate's path must serve it
-/// (compression, strong-consistency read modes, or a filter expression it cannot hand over).
+/// (compression, strong-consistency read modes, a replica other than the master, or a filter expression it cannot hand over).
 pub fn plan(policy: &QueryPolicy, t: &Target<'_>) -> Option<Plan> {
     let base = &policy.base_policy;
     let plain = !base.use_compression
         && matches!(base.read_mode_sc, ReadModeSc::Session)
+        && matches!(base.replica, Replica::Master | Replica::Sequence)
         && std::env::var_os(CRATE_SCANS_ENV).is_none();
     if !plain {
         return None;

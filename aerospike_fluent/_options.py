@@ -1,0 +1,258 @@
+"""``connect()`` options: checked, converted to the native config, merged with a config file."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+import inspect
+import os
+import warnings
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from typing import Any, Final
+
+from aerospike_fluent import _config_file, _native
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.policy import BUILT_IN, Policy
+
+# Every numeric connect option is a count or a duration held in 32 bits.
+OPTION_MAX: Final = 2**32 - 1
+
+DURATIONS: Final = {
+    "connect_timeout": ("connect_timeout_ms", 1000),
+    "tend_interval": ("tend_interval_ms", 1000),
+    "idle_timeout": ("idle_timeout_ms", 1000),
+    "spin_wait": ("spin_wait_us", 1_000_000),
+}
+"""Duration options of the native config, in seconds (a number or a ``timedelta``): the native
+option each becomes and its units per second."""
+
+POLICY_SHORTHANDS: Final = ("total_timeout", "socket_timeout", "max_retries")
+"""``connect(total_timeout=...)`` is short for ``connect(policy=Policy(total_timeout=...))``."""
+
+DEPRECATED: Final = {
+    **{native: (name, per) for name, (native, per) in DURATIONS.items()},
+    "total_timeout_ms": ("total_timeout", 1000),
+    "socket_timeout_ms": ("socket_timeout", 1000),
+}
+"""The older names, in whole ms or µs: the name that replaces each, and its units per second."""
+
+_PYTHON_ONLY: Final = {
+    **{name: getattr(BUILT_IN, name) for name in POLICY_SHORTHANDS},
+    "rack_id": None,
+    "policy": None,
+    "profiles": None,
+    "config": None,
+    "auto_batch": False,
+}
+_UNITS: Final = {"ms": "milliseconds", "us": "microseconds"}
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Prepared:
+    """What a connect needs: seeds, the native config's options, call defaults, profiles."""
+
+    seeds: Any
+    native: dict[str, Any]
+    policy: Policy
+    profiles: dict[str, Policy]
+    auto_batch: Any
+
+
+@functools.cache
+def native_options() -> dict[str, Any]:
+    """Every option the native config takes, with its default (``defaults`` aside)."""
+    params = inspect.signature(_native.ClientConfig).parameters
+    return {
+        p.name: p.default
+        for p in params.values()
+        if p.kind is p.KEYWORD_ONLY and p.name != "defaults"
+    }
+
+
+def public_options() -> dict[str, Any]:
+    """Every ``connect()`` option with its default (durations in seconds)."""
+    out: dict[str, Any] = {}
+    for name, default in native_options().items():
+        if name in DEPRECATED:
+            public, per = DEPRECATED[name]
+            out[public] = default / per
+        else:
+            out[name] = default
+    return {**out, **_PYTHON_ONLY}
+
+
+def prepare(seeds: Any, options: dict[str, Any], stacklevel: int) -> Prepared:
+    """Check ``connect()``'s options and merge them with the config file, if any.
+
+    Unknown names are refused with the closest known one; a deprecated millisecond name warns,
+    naming its replacement (at the caller ``stacklevel`` frames up). Explicit arguments win
+    over the file.
+    """
+    options = dict(options)
+    loaded = _config_file.load(options.pop("config", None))
+    policy, given = _split(_checked(options, stacklevel + 1))
+    profiles: dict[str, Policy] = {}
+    if loaded is not None:
+        file_policy, file_given = _split(_checked(loaded.options, 0, f"{loaded.path}: option"))
+        policy = policy.over(file_policy.over(loaded.policy))
+        given = {**file_given, **given}
+        profiles.update(loaded.profiles)
+        if seeds is None and not os.environ.get("AEROSPIKE_HOST"):
+            seeds = loaded.seeds
+    profiles.update(_profiles(given.pop("profiles", None)))
+    rack_id = given.pop("rack_id", None)
+    if rack_id is not None:
+        if given.get("rack_ids") is not None:
+            raise InvalidArgumentError("give connect option rack_id or rack_ids, not both")
+        given["rack_ids"] = [rack_id]
+    auto_batch = given.pop("auto_batch", None)
+    policy.resolved()  # every setting checked before anything starts
+    return Prepared(seeds, given, policy, profiles, auto_batch)
+
+
+def _split(options: dict[str, Any]) -> tuple[Policy, dict[str, Any]]:
+    """Split checked options into call defaults (``policy`` and its shorthands) and the rest."""
+    rest = dict(options)
+    policy = _policy(rest.pop("policy", None), "policy")
+    shorthand = {name: rest.pop(name) for name in POLICY_SHORTHANDS if name in rest}
+    return Policy(**shorthand).over(policy), rest
+
+
+def _checked(
+    options: Mapping[str, Any], stacklevel: int, where: str = "connect option"
+) -> dict[str, Any]:
+    public = public_options()
+    out: dict[str, Any] = {}
+    for name, value in options.items():
+        if name in DURATIONS:
+            native, per = DURATIONS[name]
+            if native in options:
+                raise InvalidArgumentError(f"give {where} {name} or {native}, not both")
+            out[native] = units(name, value, per, where)
+        elif name in POLICY_SHORTHANDS and name != "max_retries":
+            if f"{name}_ms" in options:
+                raise InvalidArgumentError(f"give {where} {name} or {name}_ms, not both")
+            units(name, value, 1000, where)
+            out[name] = value
+        elif name in DEPRECATED:
+            new, per = DEPRECATED[name]
+            if not stacklevel:
+                raise InvalidArgumentError(f"{where} {name} is an old name: use {new} in seconds")
+            if stacklevel:
+                example = (
+                    value / per if isinstance(value, int) and not isinstance(value, bool) else 1
+                )
+                warnings.warn(
+                    f"{where} {name} is deprecated: use {new} in seconds (e.g. {new}={example!r})",
+                    DeprecationWarning,
+                    stacklevel=stacklevel + 1,
+                )
+            _whole(name, value, where)
+            if new in POLICY_SHORTHANDS:
+                out[new] = value / per
+            else:
+                out[name] = value
+        elif name in public:
+            out[name] = _typed(name, value, where)
+        else:
+            close = difflib.get_close_matches(name, public, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise InvalidArgumentError(
+                f"unknown {where} {name!r}{hint} (options: {', '.join(sorted(public))})"
+            )
+    return out
+
+
+def _typed(name: str, value: Any, where: str) -> Any:
+    default = public_options()[name]
+    if name == "max_retries" or (isinstance(default, int) and not isinstance(default, bool)):
+        _whole(name, value, where)
+    elif isinstance(default, bool) and not isinstance(value, bool):
+        raise InvalidTypeError(f"{where} {name} is True or False, not {value!r}")
+    elif name == "rack_id":
+        _whole(name, value, where)
+    elif name == "rack_ids":
+        return _rack_ids(value, where)
+    elif name in ("policy", "profiles", "auto_batch"):
+        return value
+    elif value is not None and not isinstance(value, str):
+        raise InvalidTypeError(f"{where} {name} is a str, not {value!r}")
+    return value
+
+
+def _whole(name: str, value: object, where: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        unit = _UNITS.get(name.rsplit("_", 1)[-1], "a count")
+        raise InvalidTypeError(f"{where} {name} takes a whole number ({unit}), not {value!r}")
+    if not 0 <= value <= OPTION_MAX:
+        raise InvalidArgumentError(f"{where} {name} must be within 0..{OPTION_MAX}, not {value}")
+
+
+def _rack_ids(value: object, where: str) -> list[int] | None:
+    if value is None:
+        return None
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise InvalidTypeError(f"{where} rack_ids is a list of whole numbers, not {value!r}")
+    ids = list(value)
+    for rack in ids:
+        _whole("rack_ids", rack, where)
+    if not ids:
+        raise InvalidArgumentError(f"{where} rack_ids is empty: give at least one rack id")
+    return ids
+
+
+def _policy(value: object, what: str) -> Policy:
+    if value is None:
+        return Policy()
+    if isinstance(value, Policy):
+        return value
+    if isinstance(value, Mapping):
+        return Policy.from_mapping(value, where=f"{what} option")
+    raise InvalidTypeError(f"connect option {what} is an af.Policy or a mapping, not {value!r}")
+
+
+def _profiles(value: object) -> dict[str, Policy]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidTypeError(f"connect option profiles maps names to policies, not {value!r}")
+    out = {}
+    for name, policy in value.items():
+        if not isinstance(name, str) or not name:
+            raise InvalidTypeError(f"a profile name is a non-empty str, not {name!r}")
+        out[name] = _policy(policy, f"profile {name!r}")
+    return out
+
+
+def units(name: str, value: object, per_second: int, what: str = "connect option") -> int:
+    """Whole units (ms or µs) of a duration option given in seconds or as a ``timedelta``."""
+    if isinstance(value, timedelta):
+        seconds = value.total_seconds()
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value)
+    else:
+        raise InvalidTypeError(
+            f"{what} {name} is a number of seconds or a timedelta, not {value!r}"
+        )
+    if not 0 <= seconds < float("inf"):
+        raise InvalidArgumentError(
+            f"{what} {name} must be a finite number of seconds >= 0, not {value!r}"
+        )
+    count = round(seconds * per_second)
+    if count > OPTION_MAX:
+        raise InvalidArgumentError(
+            f"{what} {name}={value!r} is too long (at most {OPTION_MAX / per_second:g} s)"
+        )
+    if seconds > 0 and count == 0:
+        smallest = "1 ms" if per_second == 1000 else "1 µs"
+        raise InvalidArgumentError(
+            f"{what} {name}={value!r} is below {smallest} (0 means no limit)"
+        )
+    return count
+
+
+def config(seeds: str, prepared: Prepared) -> _native.ClientConfig:
+    """Return the native config of a prepared connect."""
+    return _native.ClientConfig(seeds, defaults=prepared.policy._call_defaults(), **prepared.native)
