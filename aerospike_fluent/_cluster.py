@@ -61,6 +61,11 @@ class ClusterNode:
         """The partition generation: it changes whenever the node's view of the cluster does."""
         return self._cluster.generation(self.index)
 
+    @property
+    def rack_id(self) -> int:
+        """The node's rack (0: none)."""
+        return self._cluster.rack_id(self.index)
+
     def kill(self, *, keep_data: bool = False) -> None:
         """Stop the node at once; the others take over its partitions from the replicas.
 
@@ -118,8 +123,9 @@ class EmbeddedCluster(StopsOnExit):
 
     ``port=0`` picks free ports, else nodes listen on ``port``, ``port + 1``... Every
     partition has ``replication_factor`` copies on distinct nodes; writes reach every copy
-    before they are acknowledged. Usable as a sync or async context manager; both stop every
-    node on exit.
+    before they are acknowledged. With ``racks=R`` (Enterprise rules: ``edition="enterprise"``)
+    node ``i`` is on rack ``i % R + 1`` and a partition's copies go to distinct racks. Usable as
+    a sync or async context manager; both stop every node on exit.
     """
 
     __slots__ = ("_cluster",)
@@ -136,6 +142,7 @@ class EmbeddedCluster(StopsOnExit):
         tls_key_file: str | None = None,
         users: Mapping[str, str] | None = None,
         edition: Literal["community", "enterprise"] = "community",
+        racks: int = 0,
     ) -> None:
         self._cluster = started(
             _native.EmbeddedCluster(
@@ -148,6 +155,7 @@ class EmbeddedCluster(StopsOnExit):
                 tls_key_file=tls_key_file,
                 users=None if users is None else dict(users),
                 edition=edition,
+                racks=racks,
             )
         )
 

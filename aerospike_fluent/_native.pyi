@@ -666,6 +666,7 @@ class EmbeddedCluster:
         tls_key_file: str | None = None,
         users: Mapping[str, str] | None = None,
         edition: Literal["community", "enterprise"] = "community",
+        racks: int = 0,
     ) -> EmbeddedCluster:
         """Start ``nodes`` nodes (consecutive ports from ``port``; 0 = free ports) keeping
         ``replication_factor`` copies of every partition."""
@@ -674,6 +675,7 @@ class EmbeddedCluster:
     @property
     def size(self) -> int:
         """Node slots ever started, removed ones included."""
+    def rack_id(self, slot: int) -> int: ...
     def port(self, slot: int) -> int: ...
     def node_name(self, slot: int) -> str: ...
     def status(self, slot: int) -> Literal["up", "paused", "isolated", "down", "removed"]: ...

@@ -167,17 +167,17 @@ def _checked(
 
 def _typed(name: str, value: Any, where: str) -> Any:
     default = public_options()[name]
-    if name == "max_retries" or (isinstance(default, int) and not isinstance(default, bool)):
+    if name in ("policy", "profiles", "auto_batch"):
+        return value  # checked where they are used
+    if name == "rack_ids":
+        return _rack_ids(value, where)
+    if name in ("max_retries", "rack_id") or (
+        isinstance(default, int) and not isinstance(default, bool)
+    ):
         _whole(name, value, where)
     elif isinstance(default, bool) and not isinstance(value, bool):
         raise InvalidTypeError(f"{where} {name} is True or False, not {value!r}")
-    elif name == "rack_id":
-        _whole(name, value, where)
-    elif name == "rack_ids":
-        return _rack_ids(value, where)
-    elif name in ("policy", "profiles", "auto_batch"):
-        return value
-    elif value is not None and not isinstance(value, str):
+    elif default is None and value is not None and not isinstance(value, str):
         raise InvalidTypeError(f"{where} {name} is a str, not {value!r}")
     return value
 

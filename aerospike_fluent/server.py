@@ -1,7 +1,7 @@
 """The embedded in-memory Aerospike-compatible server, for tests, notebooks and examples.
 
 Run it in the foreground with ``python -m aerospike_fluent.server [--host H] [--port 3000]
-[--namespace test ...] [--nodes 3 [--replication-factor 2]]``, or in-process::
+[--namespace test ...] [--nodes 3 [--replication-factor 2] [--racks 2]]``, or in-process::
 
     with EmbeddedServer() as server:
         async with af.connect(server.seeds) as db: ...
@@ -148,11 +148,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="community",
         help="whose rules to follow: community refuses Enterprise-only requests (default)",
     )
+    parser.add_argument(
+        "--racks",
+        type=int,
+        default=0,
+        help="racks the nodes are spread over in turn (Enterprise rules: with --edition "
+        "enterprise; default 0, none)",
+    )
     args = parser.parse_args(argv)
     namespaces = args.namespaces or DEFAULT_NAMESPACES
     server: EmbeddedServer | EmbeddedCluster
     try:
-        if args.nodes == 1:
+        if args.nodes == 1 and not args.racks:
             server = EmbeddedServer(args.host, args.port, namespaces, edition=args.edition)
         else:
             rf = min(args.replication_factor, args.nodes)
@@ -163,6 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 port=args.port,
                 namespaces=namespaces,
                 edition=args.edition,
+                racks=args.racks,
             )
     except (AerospikeError, ValueError) as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)

@@ -43,6 +43,7 @@ pub(crate) fn server_config(
         tls_key_file,
         users,
         edition,
+        rack_id: 0,
     })
 }
 

@@ -46,10 +46,11 @@ impl EmbeddedCluster {
             tls_key_file = None,
             users = None,
             edition = "community",
+            racks = 0,
         ),
         text_signature = "(nodes=3, replication_factor=2, host='127.0.0.1', port=0, \
             namespaces=('test', 'bar'), *, tls_cert_file=None, tls_key_file=None, users=None, \
-            edition='community')"
+            edition='community', racks=0)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -63,7 +64,13 @@ impl EmbeddedCluster {
         tls_key_file: Option<String>,
         users: Option<HashMap<String, String>>,
         edition: &str,
+        racks: usize,
     ) -> PyResult<Self> {
+        if racks > nodes {
+            return Err(PyValueError::new_err(format!(
+                "racks must be within 0..{nodes} (the node count), not {racks}"
+            )));
+        }
         if !(1..=32).contains(&nodes) {
             return Err(PyValueError::new_err(format!(
                 "nodes must be within 1..32, not {nodes}"
@@ -87,6 +94,7 @@ impl EmbeddedCluster {
             )?,
             nodes,
             replication_factor,
+            racks,
         };
         let cluster = py
             .detach(|| Cluster::start(config))
@@ -104,6 +112,13 @@ impl EmbeddedCluster {
     #[getter]
     fn size(&self) -> usize {
         self.cluster.len()
+    }
+
+    /// Rack id of node `slot` (0: none).
+    fn rack_id(&self, slot: usize) -> PyResult<u32> {
+        self.cluster
+            .rack_id(slot)
+            .ok_or_else(|| PyValueError::new_err(format!("no node {slot}")))
     }
 
     /// Port of node `slot`.

@@ -120,7 +120,14 @@ fn answer(name: &str, shared: &Shared) -> String {
         | "services-alumni" | "services-alternate" => String::new(),
         "replicas" => replicas(shared, true),
         "replicas-master" | "replicas-all" | "replicas-prole" => replicas(shared, false),
-        "racks" => String::new(),
+        "racks" => peers::racks(shared),
+        "rack-ids" => shared
+            .store
+            .namespaces
+            .iter()
+            .map(|n| format!("{}:{}", n.name, shared.rack_id()))
+            .collect::<Vec<_>>()
+            .join(";"),
         "namespaces" => shared
             .store
             .namespaces

@@ -60,6 +60,8 @@ pub struct ServerConfig {
     pub users: Vec<(String, String)>,
     /// Which edition's rules to follow (Community refuses Enterprise-only requests).
     pub edition: Edition,
+    /// The node's `rack-id` for every namespace (0: none; other ids are Enterprise-only).
+    pub rack_id: u32,
 }
 
 /// The server edition whose behaviour the embedded server follows.
@@ -86,6 +88,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("tls_key_file", &self.tls_key_file)
             .field("users", &names)
             .field("edition", &self.edition)
+            .field("rack_id", &self.rack_id)
             .finish()
     }
 }
@@ -100,6 +103,7 @@ impl Default for ServerConfig {
             tls_key_file: None,
             users: Vec::new(),
             edition: Edition::Community,
+            rack_id: 0,
         }
     }
 }
@@ -134,6 +138,7 @@ pub(crate) struct Shared {
     /// Internal users when security is on.
     pub users: Option<auth::Users>,
     pub edition: Edition,
+    rack_id: u32,
     /// Request and reply buffer bytes held by all connections beyond their base buffers.
     pub buffered: AtomicUsize,
     host: String,
@@ -167,6 +172,11 @@ impl Shared {
                 ))
             }
         };
+        if config.rack_id != 0 && config.edition == Edition::Community {
+            return Err(invalid(
+                "'rack-id' is enterprise-only: start it with the enterprise edition".into(),
+            ));
+        }
         let users = if config.users.is_empty() {
             None
         } else {
@@ -177,6 +187,7 @@ impl Shared {
             faults: Faults::default(),
             store: store::Store::new(&config.namespaces, config.edition == Edition::Enterprise),
             edition: config.edition,
+            rack_id: config.rack_id,
             sindexes,
             udfs,
             view: RwLock::new(Arc::new(cluster::View::solo(0, 1))),
@@ -209,6 +220,11 @@ impl Shared {
     /// The node name: 16 hex digits derived from the port.
     pub fn node_name(&self) -> String {
         format!("BB9{:013X}", self.port())
+    }
+
+    /// The node's rack id (0: none).
+    pub fn rack_id(&self) -> u32 {
+        self.rack_id
     }
 
     /// The node id the name spells.

@@ -18,6 +18,7 @@ fn cluster(nodes: usize, rf: usize) -> Cluster {
         server: ServerConfig::default(),
         nodes,
         replication_factor: rf,
+        racks: 0,
     })
     .expect("cluster starts")
 }

@@ -14,9 +14,9 @@ pub(super) fn rebalance(core: &Core, leaving: Option<usize>) {
     let _gate = core.gate.write().unwrap_or_else(|e| e.into_inner());
     let epoch = next_epoch(core);
     for group in groups(&nodes) {
-        let ids: Vec<(usize, u64)> = group
+        let ids: Vec<(usize, u64, u32)> = group
             .iter()
-            .map(|&s| (s, nodes[s].shared().node_id()))
+            .map(|&s| (s, nodes[s].shared().node_id(), nodes[s].shared().rack_id()))
             .collect();
         let view = Arc::new(View::balanced(&ids, core.replication_factor, epoch));
         let mut sources = group.clone();

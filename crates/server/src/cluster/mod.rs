@@ -24,6 +24,8 @@ pub struct ClusterConfig {
     pub server: ServerConfig,
     pub nodes: usize,
     pub replication_factor: usize,
+    /// Racks the nodes are spread over in turn (node `i` on rack `i % racks + 1`); 0: none.
+    pub racks: usize,
 }
 
 /// What a node is doing.
@@ -82,6 +84,7 @@ impl Node {
 pub(crate) struct Core {
     template: ServerConfig,
     replication_factor: usize,
+    racks: usize,
     nodes: RwLock<Vec<Arc<Node>>>,
     /// Requests hold it shared while they route and replicate; rebalancing holds it alone.
     gate: RwLock<()>,
@@ -127,6 +130,7 @@ impl Cluster {
         let core = Arc::new(Core {
             template: config.server.clone(),
             replication_factor: config.replication_factor,
+            racks: config.racks,
             nodes: RwLock::new(Vec::new()),
             gate: RwLock::new(()),
             topology: Mutex::new(()),
@@ -159,10 +163,13 @@ impl Cluster {
     fn spawn_node(&self, port: u16) -> std::io::Result<usize> {
         let mut config = self.core.template.clone();
         config.port = port;
-        let shared =
-            Shared::with_registries(&config, self.core.sindexes.clone(), self.core.udfs.clone())?;
         let mut nodes = self.core.nodes.write().unwrap_or_else(|e| e.into_inner());
         let slot = nodes.len();
+        if self.core.racks > 0 {
+            config.rack_id = u32::try_from(slot % self.core.racks + 1).unwrap_or(u32::MAX);
+        }
+        let shared =
+            Shared::with_registries(&config, self.core.sindexes.clone(), self.core.udfs.clone())?;
         let _ = shared.member.set(Member {
             core: Arc::downgrade(&self.core),
             slot,
@@ -204,6 +211,11 @@ impl Cluster {
     /// Address of node `slot`.
     pub fn addr(&self, slot: usize) -> Option<SocketAddr> {
         self.core.node(slot).map(|n| n.server.addr())
+    }
+
+    /// Rack id of node `slot` (0: none).
+    pub fn rack_id(&self, slot: usize) -> Option<u32> {
+        self.core.node(slot).map(|n| n.shared().rack_id())
     }
 
     /// Name of node `slot` as the `node` info command gives it.

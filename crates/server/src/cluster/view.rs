@@ -26,23 +26,44 @@ impl View {
         }
     }
 
-    /// Partition owners of `members` (slot, node id) with `replication_factor` copies: each
-    /// partition orders the members by a hash of (node id, partition) and takes the first ones.
-    pub fn balanced(members: &[(usize, u64)], replication_factor: usize, generation: u64) -> View {
+    /// Partition owners of `members` (slot, node id, rack id) with `replication_factor`
+    /// copies: each partition orders the members by a hash of (node id, partition); the first
+    /// is the master, and each further copy goes to the next node on a rack that holds no copy
+    /// yet, or, once every rack holds one, to the next node.
+    pub fn balanced(
+        members: &[(usize, u64, u32)],
+        replication_factor: usize,
+        generation: u64,
+    ) -> View {
         let copies = replication_factor.clamp(1, members.len().max(1));
         let mut owners = Vec::with_capacity(N_PARTITIONS * copies);
-        let mut order: Vec<(u64, usize)> = Vec::with_capacity(members.len());
+        let mut order: Vec<(u64, usize, u32)> = Vec::with_capacity(members.len());
+        let mut taken: Vec<bool> = Vec::with_capacity(members.len());
+        let mut racks_used: Vec<u32> = Vec::with_capacity(copies);
         for pid in 0..N_PARTITIONS {
             order.clear();
             order.extend(
                 members
                     .iter()
-                    .map(|&(slot, id)| (succession_hash(id, pid), slot)),
+                    .map(|&(slot, id, rack)| (succession_hash(id, pid), slot, rack)),
             );
             order.sort_unstable();
-            owners.extend(order.iter().take(copies).map(|&(_, slot)| slot));
+            taken.clear();
+            taken.resize(order.len(), false);
+            racks_used.clear();
+            for _ in 0..copies {
+                let pick = order
+                    .iter()
+                    .enumerate()
+                    .position(|(i, &(_, _, rack))| !taken[i] && !racks_used.contains(&rack))
+                    .or_else(|| taken.iter().position(|t| !t))
+                    .unwrap_or(0);
+                taken[pick] = true;
+                racks_used.push(order[pick].2);
+                owners.push(order[pick].1);
+            }
         }
-        let mut slots: Vec<usize> = members.iter().map(|&(s, _)| s).collect();
+        let mut slots: Vec<usize> = members.iter().map(|&(s, _, _)| s).collect();
         slots.sort_unstable();
         View {
             generation,
@@ -103,7 +124,7 @@ mod tests {
     use super::*;
 
     fn three() -> View {
-        View::balanced(&[(0, 0xA1), (1, 0xB2), (2, 0xC3)], 2, 7)
+        View::balanced(&[(0, 0xA1, 0), (1, 0xB2, 0), (2, 0xC3, 0)], 2, 7)
     }
 
     #[test]
@@ -131,7 +152,7 @@ mod tests {
     #[test]
     fn losing_a_node_keeps_surviving_copies() {
         let before = three();
-        let after = View::balanced(&[(0, 0xA1), (2, 0xC3)], 2, 8);
+        let after = View::balanced(&[(0, 0xA1, 0), (2, 0xC3, 0)], 2, 8);
         for pid in 0..N_PARTITIONS {
             for &slot in before.owners(pid).iter().filter(|&&s| s != 1) {
                 assert!(after.holds(slot, pid));
@@ -151,8 +172,35 @@ mod tests {
     }
 
     #[test]
+    fn copies_go_to_distinct_racks() {
+        let members = [(0, 0xA1, 1), (1, 0xB2, 2), (2, 0xC3, 1), (3, 0xD4, 2)];
+        let v = View::balanced(&members, 2, 3);
+        let rack = |slot: usize| members[slot].2;
+        let mut masters = [0usize; 4];
+        for pid in 0..N_PARTITIONS {
+            let o = v.owners(pid);
+            assert_ne!(rack(o[0]), rack(o[1]), "partition {pid}: {o:?}");
+            masters[o[0]] += 1;
+        }
+        assert!(
+            masters.iter().all(|&n| (800..1250).contains(&n)),
+            "{masters:?}"
+        );
+    }
+
+    #[test]
+    fn more_copies_than_racks_still_fill_every_copy() {
+        let v = View::balanced(&[(0, 1, 1), (1, 2, 1), (2, 3, 2)], 3, 1);
+        for pid in 0..N_PARTITIONS {
+            let mut o = v.owners(pid).to_vec();
+            o.sort_unstable();
+            assert_eq!(o, vec![0, 1, 2]);
+        }
+    }
+
+    #[test]
     fn more_copies_than_members_is_clamped() {
-        let v = View::balanced(&[(4, 9)], 3, 1);
+        let v = View::balanced(&[(4, 9, 0)], 3, 1);
         assert_eq!(v.copies, 1);
         assert_eq!(v.owners(17), &[4]);
     }

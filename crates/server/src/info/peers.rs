@@ -28,6 +28,29 @@ pub fn services(shared: &Shared) -> String {
         .join(";")
 }
 
+/// `racks:`: per namespace, the members of this node's view on each rack,
+/// `ns=<ns>:rack_<id>=<node>,<node>:rack_<id>=...`, namespaces separated by `;`.
+pub fn racks(shared: &Shared) -> String {
+    let mut by_rack: std::collections::BTreeMap<u32, Vec<String>> = Default::default();
+    crate::cluster::each_member(shared, |node| {
+        by_rack
+            .entry(node.rack_id())
+            .or_default()
+            .push(node.node_name());
+    });
+    let racks: String = by_rack
+        .iter()
+        .map(|(rack, names)| format!(":rack_{rack}={}", names.join(",")))
+        .collect();
+    shared
+        .store
+        .namespaces
+        .iter()
+        .map(|n| format!("ns={}{racks}", n.name))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 /// Records of `ns` in the partitions this node masters.
 pub fn master_objects(shared: &Shared, ns: &Namespace) -> u64 {
     (0..N_PARTITIONS)
