@@ -109,3 +109,15 @@ def test_reads_fall_back_to_another_rack_when_theirs_is_gone(racked: EmbeddedClu
             rec = s.key(i).get()
             assert rec is not None and rec["i"] == i
         assert _by_rack(racked, "read") == {2: KEYS}
+
+
+def test_prefer_rack_scans_read_the_clients_rack(racked: EmbeddedCluster) -> None:
+    policy = af.Policy(replica="prefer_rack")
+    with af_sync.connect(racked.seeds, rack_id=2, policy=policy) as db:
+        s = db.namespace("test").set("racks")
+        for i in range(KEYS):
+            s.key(i).put({"i": i})
+        _reset(racked)
+        assert sorted(r["i"] for r in s.query().collect()) == list(range(KEYS))
+        scans = _by_rack(racked, "scan")
+        assert scans[2] >= 1 and scans[1] == 0, scans
