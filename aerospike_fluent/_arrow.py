@@ -112,12 +112,6 @@ def reader(
     return _native.ArrowReader(stream, s, limit, whole)
 
 
-def then(program: Program[Any], finish: Callable[[Any], T]) -> Program[T]:
-    """``program``, its result passed through ``finish``."""
-    result = yield from program
-    return finish(result)
-
-
 def table_program(reader: ArrowReader, progress: ProgressCallback | None) -> Program[ArrowTable]:
     """Every batch of ``reader`` in one table."""
     stream = reader.stream

@@ -46,6 +46,12 @@ class Call(NamedTuple):
 Program = Generator[Call, Any, T]
 
 
+def then(program: Program[Any], finish: Callable[[Any], T]) -> Program[T]:
+    """``program``, its result passed through ``finish``."""
+    result = yield from program
+    return finish(result)
+
+
 def discard(_: object) -> None:
     """Drop the native result: the :attr:`Call.finish` of verbs that return nothing."""
     return None

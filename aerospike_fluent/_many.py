@@ -2,19 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
-from typing import Any, Generic, overload
+from typing import Any, Generic, TypeVar, overload
 
 from aerospike_fluent import _native, _policy, _validate
 from aerospike_fluent._chain import LIMITS, TARGET, OpChain
-from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, then
 from aerospike_fluent._keys_arrow import KeysArrow
 from aerospike_fluent._policy import TTL
 from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError
+from aerospike_fluent.models import codecs as _codecs
+from aerospike_fluent.models._mapping import mapping_of
 from aerospike_fluent.results import BatchResult
+
+T = TypeVar("T")
+
+
+def _models(cls: type[T], keys: Sequence[Key]) -> Callable[[BatchResult], list[T | None]]:
+    """Return the decoder of a batch read's records into instances, in key order."""
+    mapping = mapping_of(cls, _codecs.DEFAULT)
+
+    def finish(result: BatchResult) -> list[T | None]:
+        result.raise_on_error()
+        return [
+            None if r is None else mapping.decode(r, k[2])
+            for r, k in zip(result.records, keys, strict=True)
+        ]
+
+    return finish
 
 
 def _batch_program(
@@ -186,21 +204,35 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
         return self._write_all("replace", bins, _expiry(ttl, expire_at), send_key)
 
     @overload
-    def get(self: KeysRef[Async], *bins: str) -> Coroutine[Any, Any, BatchResult]: ...
+    def get(
+        self: KeysRef[Async], *bins: str, as_: None = None
+    ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
-    def get(self: KeysRef[Sync], *bins: str) -> BatchResult: ...
-    def get(self, *bins: str) -> Any:
-        """Read every record (only ``bins`` when given) in one batch; missing → ``None``."""
+    def get(
+        self: KeysRef[Async], *bins: str, as_: type[T]
+    ) -> Coroutine[Any, Any, list[T | None]]: ...
+    @overload
+    def get(self: KeysRef[Sync], *bins: str, as_: None = None) -> BatchResult: ...
+    @overload
+    def get(self: KeysRef[Sync], *bins: str, as_: type[T]) -> list[T | None]: ...
+    def get(self, *bins: str, as_: type[Any] | None = None) -> Any:
+        """Read every record (only ``bins`` when given) in one batch; missing → ``None``.
+
+        ``as_``: a model class; returns a list of instances (``None`` where missing) in key
+        order, and raises the first row's error if any row failed.
+        """
         names = list(_validate.bin_names(bins)) if bins else None
         policy = self._policy(operate=bool(self._ops))
         if self._ops:
             ops: list[Any] = list(self._ops)
             ops.extend([("read", b) for b in names] if names else [("read_all", None)])
-            return self._ex.run(
-                _batch_program(self._rows_of_ops(ops, policy), True, self._batch_policy())
-            )
-        rows = [("read", k, names, False, policy) for k in self._keys]
-        return self._ex.run(_batch_program(rows, True, self._batch_policy()))
+            rows = self._rows_of_ops(ops, policy)
+        else:
+            rows = [("read", k, names, False, policy) for k in self._keys]
+        program = _batch_program(rows, True, self._batch_policy())
+        if as_ is not None:
+            return self._ex.run(then(program, _models(as_, self._keys)))
+        return self._ex.run(program)
 
     @overload
     def get_header(self: KeysRef[Async]) -> Coroutine[Any, Any, BatchResult]: ...

@@ -7,9 +7,9 @@ Terminal verbs return awaitables on an async client and values on a sync one.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from aerospike_fluent import _policy, _validate
 from aerospike_fluent._chain import _SET_BASE, _SET_OPS, TARGET, OpChain
@@ -21,6 +21,8 @@ from aerospike_fluent._policy import TTL
 from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError
+from aerospike_fluent.models import codecs as _codecs
+from aerospike_fluent.models._mapping import is_model, mapping_of
 
 _is_default = _policy.is_default
 
@@ -63,9 +65,11 @@ class KeyRef(OpChain[M], Generic[M]):
         generation: int | None,
         send_key: bool | None,
     ) -> Call:
+        key = self._base[TARGET]
+        if type(bins) is not dict and is_model(bins):
+            bins, send_key = _model_bins(bins, key, send_key)
         checked = _validate.bins(bins)
         policy = self._write_policy(verb, ttl, generation, send_key)
-        key = self._base[TARGET]
         if not self._ops:
             return Call("put", (key, checked, policy))
         if any(reads(op) for op in self._ops):
@@ -104,7 +108,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def put(
         self: KeyRef[Async],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -114,7 +118,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def put(
         self: KeyRef[Sync],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -123,7 +127,7 @@ class KeyRef(OpChain[M], Generic[M]):
     ) -> None: ...
     def put(
         self,
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -142,7 +146,11 @@ class KeyRef(OpChain[M], Generic[M]):
         """
         ex, filt, lim, key = self._base
         ttl = _expiry(ttl, expire_at)
-        if not self._ops and _is_default(ttl, generation, 0, send_key, False, filt, lim):
+        if (
+            not self._ops
+            and _is_default(ttl, generation, 0, send_key, None, filt, lim)
+            and (type(bins) is dict or not is_model(bins))
+        ):
             # the common case: one native put with the default policy
             return ex.verbs["put"](key, _validate.bins(bins), None)
         return ex.call(self._write_call("put", bins, ttl, generation, send_key))
@@ -150,7 +158,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def insert(
         self: KeyRef[Async],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -159,7 +167,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def insert(
         self: KeyRef[Sync],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -167,7 +175,7 @@ class KeyRef(OpChain[M], Generic[M]):
     ) -> None: ...
     def insert(
         self,
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -181,7 +189,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def update(
         self: KeyRef[Async],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -191,7 +199,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def update(
         self: KeyRef[Sync],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -200,7 +208,7 @@ class KeyRef(OpChain[M], Generic[M]):
     ) -> None: ...
     def update(
         self,
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -215,7 +223,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def replace(
         self: KeyRef[Async],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -225,7 +233,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def replace(
         self: KeyRef[Sync],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -234,7 +242,7 @@ class KeyRef(OpChain[M], Generic[M]):
     ) -> None: ...
     def replace(
         self,
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -249,7 +257,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def replace_if_exists(
         self: KeyRef[Async],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -259,7 +267,7 @@ class KeyRef(OpChain[M], Generic[M]):
     @overload
     def replace_if_exists(
         self: KeyRef[Sync],
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -268,7 +276,7 @@ class KeyRef(OpChain[M], Generic[M]):
     ) -> None: ...
     def replace_if_exists(
         self,
-        bins: dict[str, Any],
+        bins: dict[str, Any] | object,
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -283,15 +291,25 @@ class KeyRef(OpChain[M], Generic[M]):
 
     # ----------------------------------------------------------------- reads
     @overload
-    def get(self: KeyRef[Async], *bins: str) -> Coroutine[Any, Any, Record | None]: ...
+    def get(
+        self: KeyRef[Async], *bins: str, as_: None = None
+    ) -> Coroutine[Any, Any, Record | None]: ...
     @overload
-    def get(self: KeyRef[Sync], *bins: str) -> Record | None: ...
-    def get(self, *bins: str) -> Any:
+    def get(self: KeyRef[Async], *bins: str, as_: type[T]) -> Coroutine[Any, Any, T | None]: ...
+    @overload
+    def get(self: KeyRef[Sync], *bins: str, as_: None = None) -> Record | None: ...
+    @overload
+    def get(self: KeyRef[Sync], *bins: str, as_: type[T]) -> T | None: ...
+    def get(self, *bins: str, as_: type[Any] | None = None) -> Any:
         """Read the record (only ``bins`` when given); ``None`` when it does not exist.
 
-        After bin operations, runs them and the read as one operate.
+        After bin operations, runs them and the read as one operate. ``as_``: a model class
+        (dataclass, pydantic, attrs, msgspec, TypedDict) to return an instance of.
         """
         ex, filt, lim, key = self._base
+        if as_ is not None:
+            call = self._get_call(bins, False)
+            return ex.call(call._replace(finish=_as_model(as_, key[2], call.finish)))
         if not bins and not self._ops and filt is None and lim is None:
             return ex.verbs["get"](key, None, False, None)
         return ex.call(self._get_call(bins, False))
@@ -454,3 +472,31 @@ def _header_only(rec: Record | None) -> Record | None:
 
 
 __all__ = ["KeyRef", "KeysRef"]
+
+
+T = TypeVar("T")
+
+
+def _model_bins(obj: object, key: Key, send_key: bool | None) -> tuple[dict[str, Any], bool | None]:
+    """Return the bins of a model instance (a model with a key field stores the key)."""
+    mapping = mapping_of(type(obj), _codecs.DEFAULT)
+    own = mapping.user_key(obj)
+    if own is not None and key[2] is not None and own != key[2]:
+        raise InvalidArgumentError(
+            f"{type(obj).__name__}.{mapping.key} is {own!r} but the record's key is {key[2]!r}"
+        )
+    if send_key is None and mapping.key is not None:
+        send_key = True
+    return mapping.encode(obj), send_key
+
+
+def _as_model(
+    cls: type[T], user_key: object, then: Callable[[Any], Any] | None
+) -> Callable[[Any], T | None]:
+    mapping = mapping_of(cls, _codecs.DEFAULT)
+
+    def finish(result: Any) -> T | None:
+        record = then(result) if then is not None else result
+        return None if record is None else mapping.decode(record, user_key)
+
+    return finish

@@ -12,19 +12,22 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Unpack, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, Unpack, overload
 
 from aerospike_fluent import _arrow, _policy, _validate
 from aerospike_fluent import progress as _progress
 from aerospike_fluent._aggregate import aggregate_call
 from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen, and_filter
-from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, then
 from aerospike_fluent._indexes import CtxStep, IndexCollection, IndexFilter
 from aerospike_fluent.background import BackgroundTask, BackgroundWrite, start
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
+from aerospike_fluent.models._query import TypedQuery
 from aerospike_fluent.results import Page
 from aerospike_fluent.streams import AsyncRecordStream, RecordStream
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from aerospike_fluent._arrow import ArrowBatches, ArrowOptions, AsyncArrowBatches
@@ -287,7 +290,7 @@ class Query(Frozen, Generic[M]):
     def to_pandas(self: Query[Sync], **options: Unpack[ArrowOptions]) -> Any: ...
     def to_pandas(self, **options: Unpack[ArrowOptions]) -> Any:
         """:meth:`to_arrow` as a ``pandas.DataFrame`` (needs pandas and pyarrow)."""
-        return self._ex.run(_arrow.then(self._arrow_table(options), _arrow.to_pandas))
+        return self._ex.run(then(self._arrow_table(options), _arrow.to_pandas))
 
     @overload
     def to_polars(
@@ -297,7 +300,7 @@ class Query(Frozen, Generic[M]):
     def to_polars(self: Query[Sync], **options: Unpack[ArrowOptions]) -> Any: ...
     def to_polars(self, **options: Unpack[ArrowOptions]) -> Any:
         """:meth:`to_arrow` as a ``polars.DataFrame`` (needs polars)."""
-        return self._ex.run(_arrow.then(self._arrow_table(options), _arrow.to_polars))
+        return self._ex.run(then(self._arrow_table(options), _arrow.to_polars))
 
     def _arrow_stream(self, chunk: int, bins: tuple[str, ...] | None) -> QueryStream:
         return self._open(self._limit, chunk, bins=bins)
@@ -332,18 +335,29 @@ class Query(Frozen, Generic[M]):
         return self._ex.run(self._count())
 
     @overload
-    def page(self: Query[Async], size: int) -> Coroutine[Any, Any, Page]: ...
+    def page(self: Query[Async], size: int) -> Coroutine[Any, Any, Page[Record]]: ...
     @overload
-    def page(self: Query[Sync], size: int) -> Page: ...
+    def page(self: Query[Sync], size: int) -> Page[Record]: ...
     def page(self, size: int) -> Any:
         """Up to ``size`` records and the token to resume after them (``None`` at the end)."""
+        self._check_page(size)
+        return self._ex.run(self._page(size))
+
+    def _check_page(self, size: int) -> None:
         _validate.integer("page size", size, 1, 2**31 - 1)
         if self._limit:
             raise InvalidArgumentError(
                 f"page({size}) after limit({self._limit}): a page is bounded by its size; "
                 "drop limit() or use page(min(size, limit))"
             )
-        return self._ex.run(self._page(size))
+
+    def as_(self, model: type[T]) -> TypedQuery[M, T]:
+        """Return this query with its records as instances of ``model``.
+
+        A dataclass, pydantic model, attrs class, msgspec Struct or TypedDict: ``collect()``,
+        ``first()``, ``page()`` and iteration return instances.
+        """
+        return TypedQuery(self, model)
 
     @overload
     def aggregate(
@@ -415,7 +429,7 @@ class Query(Frozen, Generic[M]):
             stream.close()
         return min(n, self._limit) if self._limit else n
 
-    def _page(self, size: int) -> Program[Page]:
+    def _page(self, size: int) -> Program[Page[Record]]:
         # No max_records: a cluster splits it between nodes and may stop short of `size` with
         # records left. The page ends when `size` records came (the token marks exactly those)
         # or the stream ended (no token).

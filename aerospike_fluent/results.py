@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import Generic, TypeVar, overload
 
 from aerospike_fluent._native import BatchRow, Record
 from aerospike_fluent._types import Key
@@ -94,17 +94,21 @@ class BatchResult(Sequence[BatchRow]):
         raise error
 
 
+R = TypeVar("R")
+
+
 @dataclass(frozen=True, slots=True)
-class Page:
+class Page(Generic[R]):
     """One page of a query: its records and the token resuming after them.
 
-    ``token`` is ``None`` when the query is exhausted.
+    Records are instances after ``query().as_(Model)``; ``token`` is ``None`` when the query is
+    exhausted.
     """
 
-    records: list[Record]
+    records: list[R]
     token: bytes | None
 
-    def __iter__(self) -> Iterator[Record]:
+    def __iter__(self) -> Iterator[R]:
         return iter(self.records)
 
     def __len__(self) -> int:

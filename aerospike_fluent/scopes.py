@@ -19,9 +19,11 @@ from aerospike_fluent._indexes import (
 from aerospike_fluent._policy import TTL
 from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent._types import Key
-from aerospike_fluent.errors import InvalidTypeError
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
 from aerospike_fluent.keys import KeyRef, KeysRef
+from aerospike_fluent.models import codecs as _codecs
+from aerospike_fluent.models._mapping import is_model, mapping_of
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult
 
@@ -132,7 +134,7 @@ class RecordSet(_Scope[M]):
     @overload
     def put_many(
         self: RecordSet[Async],
-        records: Mapping[str | int | bytes, Mapping[str, Any]],
+        records: Mapping[str | int | bytes, Mapping[str, Any] | object] | Iterable[object],
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -141,7 +143,7 @@ class RecordSet(_Scope[M]):
     @overload
     def put_many(
         self: RecordSet[Sync],
-        records: Mapping[str | int | bytes, Mapping[str, Any]],
+        records: Mapping[str | int | bytes, Mapping[str, Any] | object] | Iterable[object],
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
@@ -149,20 +151,42 @@ class RecordSet(_Scope[M]):
     ) -> BatchResult: ...
     def put_many(
         self,
-        records: Mapping[str | int | bytes, Mapping[str, Any]],
+        records: Mapping[str | int | bytes, Mapping[str, Any] | object] | Iterable[object],
         *,
         ttl: TTL = None,
         expire_at: datetime | None = None,
         send_key: bool | None = None,
     ) -> Any:
-        """Upsert ``{key: bins}`` in one batch request."""
+        """Upsert ``{key: bins}``, or model instances with a key field, in one batch request."""
         if not isinstance(records, Mapping):
-            raise InvalidTypeError("put_many() takes a mapping of key -> bins")
+            if isinstance(records, str | bytes) or not isinstance(records, Iterable):
+                raise InvalidTypeError(
+                    "put_many() takes a mapping of key -> bins, or model instances"
+                )
+            records = {_model_key(obj): obj for obj in records}
+            if send_key is None:
+                send_key = True
         policy = _policy.build(
             ttl=_validate.ttl(_expiry(ttl, expire_at)), send_key=_policy.flag("send_key", send_key)
         )
-        rows = [("put", self._key(k), _validate.bins(bins), policy) for k, bins in records.items()]
+        rows = [("put", self._key(k), _bins_of(bins), policy) for k, bins in records.items()]
         return self._ex.run(_batch(rows))
+
+    def put(self, obj: object, **options: Any) -> Any:
+        """Upsert a model instance under its key field (see :meth:`KeyRef.put`)."""
+        return self.key(_model_key(obj)).put(obj, **options)
+
+    def insert(self, obj: object, **options: Any) -> Any:
+        """Create a record from a model instance; RecordExistsError if its key exists."""
+        return self.key(_model_key(obj)).insert(obj, **options)
+
+    def update(self, obj: object, **options: Any) -> Any:
+        """Update the record of a model instance; RecordNotFoundError if missing."""
+        return self.key(_model_key(obj)).update(obj, **options)
+
+    def replace(self, obj: object, **options: Any) -> Any:
+        """Replace every bin of the record of a model instance."""
+        return self.key(_model_key(obj)).replace(obj, **options)
 
     @overload
     def create_index(
@@ -225,3 +249,28 @@ def _batch(rows: list[tuple[Any, ...]]) -> Program[BatchResult]:
         return BatchResult([], False)
     result = yield Call("batch", (rows, None))
     return BatchResult(result, False)
+
+
+def _model_key(obj: object) -> str | int | bytes:
+    """Return the user key of a model instance, from its key field."""
+    if not is_model(obj):
+        raise InvalidTypeError(
+            f"expected a model instance (dataclass, pydantic, attrs, msgspec), not "
+            f"{type(obj).__name__}; a dict needs a key: s.key(k).put(bins)"
+        )
+    mapping = mapping_of(type(obj), _codecs.DEFAULT)
+    if mapping.key is None:
+        raise InvalidArgumentError(
+            f"{type(obj).__name__} has no key field: mark one with Annotated[str, af.models.Key] "
+            "or give the key: s.key(k).put(obj)"
+        )
+    key = mapping.user_key(obj)
+    if key is None:
+        raise InvalidArgumentError(f"{type(obj).__name__}.{mapping.key} is None: no key to write")
+    return key  # type: ignore[no-any-return]
+
+
+def _bins_of(bins: object) -> dict[str, Any]:
+    if type(bins) is not dict and is_model(bins):
+        bins = mapping_of(type(bins), _codecs.DEFAULT).encode(bins)
+    return _validate.bins(bins)

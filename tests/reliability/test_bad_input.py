@@ -145,8 +145,8 @@ def test_malformed_bin_names(
     sdb: af_sync.SyncClient, catalogue_server: EmbeddedServer, name: object
 ) -> None:
     rec = sdb.namespace("test").set("bad").key("k")
-    _rejected(catalogue_server, lambda: rec.put({name: 1}))  # type: ignore[dict-item]
-    _rejected(catalogue_server, lambda: rec.get(name))  # type: ignore[arg-type]
+    _rejected(catalogue_server, lambda: rec.put({name: 1}))
+    _rejected(catalogue_server, lambda: rec.get(name))  # type: ignore[call-overload]
     _rejected(catalogue_server, lambda: rec.add(name, 1).execute())  # type: ignore[arg-type]
 
 

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from dataclasses import dataclass
 from typing import Any, assert_type
 
 from aerospike_fluent import AsyncRecordStream, BatchResult, Page, Record, RecordStream
 from aerospike_fluent._exec import Async, Sync
 from aerospike_fluent.keys import KeyRef
+from aerospike_fluent.models._query import TypedQuery
 from aerospike_fluent.scopes import RecordSet
 
 from .recorder import Recorder
+
+
+@dataclass
+class _User:
+    name: str
 
 
 def _async_types(users: RecordSet[Async]) -> None:
@@ -23,7 +30,14 @@ def _async_types(users: RecordSet[Async]) -> None:
     _ = assert_type(k.add("n", 1).execute(), Coroutine[Any, Any, Record | None])
     _ = assert_type(users.keys([1, 2]).get(), Coroutine[Any, Any, BatchResult])
     assert_type(users.query().stream(), AsyncRecordStream)
-    _ = assert_type(users.query().page(10), Coroutine[Any, Any, Page])
+    _ = assert_type(users.query().page(10), Coroutine[Any, Any, Page[Record]])
+    one = assert_type(k.get(as_=_User), Coroutine[Any, Any, _User | None])
+    many = assert_type(users.keys([1]).get(as_=_User), Coroutine[Any, Any, list[_User | None]])
+    every = assert_type(users.query().as_(_User).collect(), Coroutine[Any, Any, list[_User]])
+    first = assert_type(users.query().as_(_User).first(), Coroutine[Any, Any, _User | None])
+    for unsent in (one, many, every, first):
+        unsent.close()
+    assert_type(aiter(users.query().as_(_User)), AsyncIterator[_User])
 
 
 def test_sync_types(users: RecordSet[Sync], rec: Recorder) -> None:
@@ -35,8 +49,14 @@ def test_sync_types(users: RecordSet[Sync], rec: Recorder) -> None:
     assert_type(k.bin("n").add(1).execute(), Record | None)
     assert_type(users.keys([1]).exists(), list[bool])
     assert len(rec.calls) == 4
+    assert_type(users.query().as_(_User), TypedQuery[Sync, _User])
+    rec.reply = lambda call: None
+    assert_type(k.get(as_=_User), _User | None)
     if False:  # static only: starting a query needs a native client
         assert_type(users.query().stream(), RecordStream)
+        assert_type(users.keys([1]).get(as_=_User), list[_User | None])
+        assert_type(users.query().as_(_User).collect(), list[_User])
+        assert_type(iter(users.query().as_(_User)), Iterator[_User])
 
 
 def test_mypy_flags_a_verb_that_is_not_awaited() -> None:

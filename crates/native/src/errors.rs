@@ -34,6 +34,13 @@ create_exception!(
     ClientError,
     "A resume token this query cannot continue from, or cannot be given."
 );
+create_exception!(
+    aerospike_fluent.errors,
+    ModelError,
+    ClientError,
+    "A record that does not fit the model it is read into (names the key, the field and the \
+     bin value's type), or a model that cannot be stored."
+);
 create_exception!(aerospike_fluent.errors, ServerError, AerospikeError);
 create_exception!(
     aerospike_fluent.errors,
@@ -378,6 +385,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         DeserializeError,
         ArrowSchemaError,
         ResumeTokenError,
+        ModelError,
         ServerError,
         BackgroundTaskError,
         RecordNotFoundError,
