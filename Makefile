@@ -65,6 +65,7 @@ bench: bench-deps
 	$(PY) -m benchmarks.secured
 	$(PY) -m benchmarks.metrics_cost
 	$(PY) -m benchmarks.policy_cost
+	$(PY) -m benchmarks.typed_records
 
 ## CI smoke: every workload briefly, writes benchmarks/results/ (asserts nothing about time)
 bench-quick: bench-deps
@@ -73,6 +74,7 @@ bench-quick: bench-deps
 	$(PY) -m benchmarks.secured --quick
 	$(PY) -m benchmarks.metrics_cost --quick
 	$(PY) -m benchmarks.policy_cost --quick
+	$(PY) -m benchmarks.typed_records --quick
 
 ## a release wheel (manylinux_2_28: zig links against that glibc) and the sdist, into dist/
 wheel: $(VENV)/.runtime

@@ -27,10 +27,7 @@ def _models(cls: type[T], keys: Sequence[Key]) -> Callable[[BatchResult], list[T
 
     def finish(result: BatchResult) -> list[T | None]:
         result.raise_on_error()
-        return [
-            None if r is None else mapping.decode(r, k[2])
-            for r, k in zip(result.records, keys, strict=True)
-        ]
+        return mapping.decode_many(result.records, [k[2] for k in keys])
 
     return finish
 

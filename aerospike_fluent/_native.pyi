@@ -295,6 +295,25 @@ class Policy:
         short_query: bool = False,
     ) -> Policy: ...
 
+# ---------------------------------------------------------------- models
+@final
+class ModelPlan:
+    """How records become instances of one model (``aerospike_fluent.models``)."""
+
+    def __new__(
+        cls,
+        make: Callable[..., Any],
+        how: Literal["dict", "kwargs", "call"],
+        fields: Sequence[tuple[str, str, str, bool]],
+        defaults: dict[str, Any],
+        key: str | None = None,
+        generation: str | None = None,
+        ttl: str | None = None,
+    ) -> ModelPlan: ...
+
+def records_as(records: list[Any], plan: ModelPlan) -> list[Any]:
+    """Instances from records; ``None`` for each that does not fit plainly (or is ``None``)."""
+
 # ---------------------------------------------------------------- client
 @final
 class ClientConfig:
@@ -512,6 +531,8 @@ class Client:
 class QueryStream:
     """Records of a scan/query, pulled in chunks through a bounded buffer."""
 
+    def set_model(self, plan: ModelPlan) -> None:
+        """Deliver records as instances of ``plan``'s model (misfits stay ``Record``s)."""
     def next_chunk(self, done: Done) -> Pending:
         """``done`` receives a list of up to ``chunk_size`` records, or ``None`` at the end."""
     def ready_chunk(self) -> tuple[bool, list[Record] | None]:

@@ -31,7 +31,7 @@ T = TypeVar("T")
 
 if TYPE_CHECKING:
     from aerospike_fluent._arrow import ArrowBatches, ArrowOptions, AsyncArrowBatches
-    from aerospike_fluent._native import ArrowTable, QueryStream, Record
+    from aerospike_fluent._native import ArrowTable, ModelPlan, QueryStream, Record
     from aerospike_fluent.progress import OnProgress
 
 Collection = IndexCollection
@@ -183,7 +183,13 @@ class Query(Frozen, Generic[M]):
 
     # ------------------------------------------------------------------ terminals
     def _open(
-        self, limit: int, chunk: int, *, no_bins: bool = False, bins: tuple[str, ...] | None = None
+        self,
+        limit: int,
+        chunk: int,
+        *,
+        no_bins: bool = False,
+        bins: tuple[str, ...] | None = None,
+        model: ModelPlan | None = None,
     ) -> QueryStream:
         policy = _policy.build(filter=self._filter, lim=self._limits, pace=self._pace)
         selected = self._bins if bins is None else bins
@@ -191,7 +197,7 @@ class Query(Frozen, Generic[M]):
             names: list[str] | None = []
         else:
             names = None if selected is None else list(selected)
-        return self._ex.native.query(
+        stream = self._ex.native.query(
             self._ns,
             self._set,
             names,
@@ -201,6 +207,9 @@ class Query(Frozen, Generic[M]):
             self._partitions,
             chunk,
         )
+        if model is not None:
+            stream.set_model(model)
+        return stream
 
     def background(self) -> BackgroundWrite[M]:
         """Operations to apply to every selected record, on the servers (end with ``execute()``)."""
@@ -231,7 +240,10 @@ class Query(Frozen, Generic[M]):
     def stream(self: Query[Sync]) -> RecordStream: ...
     def stream(self) -> AsyncRecordStream | RecordStream:
         """Start the query; iterate the records as they arrive (``async for`` / ``for``)."""
-        stream = self._open(self._limit, self._chunk)
+        return self._stream(None)
+
+    def _stream(self, model: ModelPlan | None) -> AsyncRecordStream | RecordStream:
+        stream = self._open(self._limit, self._chunk, model=model)
         progress = _progress.callback(self._progress)
         if self._ex.is_async:
             return AsyncRecordStream(stream, self._limit, progress)
@@ -397,8 +409,10 @@ class Query(Frozen, Generic[M]):
         return self._ex.call(call)
 
     # ------------------------------------------------------------------ programs
-    def _gather(self, limit: int, chunk: int) -> Program[list[Record]]:
-        stream = self._open(limit, min(chunk, limit) if limit else chunk)
+    def _gather(
+        self, limit: int, chunk: int, model: ModelPlan | None = None
+    ) -> Program[list[Record]]:
+        stream = self._open(limit, min(chunk, limit) if limit else chunk, model=model)
         progress = _progress.callback(self._progress)
         out: list[Record] = []
         try:
@@ -429,11 +443,11 @@ class Query(Frozen, Generic[M]):
             stream.close()
         return min(n, self._limit) if self._limit else n
 
-    def _page(self, size: int) -> Program[Page[Record]]:
+    def _page(self, size: int, model: ModelPlan | None = None) -> Program[Page[Record]]:
         # No max_records: a cluster splits it between nodes and may stop short of `size` with
         # records left. The page ends when `size` records came (the token marks exactly those)
         # or the stream ended (no token).
-        stream = self._open(0, min(self._chunk, size))
+        stream = self._open(0, min(self._chunk, size), model=model)
         out: list[Record] = []
         try:
             while len(out) < size:

@@ -21,13 +21,14 @@ import binascii
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field
 
 import aerospike_fluent as af
 from aerospike_fluent import RecordSet, errors
+from aerospike_fluent.models import Key
 
 
 def seeds() -> str:
@@ -35,25 +36,23 @@ def seeds() -> str:
     return os.environ.get("AEROSPIKE_HOST") or "embedded://"
 
 
-class UserIn(BaseModel):
-    """The body of ``PUT /users/{id}``."""
+class User(BaseModel):
+    """A user: the body of ``PUT /users/{id}``, the stored record and the response, all one.
 
+    ``id`` is the record's key (stored with it), not a bin; ``visits`` is counted by the server.
+    """
+
+    id: Annotated[str, Key] = ""
     name: str = Field(min_length=1, max_length=100)
     age: int = Field(ge=0, le=150)
     country: str = Field(min_length=2, max_length=2)
-
-
-class UserOut(UserIn):
-    """A stored user."""
-
-    id: str
     visits: int = 0
 
 
 class UserPage(BaseModel):
     """One page of users and the cursor of the next one (``None`` at the end)."""
 
-    users: list[UserOut]
+    users: list[User]
     next: str | None
 
 
@@ -81,22 +80,12 @@ def users_set(request: Request) -> RecordSet[af.Async]:
 Users = Annotated[RecordSet[af.Async], Depends(users_set)]
 
 
-def to_user(bins: dict[str, Any]) -> UserOut:
-    """Record bins → response model."""
-    return UserOut(
-        id=bins["id"],
-        name=bins["name"],
-        age=bins["age"],
-        country=bins["country"],
-        visits=bins.get("visits", 0),
-    )
-
-
 @app.put("/users/{user_id}", status_code=201)
-async def put_user(user_id: str, user: UserIn, users: Users) -> UserOut:
-    """Create or replace a user."""
-    await users.key(user_id).replace({"id": user_id, **user.model_dump()})
-    return UserOut(id=user_id, **user.model_dump())
+async def put_user(user_id: str, user: User, users: Users) -> User:
+    """Create or replace a user (the body's model is written as the record)."""
+    user = user.model_copy(update={"id": user_id})
+    await users.replace(user)
+    return user
 
 
 @app.get("/users/count")
@@ -112,12 +101,12 @@ async def count_users(
 
 
 @app.get("/users/{user_id}")
-async def get_user(user_id: str, users: Users) -> UserOut:
+async def get_user(user_id: str, users: Users) -> User:
     """Read one user."""
-    rec = await users.key(user_id).get()
-    if rec is None:
+    user = await users.key(user_id).get(as_=User)
+    if user is None:
         raise HTTPException(status_code=404, detail="no such user")
-    return to_user(rec.bins)
+    return user
 
 
 @app.post("/users/{user_id}/visits")
@@ -152,9 +141,9 @@ async def list_users(
             query = query.resume(base64.urlsafe_b64decode(cursor.encode()))
         except (binascii.Error, ValueError):
             raise HTTPException(status_code=400, detail="bad cursor") from None
-    page = await query.page(limit)
+    page = await query.as_(User).page(limit)
     token = base64.urlsafe_b64encode(page.token).decode() if page.token else None
-    return UserPage(users=[to_user(r.bins) for r in page.records], next=token)
+    return UserPage(users=page.records, next=token)
 
 
 def demo() -> None:
@@ -166,7 +155,9 @@ def demo() -> None:
         for uid, name, age, country in people:
             r = http.put(f"/users/{uid}", json={"name": name, "age": age, "country": country})
             assert r.status_code == 201, r.text
-        print("GET /users/ann        ->", http.get("/users/ann").json())
+        ann = http.get("/users/ann").json()
+        print("GET /users/ann        ->", ann)
+        assert ann == {"id": "ann", "name": "Ann", "age": 34, "country": "US", "visits": 0}
         print("POST visits x2        ->", [http.post("/users/ann/visits").json() for _ in range(2)])
         print("GET /users/nobody     ->", http.get("/users/nobody").status_code)
         adults = http.get("/users/count", params={"where": "$.age >= 18"}).json()

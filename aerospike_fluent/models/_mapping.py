@@ -11,9 +11,10 @@ import enum
 import functools
 import types
 import typing
-from collections.abc import Callable, Mapping
-from typing import Any, Final, get_args, get_origin
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, Literal, get_args, get_origin
 
+from aerospike_fluent import _native
 from aerospike_fluent._native import Record
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError, ModelError
 from aerospike_fluent.models._fields import MISSING, Field, Kind, fields_of, kind_of
@@ -47,6 +48,7 @@ TTL: Final = _Role("TTL")
 """``Annotated[int | None, TTL]``: filled with the record's TTL when read."""
 
 _PLAIN: Final = (int, str, float, bytes, bool)
+_STORED: Final = frozenset({int, str, float, bytes, bool, list, dict, type(None)})
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -69,10 +71,12 @@ class Mapping_:
     __slots__ = (
         "bins",
         "cls",
+        "codecs",
         "decode_bins",
         "generation",
         "key",
         "kind",
+        "plan",
         "specs",
         "ttl",
     )
@@ -84,7 +88,7 @@ class Mapping_:
                 f"{cls!r} is not a model: use a dataclass, a pydantic model, an attrs class, a "
                 "msgspec Struct or a TypedDict"
             )
-        self.cls, self.kind = cls, kind
+        self.cls, self.kind, self.codecs = cls, kind, codecs
         self.key = self.generation = self.ttl = None
         specs: list[Spec] = []
         for field in fields_of(cls, kind):
@@ -108,6 +112,25 @@ class Mapping_:
         self.specs = tuple(specs)
         self.bins = tuple(s.bin for s in specs)
         self.decode_bins = _compile_decoder(cls, self.specs)
+        self.plan = _native_plan(self)
+
+    def decode_many(self, records: list[Any], user_keys: Sequence[Any] | None = None) -> list[Any]:
+        """Return an instance per record (``None`` for ``None``).
+
+        Built natively where records fit plainly; the rest are decoded, or explained, here.
+        """
+        out: list[Any] | None = None
+        if self.plan is not None:
+            try:
+                out = _native.records_as(records, self.plan)
+            except Exception:  # explained record by record below
+                out = None
+        if out is None:
+            out = [None] * len(records)
+        for i, made in enumerate(out):
+            if made is None and records[i] is not None:
+                out[i] = self.decode(records[i], user_keys[i] if user_keys else None)
+        return out
 
     def encode(self, obj: Any) -> dict[str, Any]:
         """Return the bins of ``obj``."""
@@ -126,6 +149,8 @@ class Mapping_:
                     raise ModelError(
                         f"{self.cls.__name__}.{spec.name}: cannot encode {value!r}: {e}"
                     ) from e
+            elif type(value) not in _STORED:  # a numpy scalar in an int field, say
+                value = self.codecs.encode(value, f"{self.cls.__name__}.{spec.name}")
             out[spec.bin] = value
         return out
 
@@ -173,6 +198,41 @@ class Mapping_:
             return cls(**values)
         except Exception as e:
             raise ModelError(f"{where()} does not fit {cls.__name__}: {e}") from e
+
+
+_KINDS: Final = {int: "int", float: "float", str: "str", bytes: "bytes", bool: "bool"}
+
+
+def _native_plan(m: Mapping_) -> _native.ModelPlan | None:
+    """Return the native plan of a model whose fields take their bins' values as they are."""
+    if any(spec.decode is not None for spec in m.specs):
+        return None
+    cls = m.cls
+    how: Literal["dict", "kwargs", "call"]
+    if m.kind == "dataclass":
+        plain = (
+            "__slots__" not in vars(cls)
+            and not hasattr(cls, "__post_init__")
+            and all(f.init for f in dataclasses.fields(cls))
+        )
+        make, how = cls, "dict" if plain else "kwargs"
+    elif m.kind == "pydantic":
+        make, how = cls.model_validate, "call"  # type: ignore[attr-defined]
+    elif m.kind == "typeddict":
+        make, how = dict, "call"
+    else:
+        make, how = cls, "kwargs"
+    defaults: dict[str, Any] = {}
+    fields = []
+    for spec in m.specs:
+        # the classes fill their own defaults, but for the instance made without __init__; a
+        # factory runs per instance, so a record without that bin takes the Python path
+        required = spec.default is MISSING or (how == "dict" and spec.factory)
+        if how == "dict" and not required:
+            defaults[spec.name] = spec.default
+        kind = "any" if spec.plain is None else _KINDS[spec.plain]
+        fields.append((spec.bin, spec.name, kind, required))
+    return _native.ModelPlan(make, how, fields, defaults, m.key, m.generation, m.ttl)
 
 
 class _Unfit(Exception):

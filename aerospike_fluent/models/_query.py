@@ -6,9 +6,11 @@ from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from aerospike_fluent._exec import Async, M, Sync, then
+from aerospike_fluent._native import Record
 from aerospike_fluent.models import codecs as _codecs
 from aerospike_fluent.models._mapping import Mapping_, mapping_of
 from aerospike_fluent.results import Page
+from aerospike_fluent.streams import AsyncRecordStream, RecordStream
 
 if TYPE_CHECKING:
     from aerospike_fluent.query import Query
@@ -28,12 +30,8 @@ class TypedQuery(Generic[M, T]):
     def __repr__(self) -> str:
         return f"{self._query!r}.as_({self._mapping.cls.__name__})"
 
-    def _one(self, record: Any) -> T:
-        return self._mapping.decode(record)  # type: ignore[no-any-return]
-
     def _all(self, records: list[Any]) -> list[T]:
-        decode = self._mapping.decode
-        return [decode(r) for r in records]
+        return self._mapping.decode_many(records)
 
     @overload
     def collect(self: TypedQuery[Async, T]) -> Coroutine[Any, Any, list[T]]: ...
@@ -42,7 +40,7 @@ class TypedQuery(Generic[M, T]):
     def collect(self) -> Any:
         """Every matching record as an instance (bounded by ``limit`` when set)."""
         q = self._query
-        return q._ex.run(then(q._gather(q._limit, q._chunk), self._all))
+        return q._ex.run(then(q._gather(q._limit, q._chunk, self._mapping.plan), self._all))
 
     @overload
     def first(self: TypedQuery[Async, T]) -> Coroutine[Any, Any, T | None]: ...
@@ -51,7 +49,8 @@ class TypedQuery(Generic[M, T]):
     def first(self) -> Any:
         """Return the first matching record as an instance, or ``None``."""
         q = self._query
-        return q._ex.run(then(q._gather(1, 1), lambda rs: self._one(rs[0]) if rs else None))
+        found = q._gather(1, 1, self._mapping.plan)
+        return q._ex.run(then(found, lambda rs: self._all(rs)[0] if rs else None))
 
     @overload
     def page(self: TypedQuery[Async, T], size: int) -> Coroutine[Any, Any, Page[T]]: ...
@@ -61,19 +60,24 @@ class TypedQuery(Generic[M, T]):
         """Up to ``size`` instances and the token resuming after them (``None`` at the end)."""
         q = self._query
         q._check_page(size)
-        return q._ex.run(then(q._page(size), lambda p: Page(self._all(p.records), p.token)))
+        page = q._page(size, self._mapping.plan)
+        return q._ex.run(then(page, lambda p: Page(self._all(p.records), p.token)))
 
     def __aiter__(self: TypedQuery[Async, T]) -> AsyncIterator[T]:
         return self._instances()
 
     async def _instances(self: TypedQuery[Async, T]) -> AsyncIterator[T]:
-        decode = self._mapping.decode
-        async with self._query.stream() as stream:
+        decode = self._mapping.decode_many
+        stream = self._query._stream(self._mapping.plan)
+        assert isinstance(stream, AsyncRecordStream)
+        async with stream:
             async for record in stream:
-                yield decode(record)
+                yield record if type(record) is not Record else decode([record])[0]
 
     def __iter__(self: TypedQuery[Sync, T]) -> Iterator[T]:
-        decode = self._mapping.decode
-        with self._query.stream() as stream:
+        decode = self._mapping.decode_many
+        stream = self._query._stream(self._mapping.plan)
+        assert isinstance(stream, RecordStream)
+        with stream:
             for record in stream:
-                yield decode(record)
+                yield record if type(record) is not Record else decode([record])[0]

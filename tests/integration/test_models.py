@@ -193,3 +193,27 @@ def test_models_are_checked_when_first_used() -> None:
 
     with pytest.raises(errors.InvalidTypeError, match=r"Holder\.thing: cannot store .*Opaque"):
         mapping_of(Holder, codecs.DEFAULT).encode(Holder(Opaque()))
+
+
+async def test_numpy_and_pandas_values_are_stored_as_plain_values(
+    fl: Flavor, set_name: str
+) -> None:
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+
+    @dataclass
+    class Reading:
+        id: Annotated[str, Key]
+        count: int
+        level: float
+        ok: bool
+        at: datetime
+
+    s = fl.db.namespace("test").set(set_name)
+    at = pd.Timestamp("2024-05-01 12:00:00.000000123", tz="UTC")
+    await fl.run(s.put(Reading("r", np.int64(7), np.float32(0.5), np.bool_(True), at)))
+    rec = await fl.run(s.key("r").get())
+    assert rec is not None
+    assert rec.bins == {"count": 7, "level": 0.5, "ok": True, "at": 1714564800000000123}
+    back = await fl.run(s.key("r").get(as_=Reading))
+    assert back == Reading("r", 7, 0.5, True, datetime(2024, 5, 1, 12, tzinfo=UTC))

@@ -6,6 +6,7 @@ use aerospike::{Key, Record as AsRecord};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
+use crate::models::ModelPlan;
 use crate::record::Record;
 use crate::token::Cursor;
 use crate::values::{from_value, Names};
@@ -61,6 +62,28 @@ impl Batch {
                     Some((r.pid, Cursor { digest, bval }))
                 })
                 .collect(),
+        }
+    }
+
+    /// The records as instances of `plan`'s model, or `Record`s where they do not fit plainly.
+    pub fn into_py_as<'py>(
+        self,
+        py: Python<'py>,
+        plan: &ModelPlan,
+    ) -> PyResult<Bound<'py, PyList>> {
+        match self {
+            Batch::Crate(_) => self.into_py(py),
+            Batch::Wire(c) => {
+                let now = unix_now();
+                let out = PyList::empty(py);
+                for r in c.into_owned() {
+                    match plan.of_wire(py, &r, now)? {
+                        Some(obj) => out.append(obj)?,
+                        None => out.append(Record::from_wire(r, now))?,
+                    }
+                }
+                Ok(out)
+            }
         }
     }
 

@@ -34,6 +34,7 @@ mod indexes;
 mod logs;
 mod loop_runtime;
 mod metrics;
+mod models;
 mod name_cache;
 mod ops;
 mod park;
@@ -71,6 +72,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     arrow::register(m)?;
     m.add_class::<record::Record>()?;
     m.add_class::<record::BatchRow>()?;
+    m.add_class::<models::ModelPlan>()?;
+    m.add_function(wrap_pyfunction!(models::records_as, m)?)?;
     m.add_class::<completion::Pending>()?;
     m.add_class::<completion::Completer>()?;
     m.add_class::<policy::Policy>()?;

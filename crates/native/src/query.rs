@@ -26,6 +26,7 @@ use crate::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::errors::invalid_argument;
 use crate::errors::ResumeTokenError;
 use crate::metrics::{Kind, Meter, Metrics};
+use crate::models::ModelPlan;
 use crate::policy::Natives;
 use crate::redelivery::{Mode, Redelivery};
 use crate::token::{self, Cursor, PARTITIONS};
@@ -137,6 +138,8 @@ struct Shared {
     closed: AtomicBool,
     /// How the stream is counted in the client's metrics, until it ends (or is dropped).
     meter: Mutex<Option<(Meter, Arc<Metrics>)>>,
+    /// The model its records are delivered as (`set_model`), if any.
+    model: Arc<std::sync::OnceLock<Py<ModelPlan>>>,
 }
 
 impl Shared {
@@ -249,6 +252,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         }),
         recordset: Mutex::new(None),
         closed: AtomicBool::new(false),
+        model: Arc::default(),
         meter: Mutex::new(i.metrics.enabled().then(|| {
             let kind = if spec.index.is_some() {
                 Kind::Query
@@ -387,20 +391,25 @@ fn bounded(mut rec: AsRecord) -> Result<AsRecord, Failure> {
     }
 }
 
-/// One delivered chunk (or `None` at the end).
-struct ChunkOut(Option<Batch>);
+/// One delivered chunk (or `None` at the end), and the model its records become.
+struct ChunkOut(Option<Batch>, Arc<std::sync::OnceLock<Py<ModelPlan>>>);
 
 impl IntoPy for ChunkOut {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let Some(batch) = self.0 else {
             return Ok(py.None());
         };
-        Ok(batch.into_py(py)?.into_any().unbind())
+        let list = match self.1.get() {
+            Some(plan) => batch.into_py_as(py, plan.get())?,
+            None => batch.into_py(py)?,
+        };
+        Ok(list.into_any().unbind())
     }
 }
 
 async fn next(shared: Arc<Shared>) -> OpResult<ChunkOut> {
-    next_records(shared).await.map(ChunkOut)
+    let model = shared.model.clone();
+    next_records(shared).await.map(|b| ChunkOut(b, model))
 }
 
 /// The next chunk's records (`None` at the end); the chunk handed out before is consumed.
@@ -480,8 +489,17 @@ impl QueryStream {
         };
         crate::guard::sync("result conversion", || {
             let out = out.map_err(|f| f.into_pyerr(py))?;
-            Ok((true, ChunkOut(out).into_py(py)?))
+            Ok((true, ChunkOut(out, self.shared.model.clone()).into_py(py)?))
         })
+    }
+
+    /// Deliver the records as instances of `plan`'s model from now on (a record that does not
+    /// fit plainly stays a `Record`); once per stream.
+    fn set_model(&self, plan: Py<ModelPlan>) -> PyResult<()> {
+        self.shared
+            .model
+            .set(plan)
+            .map_err(|_| crate::errors::invalid_argument("this stream has a model already"))
     }
 
     /// The next chunk, blocking; `None` at the end.

@@ -84,6 +84,24 @@ impl Record {
         }
     }
 
+    /// A read record's bytes, when it was kept as them (not a write's reply).
+    pub fn wire(&self) -> Option<&OwnedRecord> {
+        self.wire.as_ref().filter(|_| !self.written)
+    }
+
+    /// The user key, when known (`user_key` in Python).
+    pub fn user_key_of<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.user_key(py)
+    }
+
+    pub fn generation_of(&self) -> u32 {
+        self.generation
+    }
+
+    pub fn ttl_of(&self) -> Option<u32> {
+        self.ttl
+    }
+
     /// The key tuple, built on first use for a scanned record.
     fn key_tuple<'py>(&self, py: Python<'py>) -> PyResult<Option<&Bound<'py, PyTuple>>> {
         let key = built(py, &self.key, || match &self.wire {

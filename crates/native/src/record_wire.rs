@@ -58,7 +58,7 @@ pub fn bins<'py>(
 }
 
 /// A value from its particle bytes (`None` for nil, which a record does not hold).
-fn particle_to_py<'py>(
+pub(crate) fn particle_to_py<'py>(
     py: Python<'py>,
     ptype: u8,
     b: &[u8],
