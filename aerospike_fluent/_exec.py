@@ -12,6 +12,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, NamedTuple, TypeVar, final
 
 from aerospike_fluent import _autobatch, _bridge
+from aerospike_fluent.models.codecs import DEFAULT as DEFAULT_CODECS
+from aerospike_fluent.models.codecs import Codecs
 
 if TYPE_CHECKING:
     from aerospike_fluent import _native
@@ -86,12 +88,23 @@ class Verbs(dict[str, Callable[..., Any]]):
 class Executor(Generic[M]):
     """Runs programs against a native client; shared by every builder of one client."""
 
-    __slots__ = ("_native", "verbs")
+    __slots__ = ("_native", "codecs", "dict_codecs", "verbs")
     is_async: ClassVar[bool] = False
 
     def __init__(self, native: _native.Client) -> None:
         self._native: Final = native
         self.verbs: Final = Verbs(native, type(self)._bind)
+        self.codecs: Codecs = DEFAULT_CODECS
+        """The codecs of model fields: the built-ins and the client's."""
+        self.dict_codecs: Codecs | None = None
+        """The client's own codecs (``connect(codecs=...)``), which plain dict puts use too."""
+
+    def with_codecs(self, codecs: Codecs | None) -> Executor[M]:
+        """Use ``codecs`` (the client's own) for dict puts, and with the built-ins for models."""
+        if codecs:
+            self.codecs = DEFAULT_CODECS.with_(codecs.all())
+            self.dict_codecs = codecs
+        return self
 
     @property
     def native(self) -> _native.Client:
@@ -142,7 +155,9 @@ class AsyncExecutor(Executor[Async]):
 
     def on(self, native: _native.Client) -> AsyncExecutor:
         """Return an executor like this one (auto-batching too) on another native client."""
-        return AsyncExecutor(native, self._auto_batch)
+        other = AsyncExecutor(native, self._auto_batch)
+        other.with_codecs(self.dict_codecs)
+        return other
 
     def run(self, program: Program[T]) -> Any:
         """Return a coroutine running ``program``."""
@@ -189,7 +204,9 @@ class SyncExecutor(Executor[Sync]):
 
     def on(self, native: _native.Client) -> SyncExecutor:
         """Return an executor like this one on another native client."""
-        return SyncExecutor(native)
+        other = SyncExecutor(native)
+        other.with_codecs(self.dict_codecs)
+        return other
 
     def call(self, call: Call) -> Any:
         """Run one call on the calling thread."""

@@ -14,16 +14,18 @@ from aerospike_fluent._policy import TTL
 from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError
-from aerospike_fluent.models import codecs as _codecs
-from aerospike_fluent.models._mapping import mapping_of
+from aerospike_fluent.models._mapping import mapping_of, to_bins
+from aerospike_fluent.models.codecs import Codecs
 from aerospike_fluent.results import BatchResult
 
 T = TypeVar("T")
 
 
-def _models(cls: type[T], keys: Sequence[Key]) -> Callable[[BatchResult], list[T | None]]:
+def _models(
+    cls: type[T], keys: Sequence[Key], codecs: Codecs
+) -> Callable[[BatchResult], list[T | None]]:
     """Return the decoder of a batch read's records into instances, in key order."""
-    mapping = mapping_of(cls, _codecs.DEFAULT)
+    mapping = mapping_of(cls, codecs)
 
     def finish(result: BatchResult) -> list[T | None]:
         result.raise_on_error()
@@ -78,7 +80,8 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
 
     def _write_all(self, verb: str, bins: object, ttl: TTL, send_key: bool | None) -> Any:
         """Write the same bins (then the chained ops) to every key in one batch."""
-        ops = self._writes_then_ops(_validate.bins(bins))
+        ex = self._ex
+        ops = self._writes_then_ops(_validate.bins(to_bins(bins, ex.codecs, ex.dict_codecs)))
         policy = self._write_policy(verb, ttl, None, send_key)
         return self._ex.run(
             _batch_program(self._rows_of_ops(ops, policy), False, self._batch_policy())
@@ -228,7 +231,7 @@ class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
             rows = [("read", k, names, False, policy) for k in self._keys]
         program = _batch_program(rows, True, self._batch_policy())
         if as_ is not None:
-            return self._ex.run(then(program, _models(as_, self._keys)))
+            return self._ex.run(then(program, _models(as_, self._keys, self._ex.codecs)))
         return self._ex.run(program)
 
     @overload

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from aerospike_fluent import _config_file, _native
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.models.codecs import Codecs
 from aerospike_fluent.policy import BUILT_IN, Policy
 
 # Every numeric connect option is a count or a duration held in 32 bits.
@@ -41,6 +42,7 @@ DEPRECATED: Final = {
 _PYTHON_ONLY: Final = {
     **{name: getattr(BUILT_IN, name) for name in POLICY_SHORTHANDS},
     "rack_id": None,
+    "codecs": None,
     "policy": None,
     "profiles": None,
     "config": None,
@@ -58,6 +60,7 @@ class Prepared:
     policy: Policy
     profiles: dict[str, Policy]
     auto_batch: Any
+    codecs: Codecs | None
 
 
 @functools.cache
@@ -108,8 +111,9 @@ def prepare(seeds: Any, options: dict[str, Any], stacklevel: int) -> Prepared:
             raise InvalidArgumentError("give connect option rack_id or rack_ids, not both")
         given["rack_ids"] = [rack_id]
     auto_batch = given.pop("auto_batch", None)
+    codecs = given.pop("codecs", None)
     policy.resolved()  # every setting checked before anything starts
-    return Prepared(seeds, given, policy, profiles, auto_batch)
+    return Prepared(seeds, given, policy, profiles, auto_batch, _codecs(codecs))
 
 
 def _split(options: dict[str, Any]) -> tuple[Policy, dict[str, Any]]:
@@ -167,7 +171,7 @@ def _checked(
 
 def _typed(name: str, value: Any, where: str) -> Any:
     default = public_options()[name]
-    if name in ("policy", "profiles", "auto_batch"):
+    if name in ("policy", "profiles", "auto_batch", "codecs"):
         return value  # checked where they are used
     if name == "rack_ids":
         return _rack_ids(value, where)
@@ -201,6 +205,16 @@ def _rack_ids(value: object, where: str) -> list[int] | None:
     if not ids:
         raise InvalidArgumentError(f"{where} rack_ids is empty: give at least one rack id")
     return ids
+
+
+def _codecs(value: object) -> Codecs | None:
+    if value is None:
+        return None
+    if isinstance(value, Codecs):
+        return value
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise InvalidTypeError(f"connect option codecs is a list of Codec, not {value!r}")
+    return Codecs(value)
 
 
 def _policy(value: object, what: str) -> Policy:

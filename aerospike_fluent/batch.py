@@ -26,6 +26,7 @@ from aerospike_fluent._policy import TTL
 from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.keys import KeyRef
+from aerospike_fluent.models._mapping import to_bins
 from aerospike_fluent.results import BatchResult
 
 
@@ -87,7 +88,8 @@ class Batch(Frozen, Generic[M]):
         send_key: bool | None,
     ) -> Batch[M]:
         key = _key_of(ref)
-        ops = key._writes_then_ops(_validate.bins(bins))
+        ex = self._ex
+        ops = key._writes_then_ops(_validate.bins(to_bins(bins, ex.codecs, ex.dict_codecs)))
         policy = key._write_policy(verb, ttl, generation, send_key)
         return self._row(("write", key.key, ops, policy), False)
 

@@ -419,7 +419,7 @@ class Connecting:
             if server is not None:
                 server.stop()
             raise
-        executor = AsyncExecutor(native, self._auto_batch)
+        executor = AsyncExecutor(native, self._auto_batch).with_codecs(prepared.codecs)
         return Client(native, executor, server, prepared.policy, prepared.profiles)
 
     def __await__(self) -> Generator[Any, None, Client[Async]]:
@@ -478,4 +478,5 @@ def connect_sync(seeds: Seeds = None, **options: Any) -> Client[Sync]:
         if server is not None:
             server.stop()
         raise
-    return Client(native, SyncExecutor(native), server, prepared.policy, prepared.profiles)
+    executor = SyncExecutor(native).with_codecs(prepared.codecs)
+    return Client(native, executor, server, prepared.policy, prepared.profiles)

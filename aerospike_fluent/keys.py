@@ -21,7 +21,6 @@ from aerospike_fluent._policy import TTL
 from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError
-from aerospike_fluent.models import codecs as _codecs
 from aerospike_fluent.models._mapping import is_model, mapping_of
 
 _is_default = _policy.is_default
@@ -66,8 +65,11 @@ class KeyRef(OpChain[M], Generic[M]):
         send_key: bool | None,
     ) -> Call:
         key = self._base[TARGET]
+        ex = self._base[0]
         if type(bins) is not dict and is_model(bins):
-            bins, send_key = _model_bins(bins, key, send_key)
+            bins, send_key = _model_bins(ex, bins, key, send_key)
+        elif ex.dict_codecs is not None:
+            bins = ex.dict_codecs.encode_bins(bins)
         checked = _validate.bins(bins)
         policy = self._write_policy(verb, ttl, generation, send_key)
         if not self._ops:
@@ -150,6 +152,7 @@ class KeyRef(OpChain[M], Generic[M]):
             not self._ops
             and _is_default(ttl, generation, 0, send_key, None, filt, lim)
             and (type(bins) is dict or not is_model(bins))
+            and ex.dict_codecs is None
         ):
             # the common case: one native put with the default policy
             return ex.verbs["put"](key, _validate.bins(bins), None)
@@ -309,7 +312,7 @@ class KeyRef(OpChain[M], Generic[M]):
         ex, filt, lim, key = self._base
         if as_ is not None:
             call = self._get_call(bins, False)
-            return ex.call(call._replace(finish=_as_model(as_, key[2], call.finish)))
+            return ex.call(call._replace(finish=_as_model(ex, as_, key[2], call.finish)))
         if not bins and not self._ops and filt is None and lim is None:
             return ex.verbs["get"](key, None, False, None)
         return ex.call(self._get_call(bins, False))
@@ -396,7 +399,20 @@ class KeyRef(OpChain[M], Generic[M]):
         exists: _policy.Exists = "upsert",
         send_key: bool | None = None,
         durable: bool | None = None,
+        as_: None = None,
     ) -> Coroutine[Any, Any, Record | None]: ...
+    @overload
+    def execute(
+        self: KeyRef[Async],
+        *,
+        ttl: TTL = None,
+        expire_at: datetime | None = None,
+        generation: int | None = None,
+        exists: _policy.Exists = "upsert",
+        send_key: bool | None = None,
+        durable: bool | None = None,
+        as_: type[T],
+    ) -> Coroutine[Any, Any, T | None]: ...
     @overload
     def execute(
         self: KeyRef[Sync],
@@ -407,7 +423,20 @@ class KeyRef(OpChain[M], Generic[M]):
         exists: _policy.Exists = "upsert",
         send_key: bool | None = None,
         durable: bool | None = None,
+        as_: None = None,
     ) -> Record | None: ...
+    @overload
+    def execute(
+        self: KeyRef[Sync],
+        *,
+        ttl: TTL = None,
+        expire_at: datetime | None = None,
+        generation: int | None = None,
+        exists: _policy.Exists = "upsert",
+        send_key: bool | None = None,
+        durable: bool | None = None,
+        as_: type[T],
+    ) -> T | None: ...
     def execute(
         self,
         *,
@@ -417,6 +446,7 @@ class KeyRef(OpChain[M], Generic[M]):
         exists: _policy.Exists = "upsert",
         send_key: bool | None = None,
         durable: bool | None = None,
+        as_: type[Any] | None = None,
     ) -> Any:
         """Run the chain's operations as one operate; returns the record of the reads.
 
@@ -427,6 +457,7 @@ class KeyRef(OpChain[M], Generic[M]):
             exists: ``"upsert"``, ``"update"``, ``"replace"``, ``"replace_only"`` or ``"create"``.
             send_key: store the user key.
             durable: durable delete (for a chain that deletes).
+            as_: a model class: the record read as an instance of it.
 
         """
         if not self._ops:
@@ -448,6 +479,9 @@ class KeyRef(OpChain[M], Generic[M]):
                 durable=durable,
                 operate=True,
             )
+        if as_ is not None:
+            finish = _as_model(ex, as_, key[2], None)
+            return ex.call(Call("operate", (key, list(self._ops), policy), finish=finish))
         return ex.verbs["operate"](key, list(self._ops), policy)
 
     @overload
@@ -477,9 +511,11 @@ __all__ = ["KeyRef", "KeysRef"]
 T = TypeVar("T")
 
 
-def _model_bins(obj: object, key: Key, send_key: bool | None) -> tuple[dict[str, Any], bool | None]:
+def _model_bins(
+    ex: Executor[Any], obj: object, key: Key, send_key: bool | None
+) -> tuple[dict[str, Any], bool | None]:
     """Return the bins of a model instance (a model with a key field stores the key)."""
-    mapping = mapping_of(type(obj), _codecs.DEFAULT)
+    mapping = mapping_of(type(obj), ex.codecs)
     own = mapping.user_key(obj)
     if own is not None and key[2] is not None and own != key[2]:
         raise InvalidArgumentError(
@@ -491,9 +527,9 @@ def _model_bins(obj: object, key: Key, send_key: bool | None) -> tuple[dict[str,
 
 
 def _as_model(
-    cls: type[T], user_key: object, then: Callable[[Any], Any] | None
+    ex: Executor[Any], cls: type[T], user_key: object, then: Callable[[Any], Any] | None
 ) -> Callable[[Any], T | None]:
-    mapping = mapping_of(cls, _codecs.DEFAULT)
+    mapping = mapping_of(cls, ex.codecs)
 
     def finish(result: Any) -> T | None:
         record = then(result) if then is not None else result

@@ -22,8 +22,7 @@ from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
 from aerospike_fluent.keys import KeyRef, KeysRef
-from aerospike_fluent.models import codecs as _codecs
-from aerospike_fluent.models._mapping import is_model, mapping_of
+from aerospike_fluent.models._mapping import is_model, mapping_of, to_bins
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult
 
@@ -163,30 +162,31 @@ class RecordSet(_Scope[M]):
                 raise InvalidTypeError(
                     "put_many() takes a mapping of key -> bins, or model instances"
                 )
-            records = {_model_key(obj): obj for obj in records}
+            records = {_model_key(self._ex, obj): obj for obj in records}
             if send_key is None:
                 send_key = True
         policy = _policy.build(
             ttl=_validate.ttl(_expiry(ttl, expire_at)), send_key=_policy.flag("send_key", send_key)
         )
-        rows = [("put", self._key(k), _bins_of(bins), policy) for k, bins in records.items()]
+        ex = self._ex
+        rows = [("put", self._key(k), _bins_of(ex, bins), policy) for k, bins in records.items()]
         return self._ex.run(_batch(rows))
 
     def put(self, obj: object, **options: Any) -> Any:
         """Upsert a model instance under its key field (see :meth:`KeyRef.put`)."""
-        return self.key(_model_key(obj)).put(obj, **options)
+        return self.key(_model_key(self._ex, obj)).put(obj, **options)
 
     def insert(self, obj: object, **options: Any) -> Any:
         """Create a record from a model instance; RecordExistsError if its key exists."""
-        return self.key(_model_key(obj)).insert(obj, **options)
+        return self.key(_model_key(self._ex, obj)).insert(obj, **options)
 
     def update(self, obj: object, **options: Any) -> Any:
         """Update the record of a model instance; RecordNotFoundError if missing."""
-        return self.key(_model_key(obj)).update(obj, **options)
+        return self.key(_model_key(self._ex, obj)).update(obj, **options)
 
     def replace(self, obj: object, **options: Any) -> Any:
         """Replace every bin of the record of a model instance."""
-        return self.key(_model_key(obj)).replace(obj, **options)
+        return self.key(_model_key(self._ex, obj)).replace(obj, **options)
 
     @overload
     def create_index(
@@ -251,14 +251,14 @@ def _batch(rows: list[tuple[Any, ...]]) -> Program[BatchResult]:
     return BatchResult(result, False)
 
 
-def _model_key(obj: object) -> str | int | bytes:
+def _model_key(ex: Executor[Any], obj: object) -> str | int | bytes:
     """Return the user key of a model instance, from its key field."""
     if not is_model(obj):
         raise InvalidTypeError(
             f"expected a model instance (dataclass, pydantic, attrs, msgspec), not "
             f"{type(obj).__name__}; a dict needs a key: s.key(k).put(bins)"
         )
-    mapping = mapping_of(type(obj), _codecs.DEFAULT)
+    mapping = mapping_of(type(obj), ex.codecs)
     if mapping.key is None:
         raise InvalidArgumentError(
             f"{type(obj).__name__} has no key field: mark one with Annotated[str, af.models.Key] "
@@ -270,7 +270,5 @@ def _model_key(obj: object) -> str | int | bytes:
     return key  # type: ignore[no-any-return]
 
 
-def _bins_of(bins: object) -> dict[str, Any]:
-    if type(bins) is not dict and is_model(bins):
-        bins = mapping_of(type(bins), _codecs.DEFAULT).encode(bins)
-    return _validate.bins(bins)
+def _bins_of(ex: Executor[Any], bins: object) -> dict[str, Any]:
+    return _validate.bins(to_bins(bins, ex.codecs, ex.dict_codecs))

@@ -403,6 +403,15 @@ def mapping_of(cls: type, codecs: Codecs) -> Mapping_:
         return mapping
 
 
+def to_bins(bins: object, codecs: Codecs, dict_codecs: Codecs | None) -> object:
+    """Return the bins a write sends: a model's, or a dict's with registered types encoded."""
+    if type(bins) is not dict and is_model(bins):
+        return mapping_of(type(bins), codecs).encode(bins)
+    if dict_codecs is not None:
+        return dict_codecs.encode_bins(bins)
+    return bins
+
+
 def is_model(obj: object) -> bool:
     """Whether ``obj`` is an instance of a model class (a plain dict is not)."""
     return not isinstance(obj, dict) and kind_of(type(obj)) is not None

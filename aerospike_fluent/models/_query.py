@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from aerospike_fluent._exec import Async, M, Sync, then
 from aerospike_fluent._native import Record
-from aerospike_fluent.models import codecs as _codecs
 from aerospike_fluent.models._mapping import Mapping_, mapping_of
 from aerospike_fluent.results import Page
 from aerospike_fluent.streams import AsyncRecordStream, RecordStream
@@ -25,7 +24,7 @@ class TypedQuery(Generic[M, T]):
 
     def __init__(self, query: Query[M], model: type[T]) -> None:
         self._query: Query[M] = query
-        self._mapping: Mapping_ = mapping_of(model, _codecs.DEFAULT)
+        self._mapping: Mapping_ = mapping_of(model, query._ex.codecs)
 
     def __repr__(self) -> str:
         return f"{self._query!r}.as_({self._mapping.cls.__name__})"

@@ -86,6 +86,16 @@ class Codecs:
     def __repr__(self) -> str:
         return f"Codecs({', '.join(t.__name__ for t in self._by_type)})"
 
+    def all(self) -> list[Codec[Any]]:
+        """Return the codecs, one per type."""
+        return list(self._by_type.values())
+
+    def encode_bins(self, bins: Any) -> Any:
+        """Return a dict put's bins with the values of registered types encoded."""
+        if not isinstance(bins, dict):
+            return bins
+        return {k: self.encode(v, f"bin {k!r}", strict=False) for k, v in bins.items()}
+
     def with_(self, codecs: Iterable[Codec[Any]]) -> Codecs:
         """Return these codecs with ``codecs`` added (replacing those of the same type)."""
         return Codecs([*self._by_type.values(), *codecs])
@@ -100,19 +110,23 @@ class Codecs:
                 return self._by_type[base]
         return None
 
-    def encode(self, value: Any, where: str) -> Any:
-        """Return ``value`` as the server stores it (lists and maps converted throughout)."""
+    def encode(self, value: Any, where: str, *, strict: bool = True) -> Any:
+        """Return ``value`` as the server stores it (lists and maps converted throughout).
+
+        ``strict=False`` (dict puts): only registered types are converted; the rest is left to
+        the usual checks.
+        """
         t = type(value)
         if t in _STORED:
             return value
         if t is list:
-            return [self.encode(v, where) for v in value]
+            return [self.encode(v, where, strict=strict) for v in value]
         if t is dict:
-            return {k: self.encode(v, where) for k, v in value.items()}
+            return {k: self.encode(v, where, strict=strict) for k, v in value.items()}
         codec = self.find(t)
         if codec is not None:
             return codec.encode(value)
-        return _generic(self, value, where)
+        return _generic(self, value, where) if strict else value
 
     def names(self) -> list[str]:
         """Names of the types these codecs handle."""

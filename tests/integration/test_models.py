@@ -135,6 +135,13 @@ async def test_pydantic_attrs_msgspec_and_typeddict_models(fl: Flavor, set_name:
     assert await fl.run(s.key("t").get(as_=TUser)) == {"name": "Ty", "score": 4}
 
 
+async def test_an_operate_chain_reads_into_a_model(fl: Flavor, set_name: str) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    await fl.run(s.put(AUser("a", "Al", 1)))
+    got = await fl.run(s.key("a").add("score", 2).read("name", "score").execute(as_=AUser))
+    assert got == AUser("a", "Al", 3)
+
+
 async def test_writes_of_a_model_follow_their_verb(fl: Flavor, set_name: str) -> None:
     s = fl.db.namespace("test").set(set_name)
     await fl.run(s.insert(AUser("a", "Al")))
@@ -217,3 +224,38 @@ async def test_numpy_and_pandas_values_are_stored_as_plain_values(
     assert rec.bins == {"count": 7, "level": 0.5, "ok": True, "at": 1714564800000000123}
     back = await fl.run(s.key("r").get(as_=Reading))
     assert back == Reading("r", 7, 0.5, True, datetime(2024, 5, 1, 12, tzinfo=UTC))
+
+
+@dataclass(frozen=True)
+class Point:
+    x: int
+    y: int
+
+
+POINT = codecs.Codec(Point, lambda p: [p.x, p.y], lambda v: Point(*v), "Point as [x, y]")
+
+
+@dataclass
+class Place:
+    id: Annotated[str, Key]
+    at: Point
+    tags: set[str] = field(default_factory=set)
+
+
+async def test_a_client_codec_applies_to_dict_puts_and_models(fl: Flavor, set_name: str) -> None:
+    async with fl.connect(fl.seeds, codecs=[POINT]) as db:
+        s = db.namespace("test").set(set_name)
+        await fl.run(s.key("d").put({"at": Point(1, 2), "where": [Point(3, 4)]}))
+        await fl.run(s.put(Place("p", Point(5, 6), {"x"})))
+        rec = await fl.run(s.key("d").get())
+        assert rec is not None and rec.bins == {"at": [1, 2], "where": [[3, 4]]}
+        place = await fl.run(s.key("p").get(as_=Place))
+        assert place == Place("p", Point(5, 6), {"x"})
+        view = db.with_policy(total_timeout=5)  # a view keeps the client's codecs
+        await fl.run(view.namespace("test").set(set_name).key("v").put({"at": Point(7, 8)}))
+    s = fl.db.namespace("test").set(set_name)
+    assert (await fl.run(s.key("v").get()))["at"] == [7, 8]
+    with pytest.raises(errors.InvalidTypeError, match="UUID"):
+        await fl.run(s.key("u").put({"id": uuid4()}))  # no codec registered: refused
+    await fl.run(s.put(Place("q", Point(1, 1))))  # no codec here: a dataclass nests as a map
+    assert (await fl.run(s.key("q").get()))["at"] == {"x": 1, "y": 1}
