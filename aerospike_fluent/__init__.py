@@ -35,6 +35,7 @@ from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult, Page
 from aerospike_fluent.scopes import Namespace, RecordSet
 from aerospike_fluent.streams import AsyncRecordStream, RecordStream
+from aerospike_fluent.transaction import AbortStatus, CommitStatus, Transaction
 
 # A library's records go where the application's logging sends them, and nowhere by default.
 _logging.getLogger("aerospike_fluent").addHandler(_logging.NullHandler())
@@ -52,6 +53,7 @@ KEEP_TTL = -2
 __all__ = [
     "KEEP_TTL",
     "NEVER_EXPIRE",
+    "AbortStatus",
     "AerospikeError",
     "ArrowBatches",
     "ArrowTable",
@@ -65,6 +67,7 @@ __all__ = [
     "BitResize",
     "BitWrite",
     "Client",
+    "CommitStatus",
     "Connecting",
     "ExpRead",
     "ExpWrite",
@@ -92,6 +95,7 @@ __all__ = [
     "Return",
     "Sync",
     "SyncClient",
+    "Transaction",
     "__version__",
     "connect",
     "errors",

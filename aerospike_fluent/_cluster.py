@@ -124,7 +124,8 @@ class EmbeddedCluster(StopsOnExit):
     ``port=0`` picks free ports, else nodes listen on ``port``, ``port + 1``... Every
     partition has ``replication_factor`` copies on distinct nodes; writes reach every copy
     before they are acknowledged. With ``racks=R`` (Enterprise rules: ``edition="enterprise"``)
-    node ``i`` is on rack ``i % R + 1`` and a partition's copies go to distinct racks. Usable as
+    node ``i`` is on rack ``i % R + 1`` and a partition's copies go to distinct racks. The
+    namespaces in ``strong_consistency`` (Enterprise rules) take transactions. Usable as
     a sync or async context manager; both stop every node on exit.
     """
 
@@ -143,6 +144,7 @@ class EmbeddedCluster(StopsOnExit):
         users: Mapping[str, str] | None = None,
         edition: Literal["community", "enterprise"] = "community",
         racks: int = 0,
+        strong_consistency: Sequence[str] = (),
     ) -> None:
         self._cluster = started(
             _native.EmbeddedCluster(
@@ -156,6 +158,7 @@ class EmbeddedCluster(StopsOnExit):
                 users=None if users is None else dict(users),
                 edition=edition,
                 racks=racks,
+                strong_consistency=list(strong_consistency),
             )
         )
 

@@ -88,12 +88,14 @@ class Verbs(dict[str, Callable[..., Any]]):
 class Executor(Generic[M]):
     """Runs programs against a native client; shared by every builder of one client."""
 
-    __slots__ = ("_native", "codecs", "dict_codecs", "verbs")
+    __slots__ = ("_native", "codecs", "dict_codecs", "transaction", "verbs")
     is_async: ClassVar[bool] = False
 
     def __init__(self, native: _native.Client) -> None:
         self._native: Final = native
         self.verbs: Final = Verbs(native, type(self)._bind)
+        self.transaction: _native.Transaction | None = None
+        """The transaction the calls run in (the executor of a transaction's view)."""
         self.codecs: Codecs = DEFAULT_CODECS
         """The codecs of model fields: the built-ins and the client's."""
         self.dict_codecs: Codecs | None = None
@@ -133,6 +135,14 @@ class Executor(Generic[M]):
     def call(self, call: Call) -> Any:
         """Run a single call (shortcut for ``run(single(call))``)."""
         return self.run(single(call))
+
+    def in_transaction(self, native: _native.Client, txn: _native.Transaction) -> Executor[M]:
+        """Return an executor like this one (never auto-batching) on ``native``, a view of the
+        client whose calls run in ``txn``."""
+        other = type(self)(native)
+        other.with_codecs(self.dict_codecs)
+        other.transaction = txn
+        return other
 
 
 @final

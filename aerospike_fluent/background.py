@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, overload
 from aerospike_fluent import _policy
 from aerospike_fluent._chain import OpChain
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync
-from aerospike_fluent.errors import BackgroundTaskError, InvalidArgumentError
+from aerospike_fluent.errors import BackgroundTaskError, InvalidArgumentError, TransactionError
 
 if TYPE_CHECKING:
     from aerospike_fluent import _native
@@ -135,6 +135,11 @@ def start(
 ) -> Any:
     """Send a background query (``ops`` or ``udf``); the call returns its task."""
     ex = query._ex
+    if ex.transaction is not None:
+        raise TransactionError(
+            "a background task cannot run inside a transaction (it is not transactional): "
+            "start it from the client"
+        )
     policy = _policy.build(filter=filter, lim=lim, pace=query._pace)
     args = (query._ns, query._set, query._index, policy, ops, udf)
     return ex.call(Call("query_background", args, finish=lambda t: BackgroundTask(ex, t)))

@@ -7,10 +7,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Coroutine, Generator, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Mapping
+from datetime import timedelta
 from pathlib import Path
 from types import MappingProxyType, TracebackType
-from typing import Any, Generic, Unpack, overload
+from typing import Any, Generic, Literal, NamedTuple, TypeVar, Unpack, overload
 
 from aerospike_fluent import _autobatch, _native, _validate
 from aerospike_fluent._cluster import EmbeddedCluster
@@ -32,6 +33,9 @@ from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo, node_infos
 from aerospike_fluent.policy import Policy, PolicyOptions
 from aerospike_fluent.scopes import Namespace
+from aerospike_fluent.transaction import Retry, Transaction, run_async, run_sync
+
+T = TypeVar("T")
 
 EMBEDDED = "embedded://"
 DRAIN_TIMEOUT = 10.0
@@ -172,6 +176,56 @@ class Client(Generic[M]):
             layered = Policy.from_mapping(dict(changes), where="with_policy option").over(layered)
         native = self._native.with_defaults(layered._call_defaults())
         return Client(native, self._ex.on(native), None, layered, self._profiles)
+
+    def transaction(self, timeout: float | timedelta | None = None) -> Transaction[M]:
+        """Start a multi-record transaction (no I/O): a view whose calls run inside it.
+
+        ``async with db.transaction() as tx:`` commits on a clean exit and aborts on an
+        exception. ``timeout`` (whole seconds) is how long the server keeps it open; by
+        default the namespace's ``transaction-duration``. See :mod:`.transaction`.
+        """
+        return Transaction(self, timeout)
+
+    @overload
+    def run_transaction(
+        self: Client[Async],
+        fn: Callable[[Transaction[Async]], Awaitable[T]],
+        *,
+        attempts: int = ...,
+        backoff: float = ...,
+        max_backoff: float = ...,
+        timeout: float | timedelta | None = ...,
+    ) -> Coroutine[Any, Any, T]: ...
+    @overload
+    def run_transaction(
+        self: Client[Sync],
+        fn: Callable[[Transaction[Sync]], T],
+        *,
+        attempts: int = ...,
+        backoff: float = ...,
+        max_backoff: float = ...,
+        timeout: float | timedelta | None = ...,
+    ) -> T: ...
+    def run_transaction(
+        self,
+        fn: Callable[[Any], Any],
+        *,
+        attempts: int = 5,
+        backoff: float = 0.01,
+        max_backoff: float = 1.0,
+        timeout: float | timedelta | None = None,
+    ) -> Any:
+        """Run ``fn(tx)`` in a transaction and commit; return what ``fn`` returned.
+
+        On a conflict (a record blocked by another transaction, a version mismatch, a failed
+        verify) the whole transaction runs again, up to ``attempts`` times, after a jittered
+        pause growing from ``backoff`` to ``max_backoff`` seconds. Other errors abort it and
+        are raised at once. A commit in doubt is retried until it settles.
+        """
+        retry = Retry(attempts, backoff, max_backoff)
+        if self._ex.is_async:
+            return run_async(self, fn, retry, timeout)  # type: ignore[arg-type]
+        return run_sync(self, fn, retry, timeout)  # type: ignore[arg-type]
 
     def metrics(self) -> MetricsSnapshot:
         """Return what the client has done since it connected (no I/O; see :mod:`.metrics`)."""
@@ -363,28 +417,57 @@ def _udf_source(source: str | Path | bytes, name: str | None) -> tuple[bytes, st
 
 def _start(seeds: Seeds) -> tuple[str, Embedded | None]:
     if isinstance(seeds, str) and seeds.startswith(EMBEDDED):
-        nodes, rf = _embedded_options(seeds[len(EMBEDDED) :])
+        options = _embedded_options(seeds[len(EMBEDDED) :])
+        nodes, rf = options.nodes, options.replication_factor
         if nodes == 1:
-            server = started(_native.EmbeddedServer())
+            server = started(
+                _native.EmbeddedServer(
+                    edition=options.edition, strong_consistency=options.strong_consistency
+                )
+            )
             return f"{server.host}:{server.port}", server
-        cluster = EmbeddedCluster(nodes, rf)
+        cluster = EmbeddedCluster(
+            nodes,
+            rf,
+            edition=options.edition,
+            strong_consistency=options.strong_consistency,
+        )
         return cluster.seeds, cluster
     return seeds_string(seeds), None
 
 
-def _embedded_options(rest: str) -> tuple[int, int]:
-    """``nodes`` and ``replication_factor`` of ``embedded://[?nodes=N[&replication_factor=R]]``."""
-    usage = "use connect('embedded://') or connect('embedded://?nodes=3&replication_factor=2')"
+class EmbeddedOptions(NamedTuple):
+    """What ``embedded://?...`` asks of the server it starts."""
+
+    nodes: int = 1
+    replication_factor: int = 1
+    edition: Literal["community", "enterprise"] = "community"
+    strong_consistency: list[str] = []
+
+
+def _embedded_options(rest: str) -> EmbeddedOptions:
+    """The options of ``embedded://[?nodes=N&replication_factor=R&edition=E&strong_consistency=NS]``."""
+    usage = (
+        "use connect('embedded://'), connect('embedded://?nodes=3&replication_factor=2') or "
+        "connect('embedded://?edition=enterprise&strong_consistency=test')"
+    )
     if not rest:
-        return 1, 1
+        return EmbeddedOptions()
     if not rest.startswith("?"):
         raise InvalidArgumentError(usage)
     values: dict[str, int] = {}
+    edition = "community"
+    strong: list[str] = []
     for part in rest[1:].split("&"):
         name, sep, value = part.partition("=")
-        if name not in ("nodes", "replication_factor") or not sep or not value.isdigit():
+        if name == "edition" and value in ("community", "enterprise"):
+            edition = value
+        elif name == "strong_consistency" and value:
+            strong.append(value)
+        elif name in ("nodes", "replication_factor") and sep and value.isdigit():
+            values[name] = int(value)
+        else:
             raise InvalidArgumentError(f"bad embedded option {part!r}: {usage}")
-        values[name] = int(value)
     nodes = values.get("nodes", 1)
     if not 1 <= nodes <= 32:
         raise InvalidArgumentError(f"embedded nodes must be within 1..32, not {nodes}")
@@ -393,7 +476,7 @@ def _embedded_options(rest: str) -> tuple[int, int]:
         raise InvalidArgumentError(
             f"embedded replication_factor must be within 1..{nodes} (the node count), not {rf}"
         )
-    return nodes, rf
+    return EmbeddedOptions(nodes, rf, edition, strong)  # type: ignore[arg-type]
 
 
 class Connecting:

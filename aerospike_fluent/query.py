@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, Unpack, overload
@@ -26,6 +27,17 @@ from aerospike_fluent.exp import Exp
 from aerospike_fluent.models._query import TypedQuery
 from aerospike_fluent.results import Page
 from aerospike_fluent.streams import AsyncRecordStream, RecordStream
+
+_log = logging.getLogger("aerospike_fluent.transactions")
+
+
+def outside_transaction(what: str) -> None:
+    """Warn that ``what``, started through a transaction, reads committed data outside it."""
+    _log.warning(
+        "%s through a transaction reads committed data: it does not see the transaction's "
+        "writes, and its reads are not verified at commit",
+        what,
+    )
 
 T = TypeVar("T")
 
@@ -191,6 +203,8 @@ class Query(Frozen, Generic[M]):
         bins: tuple[str, ...] | None = None,
         model: ModelPlan | None = None,
     ) -> QueryStream:
+        if self._ex.transaction is not None:
+            outside_transaction("a query")
         policy = _policy.build(filter=self._filter, lim=self._limits, pace=self._pace)
         selected = self._bins if bins is None else bins
         if no_bins or selected == ():
@@ -393,6 +407,8 @@ class Query(Frozen, Generic[M]):
             )
             if used
         ]
+        if self._ex.transaction is not None:
+            outside_transaction("an aggregation")
         policy = _policy.build(filter=self._filter, lim=self._limits, pace=self._pace)
         call = aggregate_call(
             self._ns,

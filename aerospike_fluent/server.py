@@ -47,6 +47,7 @@ class EmbeddedServer(StopsOnExit):
         tls_key_file: str | None = None,
         users: Mapping[str, str] | None = None,
         edition: Literal["community", "enterprise"] = "community",
+        strong_consistency: Sequence[str] = (),
     ) -> None:
         self._server = started(
             _native.EmbeddedServer(
@@ -57,6 +58,7 @@ class EmbeddedServer(StopsOnExit):
                 tls_key_file=tls_key_file,
                 users=None if users is None else dict(users),
                 edition=edition,
+                strong_consistency=list(strong_consistency),
             )
         )
 
@@ -155,12 +157,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="racks the nodes are spread over in turn (Enterprise rules: with --edition "
         "enterprise; default 0, none)",
     )
+    parser.add_argument(
+        "--strong-consistency",
+        action="append",
+        default=[],
+        metavar="NAMESPACE",
+        help="serve NAMESPACE in strong-consistency mode, for transactions (repeatable; "
+        "Enterprise rules: with --edition enterprise)",
+    )
     args = parser.parse_args(argv)
     namespaces = args.namespaces or DEFAULT_NAMESPACES
     server: EmbeddedServer | EmbeddedCluster
     try:
         if args.nodes == 1 and not args.racks:
-            server = EmbeddedServer(args.host, args.port, namespaces, edition=args.edition)
+            server = EmbeddedServer(
+                args.host,
+                args.port,
+                namespaces,
+                edition=args.edition,
+                strong_consistency=args.strong_consistency,
+            )
         else:
             rf = min(args.replication_factor, args.nodes)
             server = EmbeddedCluster(
@@ -171,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 namespaces=namespaces,
                 edition=args.edition,
                 racks=args.racks,
+                strong_consistency=args.strong_consistency,
             )
     except (AerospikeError, ValueError) as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)

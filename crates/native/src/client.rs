@@ -24,6 +24,7 @@ use crate::pools::close_on_loop;
 use crate::query::{self, QueryStream};
 use crate::runtime;
 use crate::spin::Spin;
+use crate::transaction::Transaction;
 use crate::values::to_key;
 use crate::{aggregate, background, calls, indexes};
 
@@ -136,6 +137,8 @@ pub struct Client {
     /// Made by `with_defaults`: it shares the client's connections, and dropping it closes
     /// nothing.
     view: bool,
+    /// Set on a transaction's view (`with_transaction`): its record and batch calls run in it.
+    txn: Option<Arc<aerospike::Txn>>,
 }
 
 /// A client nobody closed warns (`ResourceWarning`, as unclosed files do) and releases its
@@ -209,12 +212,23 @@ impl Client {
         }
     }
 
-    /// The native policies of a call: its own, or the client's defaults.
-    fn natives(&self, policy: Option<&Bound<'_, Policy>>) -> Arc<Natives> {
-        match policy {
+    /// The native policies of a call: its own, or the client's defaults; inside the view's
+    /// transaction, if any (refused once it is finished).
+    fn natives(&self, policy: Option<&Bound<'_, Policy>>) -> PyResult<Arc<Natives>> {
+        let natives = match policy {
             Some(p) => p.get().natives(&self.defaults.calls),
             None => self.natives.clone(),
+        };
+        match &self.txn {
+            Some(txn) => crate::transaction::natives_in(txn, &natives),
+            None => Ok(natives),
         }
+    }
+
+    /// The view's transaction, for commit and abort.
+    fn transaction(&self, txn: &Bound<'_, Transaction>) -> Arc<aerospike::Txn> {
+        let _ = self;
+        txn.get().txn.clone()
     }
 }
 
@@ -253,6 +267,7 @@ pub(crate) async fn do_connect(
         defaults,
         natives,
         view: false,
+        txn: None,
         inner: Arc::new(Inner {
             client,
             handle,
@@ -544,7 +559,29 @@ operations! {
                 ..self.defaults
             },
             view: true,
+            txn: self.txn.clone(),
         })
+    }
+
+    /// A view of this client whose record and batch calls run inside `txn`.
+    fn with_transaction(&self, txn: &Bound<'_, Transaction>) -> PyResult<Client> {
+        let inner = self.live()?.clone();
+        Ok(Client {
+            inner,
+            natives: self.natives.clone(),
+            defaults: self.defaults,
+            view: true,
+            txn: Some(txn.get().txn.clone()),
+        })
+    }
+
+    /// The transaction of this view (None outside one).
+    #[getter]
+    fn txn(&self, py: Python<'_>) -> PyResult<Option<Py<Transaction>>> {
+        self.txn
+            .as_ref()
+            .map(|t| Py::new(py, Transaction { txn: t.clone() }))
+            .transpose()
     }
 
     /// The defaults of calls through this client.
@@ -579,7 +616,7 @@ operations! {
         chunk_size: usize,
     ) -> PyResult<QueryStream> {
         let i = self.live()?.clone();
-        let p = self.natives(policy);
+        let p = self.natives(policy)?;
         query::start(
             i,
             &self.inner.handle,
@@ -617,7 +654,7 @@ operations! {
         let (k, sel, p) = (
             (to_key(key)?, key.clone().unbind()),
             bins_selector(bins, header_only),
-            this.natives(policy),
+            this.natives(policy)?,
         );
         (read(Meter::of_key(Kind::Get, &k.0)), move |c| calls::get(c, p, k, sel))
     }
@@ -630,7 +667,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, b, p) = (to_key(key)?, to_bins(bins)?, this.natives(policy));
+        let (k, b, p) = (to_key(key)?, to_bins(bins)?, this.natives(policy)?);
         (write(Meter::of_key(Kind::Put, &k)), move |c| calls::put(c, p, k, b))
     }
 
@@ -641,7 +678,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, p) = (to_key(key)?, this.natives(policy));
+        let (k, p) = (to_key(key)?, this.natives(policy)?);
         (write(Meter::of_key(Kind::Delete, &k)), move |c| calls::delete(c, p, k))
     }
 
@@ -652,7 +689,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, p) = (to_key(key)?, this.natives(policy));
+        let (k, p) = (to_key(key)?, this.natives(policy)?);
         (read(Meter::of_key(Kind::Exists, &k)), move |c| calls::exists(c, p, k))
     }
 
@@ -663,7 +700,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, p) = (to_key(key)?, this.natives(policy));
+        let (k, p) = (to_key(key)?, this.natives(policy)?);
         (write(Meter::of_key(Kind::Touch, &k)), move |c| calls::touch(c, p, k))
     }
 
@@ -678,7 +715,7 @@ operations! {
         let (k, o, p) = (
             (to_key(key)?, key.clone().unbind()),
             to_ops(ops)?,
-            this.natives(policy),
+            this.natives(policy)?,
         );
         let meter = Meter::of_key(Kind::Operate, &k.0);
         (Call::metered(!o.read_only, meter), move |c| calls::operate(c, p, k, o))
@@ -694,7 +731,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, a, p) = (to_key(key)?, udf_args(args)?, this.natives(policy));
+        let (k, a, p) = (to_key(key)?, udf_args(args)?, this.natives(policy)?);
         let meter = Meter::of_key(Kind::Udf, &k);
         (write(meter), move |c| calls::udf_apply(c, p, k, module, function, a))
     }
@@ -710,7 +747,7 @@ operations! {
         let kind = if writes { Kind::BatchWrite } else { Kind::BatchRead };
         let ns = rows.first().map_or("", |r| r.namespace());
         let meter = Meter::new(kind, ns);
-        (Call::metered(writes, meter), (inner.clone(), this.natives(policy), rows))
+        (Call::metered(writes, meter), (inner.clone(), this.natives(policy)?, rows))
     }
 
     /// Read rows of a batch as an `ArrowTable`: a row per record found, in key order.
@@ -719,7 +756,7 @@ operations! {
         spec: ArrowSpecRef<'_>,
     ) {
         let meter = Meter::new(Kind::BatchRead, "");
-        (read(meter), crate::arrow::batch_read(inner, this.natives(policy), rows, spec)?)
+        (read(meter), crate::arrow::batch_read(inner, this.natives(policy)?, rows, spec)?)
     }
 
     /// An info command, sent to one node (by name) or a random one.
@@ -772,7 +809,7 @@ operations! {
         let meter = Meter::new(Kind::Query, namespace.as_str());
         let (statement, work) =
             background::parse(namespace, set_name, index_filter, ops, udf)?;
-        let (i, h, p) = (inner.clone(), inner.handle.clone(), this.natives(policy));
+        let (i, h, p) = (inner.clone(), inner.handle.clone(), this.natives(policy)?);
         (write(meter), background::start(i, h, p, statement, work))
     }
 
@@ -834,7 +871,7 @@ operations! {
         let meter = Meter::new(Kind::Aggregate, namespace.as_str());
         let spec =
             aggregate::Spec::parse(namespace, set_name, index_filter, module, function, args)?;
-        (read(meter), aggregate::run(inner.clone(), this.natives(policy), spec))
+        (read(meter), aggregate::run(inner.clone(), this.natives(policy)?, spec))
     }
 
     /// Register a UDF module.
@@ -845,6 +882,22 @@ operations! {
     ) {
         let _ = this;
         (write(Meter::new(Kind::Admin, "")), calls::udf_register(inner.clone(), code, server_path))
+    }
+
+    /// Commit a transaction: verify its reads, roll its writes forward, close it.
+    record fn commit / commit_blocking(this, inner, txn: &Bound<'_, Transaction>) {
+        let _ = inner;
+        let t = this.transaction(txn);
+        let meter = Meter::new(Kind::Commit, t.namespace().as_deref().unwrap_or(""));
+        (write(meter), move |c| crate::transaction::commit(c, t))
+    }
+
+    /// Abort a transaction: roll its writes back, close it.
+    record fn abort / abort_blocking(this, inner, txn: &Bound<'_, Transaction>) {
+        let _ = inner;
+        let t = this.transaction(txn);
+        let meter = Meter::new(Kind::Abort, t.namespace().as_deref().unwrap_or(""));
+        (write(meter), move |c| crate::transaction::abort(c, t))
     }
 
     /// Remove a UDF module.

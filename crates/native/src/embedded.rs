@@ -10,6 +10,7 @@ use server::{Edition, Server, ServerConfig};
 use crate::errors::ClientError;
 
 /// The settings of one node: TLS needs both files; users sorted by name.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn server_config(
     host: String,
     port: u16,
@@ -18,6 +19,7 @@ pub(crate) fn server_config(
     tls_key_file: Option<String>,
     users: Option<HashMap<String, String>>,
     edition: &str,
+    strong_consistency: Vec<String>,
 ) -> PyResult<ServerConfig> {
     let edition = match edition {
         "community" => Edition::Community,
@@ -44,6 +46,7 @@ pub(crate) fn server_config(
         users,
         edition,
         rack_id: 0,
+        strong_consistency,
     })
 }
 
@@ -96,9 +99,11 @@ impl EmbeddedServer {
             tls_key_file = None,
             users = None,
             edition = "community",
+            strong_consistency = Vec::new(),
         ),
         text_signature = "(host='127.0.0.1', port=0, namespaces=('test', 'bar'), *, \
-            tls_cert_file=None, tls_key_file=None, users=None, edition='community')"
+            tls_cert_file=None, tls_key_file=None, users=None, edition='community', \
+            strong_consistency=())"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -110,6 +115,7 @@ impl EmbeddedServer {
         tls_key_file: Option<String>,
         users: Option<HashMap<String, String>>,
         edition: &str,
+        strong_consistency: Vec<String>,
     ) -> PyResult<Self> {
         let tls = tls_cert_file.is_some();
         let cfg = server_config(
@@ -120,6 +126,7 @@ impl EmbeddedServer {
             tls_key_file,
             users,
             edition,
+            strong_consistency,
         )?;
         let user_count = cfg.users.len();
         let server = py

@@ -47,10 +47,11 @@ impl EmbeddedCluster {
             users = None,
             edition = "community",
             racks = 0,
+            strong_consistency = Vec::new(),
         ),
         text_signature = "(nodes=3, replication_factor=2, host='127.0.0.1', port=0, \
             namespaces=('test', 'bar'), *, tls_cert_file=None, tls_key_file=None, users=None, \
-            edition='community', racks=0)"
+            edition='community', racks=0, strong_consistency=())"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -65,6 +66,7 @@ impl EmbeddedCluster {
         users: Option<HashMap<String, String>>,
         edition: &str,
         racks: usize,
+        strong_consistency: Vec<String>,
     ) -> PyResult<Self> {
         if racks > nodes {
             return Err(PyValueError::new_err(format!(
@@ -91,6 +93,7 @@ impl EmbeddedCluster {
                 tls_key_file,
                 users,
                 edition,
+                strong_consistency,
             )?,
             nodes,
             replication_factor,

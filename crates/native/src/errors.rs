@@ -77,6 +77,62 @@ create_exception!(
 create_exception!(aerospike_fluent.errors, UdfError, ServerError);
 create_exception!(aerospike_fluent.errors, AuthenticationError, ServerError);
 create_exception!(aerospike_fluent.errors, QuotaExceededError, ServerError);
+create_exception!(
+    aerospike_fluent.errors,
+    TransactionError,
+    AerospikeError,
+    "A multi-record transaction was refused or failed (see the subclasses)."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    TransactionBlockedError,
+    TransactionError,
+    "The record is being written by another transaction (120): retry the whole transaction."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    TransactionVersionMismatchError,
+    TransactionError,
+    "A record the transaction read changed before it committed (121)."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    TransactionExpiredError,
+    TransactionError,
+    "The transaction's deadline passed; the server rolls it back (122)."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    TransactionTooManyWritesError,
+    TransactionError,
+    "The transaction wrote more records than its monitor can hold (123)."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    TransactionCommittedError,
+    TransactionError,
+    "The transaction was already committed (124)."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    TransactionAbortedError,
+    TransactionError,
+    "The transaction was already aborted (125)."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    TransactionFinishedError,
+    TransactionError,
+    "A call on a transaction that was committed or aborted: nothing was sent."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    CommitError,
+    TransactionError,
+    "A commit that failed: `stage` (verify, mark_roll_forward, roll_forward, abort, close), \
+     `in_doubt` (retry `commit()`; `abort()` is refused), `records` (key, result code) of the \
+     stage that failed, and `cause`."
+);
 
 /// The two classes with two bases (`create_exception!` takes one), built with `type()`.
 struct Dual {
@@ -159,6 +215,13 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         60..=67 | 80 => py.get_type::<AuthenticationError>(),
         83 => py.get_type::<QuotaExceededError>(),
         100 => py.get_type::<UdfError>(),
+        120 => py.get_type::<TransactionBlockedError>(),
+        121 => py.get_type::<TransactionVersionMismatchError>(),
+        122 => py.get_type::<TransactionExpiredError>(),
+        123 => py.get_type::<TransactionTooManyWritesError>(),
+        124 | -18 => py.get_type::<TransactionCommittedError>(),
+        125 | -19 => py.get_type::<TransactionAbortedError>(),
+        126 | 127 | -17 => py.get_type::<TransactionError>(),
         200 => py.get_type::<IndexAlreadyExistsError>(),
         201 => py.get_type::<IndexNotFoundError>(),
         202..=206 => py.get_type::<SecondaryIndexError>(),
@@ -311,6 +374,9 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
             }
         }
     }
+    if let ErrorKind::Commit { .. } = err.kind() {
+        return commit_error(py, err);
+    }
     if let Some(code) = refused_login_code(err) {
         let class = py.get_type::<AuthenticationError>();
         return match error_instance(class, Some(code), &err.to_string(), false, key) {
@@ -335,6 +401,61 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
     };
     let message = with_key(&err.to_string(), key.as_ref());
     match error_instance(class, Some(code), &message, in_doubt, key) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
+}
+
+/// A `CommitError` naming the stage that failed, whether it is in doubt, the per-key outcomes of
+/// that stage (the keys that failed) and the error that stopped it.
+fn commit_error(py: Python<'_>, err: &AsError) -> PyErr {
+    use aerospike::CommitErrorType as Stage;
+    let ErrorKind::Commit {
+        error_type,
+        verify_records,
+        roll_records,
+    } = err.kind()
+    else {
+        return PyErr::new::<CommitError, _>(err.to_string());
+    };
+    let stage = match error_type {
+        Stage::VerifyFail => "verify",
+        Stage::VerifyFailCloseAbandoned => "close",
+        Stage::VerifyFailAbortAbandoned => "abort",
+        Stage::MarkRollForwardAbandoned => "mark_roll_forward",
+        Stage::RollForwardAbandoned => "roll_forward",
+    };
+    let build = || -> PyResult<Bound<'_, PyAny>> {
+        let records = if roll_records.is_empty() {
+            verify_records
+        } else {
+            roll_records
+        };
+        let mut failed = Vec::new();
+        for r in records {
+            let code = r.result_code().map_or(-1, |c| i32::from(u8::from(c)));
+            if code != 0 {
+                failed.push((crate::values::from_key(py, &r.key)?, code));
+            }
+        }
+        let in_doubt = err.in_doubt();
+        let exc = error_instance(
+            py.get_type::<CommitError>(),
+            Some(err.result_code()),
+            &err.to_string(),
+            in_doubt,
+            None,
+        )?;
+        exc.setattr("stage", stage)?;
+        exc.setattr("records", PyTuple::new(py, failed)?)?;
+        let cause = match err.cause() {
+            Some(c) => to_py(py, c, None).into_value(py).into_any(),
+            None => py.None(),
+        };
+        exc.setattr("cause", cause)?;
+        Ok(exc)
+    };
+    match build() {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }
@@ -408,8 +529,21 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         IndexNotFoundError,
         UdfError,
         AuthenticationError,
-        QuotaExceededError
+        QuotaExceededError,
+        TransactionError,
+        TransactionBlockedError,
+        TransactionVersionMismatchError,
+        TransactionExpiredError,
+        TransactionTooManyWritesError,
+        TransactionCommittedError,
+        TransactionAbortedError,
+        TransactionFinishedError,
+        CommitError
     );
+    let commit = py.get_type::<CommitError>();
+    commit.setattr("stage", py.None())?;
+    commit.setattr("records", PyTuple::empty(py))?;
+    commit.setattr("cause", py.None())?;
     m.add("InvalidArgumentError", invalid_argument_type(py))?;
     m.add("TimeoutError", timeout_type(py))?;
     m.add_function(wrap_pyfunction!(error_for_code, m)?)?;

@@ -48,6 +48,7 @@ mod runtime;
 mod spin;
 mod tls;
 mod token;
+mod transaction;
 mod values;
 mod wire;
 
@@ -78,6 +79,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<completion::Completer>()?;
     m.add_class::<policy::Policy>()?;
     m.add_class::<policy::CallDefaults>()?;
+    m.add_class::<transaction::Transaction>()?;
     m.add_class::<config::ClientConfig>()?;
     m.add_class::<client::Client>()?;
     m.add_class::<query::QueryStream>()?;

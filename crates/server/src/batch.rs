@@ -106,9 +106,11 @@ fn parse_row<'a>(
     } else {
         (r.u8()?, 0, 0)
     };
-    if kind & BATCH_MSG_INFO4 != 0 {
-        r.u8()?;
-    }
+    let info4 = if kind & BATCH_MSG_INFO4 != 0 {
+        r.u8()?
+    } else {
+        0
+    };
     let generation = if kind & BATCH_MSG_GEN != 0 {
         u32::from(r.u16()?)
     } else {
@@ -123,6 +125,7 @@ fn parse_row<'a>(
     let n_ops = r.u16()?;
     let fields = Fields::parse(r, n_fields)?;
     let ops = Ops::parse(r, n_ops)?;
+    let txn = crate::txn::TxnFields::parse(info4, &fields).map_err(|()| Malformed)?;
     Ok(Row {
         req: RecReq {
             info1,
@@ -135,6 +138,7 @@ fn parse_row<'a>(
             filter: fields.get(field::FILTER_EXP).or(parent_filter),
             ops,
             deadline,
+            txn,
         },
         ns: fields.get(field::NAMESPACE),
         fields,

@@ -34,10 +34,11 @@ pub fn kind_of(req: &RecReq<'_>) -> Kind {
     }
 }
 
-/// Builds the request of a single-record message.
-pub fn rec_req<'a>(msg: &Msg<'a>) -> RecReq<'a> {
+/// Builds the request of a single-record message (None: malformed transaction fields).
+pub fn rec_req<'a>(msg: &Msg<'a>) -> Option<RecReq<'a>> {
     let h = &msg.header;
-    RecReq {
+    let txn = crate::txn::TxnFields::parse(h.info4, &msg.fields).ok()?;
+    Some(RecReq {
         info1: h.info1,
         info2: h.info2,
         info3: h.info3,
@@ -48,7 +49,8 @@ pub fn rec_req<'a>(msg: &Msg<'a>) -> RecReq<'a> {
         filter: msg.fields.get(field::FILTER_EXP),
         ops: msg.ops,
         deadline: transaction_deadline(h.timeout),
-    }
+        txn,
+    })
 }
 
 /// Handles a single-record, UDF or batch request; appends complete frames to `out`.
@@ -64,7 +66,9 @@ pub fn single(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
 }
 
 fn one_record(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
-    let req = rec_req(msg);
+    let Some(req) = rec_req(msg) else {
+        return header_only(out, 0, rc::PARAMETER, 0);
+    };
     let is_udf = msg.fields.get(field::UDF_PACKAGE).is_some();
     shared
         .stats

@@ -137,7 +137,7 @@ fn answer(name: &str, shared: &Shared) -> String {
             .join(";"),
         "user-agent-set" | "log-message" | "truncate-undo" => "ok".into(),
         "statistics" => statistics(shared),
-        "get-config" => "migrate-threads=1;proto-fd-max=15000;service-threads=2".into(),
+        "get-config" => get_config(shared, args),
         "truncate" | "truncate-namespace" => truncate(shared, args),
         "sindex-create" => sindex::create(shared, args),
         "sindex-delete" => sindex::delete(shared, args),
@@ -204,7 +204,10 @@ fn replicas(shared: &Shared, with_regime: bool) -> String {
         .iter()
         .map(|n| {
             if with_regime {
-                format!("{}:0,{},{}", n.name, maps.len(), maps.join(","))
+                // A strong-consistency namespace has a rebalance regime (clients read SC
+                // mode from it being non-zero).
+                let regime = u8::from(n.strong_consistency);
+                format!("{}:{regime},{},{}", n.name, maps.len(), maps.join(","))
             } else {
                 format!("{}:{}", n.name, maps[0])
             }
@@ -220,14 +223,45 @@ fn namespace_stats(shared: &Shared, ns: &crate::store::Namespace) -> String {
     format!(
         "objects={objects};tombstones=0;master_objects={masters};prole_objects={};\
 ns_cluster_size={};effective_replication_factor={};replication-factor={};default-ttl=0;\
-max-ttl=315360000;nsup-period=1;allow-ttl-without-nsup=true;strong-consistency=false;\
+max-ttl=315360000;nsup-period=1;allow-ttl-without-nsup=true;{};\
 storage-engine=memory;stop_writes=false;hwm_breached=false;evict-tenths-pct=5;data_used_bytes=0;\
 index_used_bytes={}",
         objects - masters,
         view.members.len(),
         view.copies,
         view.copies,
+        consistency(ns),
         objects * 64
+    )
+}
+
+/// The strong-consistency settings of a namespace, as a real node lists them.
+fn consistency(ns: &crate::store::Namespace) -> String {
+    let sc = ns.strong_consistency;
+    let duration = if sc { crate::txn::DEFAULT_DURATION } else { 0 };
+    format!(
+        "strong-consistency={sc};strong-consistency-allow-expunge=false;\
+disable-mrt-writes=false;mrt-duration={duration}"
+    )
+}
+
+/// `get-config`: a namespace's configuration (`context=namespace;id=NS`), else the service's.
+fn get_config(shared: &Shared, args: &str) -> String {
+    let ps = params(args);
+    if param(&ps, &["context"]) != Some("namespace") {
+        return "migrate-threads=1;proto-fd-max=15000;service-threads=2".into();
+    }
+    let Some(name) = param(&ps, &["id", "namespace"]) else {
+        return "ERROR::missing namespace id".into();
+    };
+    let Some(ns) = shared.store.namespace(name.as_bytes()) else {
+        return format!("ERROR::namespace {name} not found");
+    };
+    format!(
+        "replication-factor={};{};default-ttl=0;max-ttl=315360000;nsup-period=1;\
+allow-ttl-without-nsup=true;storage-engine=memory",
+        shared.view().copies,
+        consistency(ns)
     )
 }
 

@@ -30,6 +30,7 @@ mod sindex;
 mod stats;
 mod store;
 mod tls;
+mod txn;
 mod udf;
 pub mod wire;
 
@@ -62,6 +63,8 @@ pub struct ServerConfig {
     pub edition: Edition,
     /// The node's `rack-id` for every namespace (0: none; other ids are Enterprise-only).
     pub rack_id: u32,
+    /// Namespaces in strong-consistency mode (Enterprise-only): they take transactions.
+    pub strong_consistency: Vec<String>,
 }
 
 /// The server edition whose behaviour the embedded server follows.
@@ -89,6 +92,7 @@ impl std::fmt::Debug for ServerConfig {
             .field("users", &names)
             .field("edition", &self.edition)
             .field("rack_id", &self.rack_id)
+            .field("strong_consistency", &self.strong_consistency)
             .finish()
     }
 }
@@ -104,6 +108,7 @@ impl Default for ServerConfig {
             users: Vec::new(),
             edition: Edition::Community,
             rack_id: 0,
+            strong_consistency: Vec::new(),
         }
     }
 }
@@ -177,6 +182,22 @@ impl Shared {
                 "'rack-id' is enterprise-only: start it with the enterprise edition".into(),
             ));
         }
+        if !config.strong_consistency.is_empty() && config.edition == Edition::Community {
+            return Err(invalid(
+                "'strong-consistency' is enterprise-only: start it with the enterprise edition"
+                    .into(),
+            ));
+        }
+        if let Some(ns) = config
+            .strong_consistency
+            .iter()
+            .find(|n| !config.namespaces.contains(n))
+        {
+            return Err(invalid(format!(
+                "strong consistency for {ns:?}, which is not one of the namespaces {:?}",
+                config.namespaces
+            )));
+        }
         let users = if config.users.is_empty() {
             None
         } else {
@@ -185,7 +206,11 @@ impl Shared {
         Ok(Shared {
             stats: Stats::default(),
             faults: Faults::default(),
-            store: store::Store::new(&config.namespaces, config.edition == Edition::Enterprise),
+            store: store::Store::new(
+                &config.namespaces,
+                config.edition == Edition::Enterprise,
+                &config.strong_consistency,
+            ),
             edition: config.edition,
             rack_id: config.rack_id,
             sindexes,
@@ -467,6 +492,9 @@ async fn reclaim_loop(shared: Arc<Shared>) {
         let now = clock::cl_secs(clock::now_ms());
         for ns in &shared.store.namespaces {
             ns.reclaim_expired(now);
+            if ns.strong_consistency {
+                txn::sweep(&shared, ns);
+            }
         }
     }
 }

@@ -2,10 +2,13 @@
 
 use std::process::ExitCode;
 
-use server::{Server, ServerConfig};
+use server::{Edition, Server, ServerConfig};
 
 fn usage() -> ExitCode {
-    eprintln!("usage: embedded-server [--host HOST] [--port PORT] [--namespace NS]...");
+    eprintln!(
+        "usage: embedded-server [--host HOST] [--port PORT] [--namespace NS]... \
+         [--edition community|enterprise] [--strong-consistency NS]..."
+    );
     ExitCode::from(2)
 }
 
@@ -24,6 +27,12 @@ fn main() -> ExitCode {
                 Err(_) => return usage(),
             },
             "--namespace" => namespaces.push(value),
+            "--strong-consistency" => config.strong_consistency.push(value),
+            "--edition" => match value.as_str() {
+                "community" => config.edition = Edition::Community,
+                "enterprise" => config.edition = Edition::Enterprise,
+                _ => return usage(),
+            },
             _ => return usage(),
         }
     }

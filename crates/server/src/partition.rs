@@ -19,6 +19,8 @@ pub struct Partition {
     records: Records,
     /// (void time, digest) of each record that expires, soonest first.
     expiries: BTreeSet<(u32, Digest)>,
+    /// Records a transaction holds (provisional writes) and transaction monitors.
+    in_txn: BTreeSet<Digest>,
     indexes: Vec<Entries>,
 }
 
@@ -37,6 +39,11 @@ impl Partition {
             self.expiries.insert((rec.void_time, digest));
         }
         let void_time = rec.void_time;
+        if rec.txn.is_some() {
+            self.in_txn.insert(digest);
+        } else if !self.in_txn.is_empty() {
+            self.in_txn.remove(&digest);
+        }
         let old = self.records.insert(digest, rec);
         if let Some(o) = old.as_ref().filter(|o| o.void_time != void_time) {
             self.expiries.remove(&(o.void_time, digest));
@@ -57,6 +64,9 @@ impl Partition {
     pub fn remove(&mut self, digest: &Digest) -> Option<Record> {
         let old = self.records.remove(digest)?;
         self.expiries.remove(&(old.void_time, *digest));
+        if old.txn.is_some() {
+            self.in_txn.remove(digest);
+        }
         for entries in &mut self.indexes {
             entries.update(digest, None);
         }
@@ -70,18 +80,24 @@ impl Partition {
         let mut gone = Vec::new();
         self.records.retain(|d, r| {
             let keep = !pred(r);
-            if !keep && kept_aside {
+            if !keep && (kept_aside || r.txn.is_some()) {
                 gone.push((r.void_time, *d));
             }
             keep
         });
         for (void_time, digest) in &gone {
+            self.in_txn.remove(digest);
             self.expiries.remove(&(*void_time, *digest));
             for entries in &mut self.indexes {
                 entries.update(digest, None);
             }
         }
         before - self.records.len()
+    }
+
+    /// Digests of the records a transaction holds and of transaction monitors.
+    pub fn in_txn(&self) -> &BTreeSet<Digest> {
+        &self.in_txn
     }
 
     /// The soonest void time of a record here (None when none expires).
@@ -108,6 +124,11 @@ impl Partition {
             .iter()
             .filter(|(_, r)| r.void_time != 0)
             .map(|(d, r)| (r.void_time, *d))
+            .collect();
+        self.in_txn = records
+            .iter()
+            .filter(|(_, r)| r.txn.is_some())
+            .map(|(d, _)| *d)
             .collect();
         self.records = records;
         let defs: Vec<Arc<SIndex>> = self.indexes.drain(..).map(|e| e.def().clone()).collect();

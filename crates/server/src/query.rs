@@ -363,6 +363,9 @@ fn scan_partition(
         if p.max_records > 0 && *sent >= p.max_records {
             return false;
         }
+        let Some(rec) = crate::txn::committed(rec) else {
+            continue;
+        };
         if !selected(p, digest, rec, now_cl, None) || !has_a_named_bin(msg, rec) {
             continue;
         }
@@ -413,6 +416,7 @@ pub(crate) fn each_selected(
     }
     let part = p.ns.read(pid);
     part.iter()
+        .filter_map(|(d, r)| Some((d, crate::txn::committed(r)?)))
         .filter(|(d, r)| selected(p, d, r, now_cl, None))
         .for_each(|(d, r)| f(d, r));
 }
@@ -447,7 +451,7 @@ fn each_indexed(
     p.ns.with_index(pid, idx, |records, entries| {
         for at in entries.range(lower, high) {
             let (digest, b) = (at.digest(), at.bval(geo));
-            let Some(rec) = records.get(digest) else {
+            let Some(rec) = records.get(digest).and_then(crate::txn::committed) else {
                 continue;
             };
             if sent.as_ref().is_some_and(|s| s.contains(digest))
@@ -544,6 +548,7 @@ fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) -> (u64, u64) {
         filter: None,
         ops: msg.ops,
         deadline: transaction_deadline(0),
+        txn: crate::txn::TxnFields::default(),
     };
     let is_udf = msg.fields.get(field::UDF_PACKAGE).is_some();
     let mut scratch = Vec::new();

@@ -13,6 +13,7 @@ pub use crate::request::RecReq;
 use crate::store::{
     partition_of, void_time_for, Bin, BinName, Digest, Namespace, Partition, Record,
 };
+use crate::txn;
 use crate::wire::*;
 
 /// Result codes the server produces here.
@@ -29,6 +30,7 @@ pub mod rc {
     pub const UNSUPPORTED_FEATURE: u8 = 16;
     pub const NAMESPACE_NOT_FOUND: u8 = 20;
     pub const BIN_NAME: u8 = 21;
+    pub const FORBIDDEN: u8 = 22;
     pub const ENTERPRISE_ONLY: u8 = 25;
     pub const FILTERED_OUT: u8 = 27;
 }
@@ -79,28 +81,73 @@ pub fn execute(
     let now = now_ms();
     let mut reply = ReplyMsg::begin(out);
     let pid = partition_of(digest);
-    let outcome = if req.is_write() {
+    // A field to answer with: the record version a transaction read, a monitor's deadline.
+    let mut answer: Option<(u8, Vec<u8>)> = None;
+    let outcome = if let Some(code) = txn::refusal(ns, req) {
+        Outcome::err(code)
+    } else if req.txn.info4 & txn::VERIFY_READ != 0 {
+        Outcome::err(txn::verify(&ns.read(pid), digest, &req.txn))
+    } else if req.txn.info4 & (txn::ROLL_FORWARD | txn::ROLL_BACK) != 0 {
+        match req.txn.id {
+            Some(id) => {
+                let forward = req.txn.info4 & txn::ROLL_FORWARD != 0;
+                txn::roll(ns, &mut ns.write(pid), digest, id, forward);
+                Outcome::err(rc::OK)
+            }
+            None => Outcome::err(rc::PARAMETER),
+        }
+    } else if req.is_write() {
         let mut part = ns.write(pid);
-        write(ns, &mut part, digest, req, now, &mut reply, out)
+        if ns.strong_consistency {
+            match txn::before_write(&mut part, digest, req, cl_secs(now)) {
+                Err(code) => Outcome::err(code),
+                Ok(prep) => {
+                    let outcome = write(ns, &mut part, digest, req, now, &mut reply, out);
+                    let ok = outcome.rc == rc::OK;
+                    if let Some(d) = txn::after_write(ns, &mut part, digest, prep, ok) {
+                        answer = Some((txn::TXN_DEADLINE, txn::deadline_field(d).to_vec()));
+                    }
+                    outcome
+                }
+            }
+        } else {
+            write(ns, &mut part, digest, req, now, &mut reply, out)
+        }
     } else {
         let part = ns.read(pid);
-        let rec = part.get(digest).filter(|r| !r.expired(cl_secs(now)));
-        let touch = match rec {
-            Some(r) if req.may_touch() => read_touch::due(r, req.ttl, now),
-            _ => Ok(None),
+        let now_cl = cl_secs(now);
+        let rec = part.get(digest).filter(|r| !r.expired(now_cl));
+        let seen = if ns.strong_consistency {
+            txn::visible(rec, &req.txn, now_cl)
+        } else {
+            Ok((rec, None))
         };
-        let outcome = match touch {
-            Ok(_) => read(ns, digest, rec, req, &mut reply, out),
+        match seen {
             Err(code) => Outcome::err(code),
-        };
-        drop(part);
-        if let Ok(Some(write_ttl)) = touch {
-            read_touch::apply(ns, digest, write_ttl, now);
+            Ok((rec, version)) => {
+                if let Some(v) = version {
+                    answer = Some((txn::RECORD_VERSION, txn::version_field(v).to_vec()));
+                }
+                let touch = match rec {
+                    Some(r) if req.may_touch() => read_touch::due(r, req.ttl, now),
+                    _ => Ok(None),
+                };
+                let outcome = match touch {
+                    Ok(_) => read(ns, digest, rec, req, &mut reply, out),
+                    Err(code) => Outcome::err(code),
+                };
+                drop(part);
+                if let Ok(Some(write_ttl)) = touch {
+                    read_touch::apply(ns, digest, write_ttl, now);
+                }
+                outcome
+            }
         }
-        outcome
     };
     if outcome.rc != rc::OK {
         reply.discard_body(out);
+    } else if let Some((ftype, data)) = answer {
+        reply.field_first(out, ftype, &data);
     }
     reply.finish(
         out,
@@ -259,6 +306,10 @@ fn write(
     if durable && req.info2 & INFO2_DELETE != 0 && !ns.durable_deletes {
         return Outcome::err(rc::ENTERPRISE_ONLY);
     }
+    // As a real strong-consistency namespace (without `strong-consistency-allow-expunge`).
+    if ns.strong_consistency && !durable && req.info2 & INFO2_DELETE != 0 {
+        return Outcome::err(rc::FORBIDDEN);
+    }
     if part.get(digest).is_some_and(|r| r.expired(now_cl)) {
         part.remove(digest);
         ns.count_change(-1);
@@ -356,6 +407,9 @@ fn write(
         if durable && !ns.durable_deletes {
             return Outcome::err(rc::ENTERPRISE_ONLY);
         }
+        if ns.strong_consistency && !durable {
+            return Outcome::err(rc::FORBIDDEN);
+        }
         part.remove(digest);
         ns.count_change(-1);
         return Outcome::err(rc::OK);
@@ -382,6 +436,7 @@ fn write(
         generation,
         void_time: void_time_for(req.ttl, existing.map(|r| r.void_time), now),
         last_update_ms: now,
+        txn: None,
     };
     if record.size() > MAX_RECORD_SIZE {
         return Outcome::err(rc::RECORD_TOO_BIG);

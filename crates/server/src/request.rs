@@ -19,6 +19,8 @@ pub struct RecReq<'a> {
     pub ops: Ops<'a>,
     /// When the transaction must end (a UDF still running then fails).
     pub deadline: Instant,
+    /// Multi-record transaction fields and flags.
+    pub txn: crate::txn::TxnFields,
 }
 
 impl RecReq<'_> {

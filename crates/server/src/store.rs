@@ -78,6 +78,9 @@ pub struct Record {
     pub void_time: u32,
     /// Last update, milliseconds since the Unix epoch.
     pub last_update_ms: u64,
+    /// A transaction's lock and the committed record it hides, or a transaction monitor's
+    /// deadline (strong-consistency namespaces only).
+    pub txn: Option<Box<crate::txn::TxnMeta>>,
 }
 
 impl Record {
@@ -112,6 +115,8 @@ pub struct Namespace {
     pub name: String,
     /// Durable deletes are accepted (an Enterprise server).
     pub durable_deletes: bool,
+    /// Strong consistency: transactions are accepted (an Enterprise server).
+    pub strong_consistency: bool,
     /// Turns of record UDFs, which run without holding their partition.
     pub udf_turns: RecordLocks,
     partitions: Box<[RwLock<Partition>]>,
@@ -126,6 +131,7 @@ impl Namespace {
         Namespace {
             name: name.to_string(),
             durable_deletes: false,
+            strong_consistency: false,
             udf_turns: RecordLocks::default(),
             partitions: (0..N_PARTITIONS).map(|_| RwLock::default()).collect(),
             sets: Mutex::new(Vec::new()),
@@ -297,12 +303,14 @@ pub struct Store {
 }
 
 impl Store {
-    pub fn new(names: &[String], durable_deletes: bool) -> Store {
+    /// Namespaces `names`; those in `strong_consistency` are strong-consistency ones.
+    pub fn new(names: &[String], durable_deletes: bool, strong_consistency: &[String]) -> Store {
         Store {
             namespaces: names
                 .iter()
                 .map(|n| Namespace {
                     durable_deletes,
+                    strong_consistency: strong_consistency.contains(n),
                     ..Namespace::new(n)
                 })
                 .collect(),

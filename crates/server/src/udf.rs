@@ -136,6 +136,10 @@ pub fn execute(
         header_only(out, 0, rc::PARAMETER, slot);
         return rc::PARAMETER;
     };
+    if let Some(code) = crate::txn::refusal(ns, req) {
+        header_only(out, 0, code, slot);
+        return code;
+    }
     let call = Call {
         shared,
         ns,
@@ -183,6 +187,12 @@ impl Call<'_> {
                 ns.count_change(-1);
             }
             let existing = part.get(digest);
+            if ns.strong_consistency {
+                if let Err(code) = crate::txn::udf_may_run(existing, req, cl_secs(now)) {
+                    header_only(out, 0, code, slot);
+                    return Some(code);
+                }
+            }
             // As a real server: the filter applies to a record that exists.
             if let Some(Err(code)) =
                 existing.map(|r| crate::record::check_filter(ns, digest, r, req.filter))
@@ -236,6 +246,18 @@ impl Call<'_> {
             reply.finish(out, 0, rc::ENTERPRISE_ONLY, 0, 0, slot);
             return Some(rc::ENTERPRISE_ONLY);
         }
+        let prep = if rec.commit && ns.strong_consistency {
+            match crate::txn::before_write(&mut part, digest, req, cl_secs(now)) {
+                Ok(prep) => Some(prep),
+                Err(code) => {
+                    reply.discard_body(out);
+                    reply.finish(out, 0, code, 0, 0, slot);
+                    return Some(code);
+                }
+            }
+        } else {
+            None
+        };
         if rec.commit {
             if !rec.exists || rec.bins.is_empty() {
                 if existed {
@@ -260,6 +282,7 @@ impl Call<'_> {
                     generation: gen,
                     void_time: void_time_for(ttl, old.map(|o| o.1), now),
                     last_update_ms: now,
+                    txn: None,
                 };
                 generation = u32::from(gen);
                 void_time = record.void_time;
@@ -267,6 +290,9 @@ impl Call<'_> {
                     ns.count_change(1);
                 }
             }
+        }
+        if let Some(prep) = prep {
+            crate::txn::after_write(ns, &mut part, digest, prep, true);
         }
         match &outcome.value {
             Some(v) => reply.op(out, b"SUCCESS", v.ptype, &v.data),

@@ -359,6 +359,17 @@ impl ReplyMsg {
         self.n_fields += 1;
     }
 
+    /// Adds a field ahead of the ops already written (fields precede ops on the wire).
+    pub fn field_first(&mut self, out: &mut Vec<u8>, ftype: u8, data: &[u8]) {
+        let mut bytes = Vec::with_capacity(5 + data.len());
+        bytes.extend_from_slice(&(data.len() as u32 + 1).to_be_bytes());
+        bytes.push(ftype);
+        bytes.extend_from_slice(data);
+        let at = self.at + MSG_HEADER;
+        out.splice(at..at, bytes);
+        self.n_fields += 1;
+    }
+
     pub fn op(&mut self, out: &mut Vec<u8>, name: &[u8], ptype: u8, data: &[u8]) {
         out.extend_from_slice(&((4 + name.len() + data.len()) as u32).to_be_bytes());
         out.push(op::READ);

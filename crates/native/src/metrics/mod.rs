@@ -34,10 +34,12 @@ pub enum Kind {
     Aggregate,
     Info,
     Admin,
+    Commit,
+    Abort,
 }
 
 impl Kind {
-    const ALL: [Kind; 14] = [
+    const ALL: [Kind; 16] = [
         Kind::Get,
         Kind::Exists,
         Kind::Put,
@@ -52,6 +54,8 @@ impl Kind {
         Kind::Aggregate,
         Kind::Info,
         Kind::Admin,
+        Kind::Commit,
+        Kind::Abort,
     ];
 
     pub fn name(self) -> &'static str {
@@ -70,6 +74,8 @@ impl Kind {
             Kind::Aggregate => "aggregate",
             Kind::Info => "info",
             Kind::Admin => "admin",
+            Kind::Commit => "commit",
+            Kind::Abort => "abort",
         }
     }
 }
