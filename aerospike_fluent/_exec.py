@@ -137,8 +137,10 @@ class Executor(Generic[M]):
         return self.run(single(call))
 
     def in_transaction(self, native: _native.Client, txn: _native.Transaction) -> Executor[M]:
-        """Return an executor like this one (never auto-batching) on ``native``, a view of the
-        client whose calls run in ``txn``."""
+        """Return an executor like this one, never auto-batching, for a transaction's view.
+
+        ``native`` is the view of the client whose calls run in ``txn``.
+        """
         other = type(self)(native)
         other.with_codecs(self.dict_codecs)
         other.transaction = txn

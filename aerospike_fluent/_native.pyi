@@ -364,7 +364,7 @@ def set_worker_threads(n: int) -> None:
 
 @final
 class Transaction:
-    def __init__(self, timeout: int = 0) -> None: ...
+    def __new__(cls, timeout: int = 0) -> Transaction: ...
     @property
     def id(self) -> int: ...
     @property
@@ -380,6 +380,7 @@ class Transaction:
     @property
     def writes(self) -> int: ...
 
+@final
 class Client:
     @property
     def is_connected(self) -> bool: ...

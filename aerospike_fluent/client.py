@@ -442,11 +442,11 @@ class EmbeddedOptions(NamedTuple):
     nodes: int = 1
     replication_factor: int = 1
     edition: Literal["community", "enterprise"] = "community"
-    strong_consistency: list[str] = []
+    strong_consistency: tuple[str, ...] = ()
 
 
 def _embedded_options(rest: str) -> EmbeddedOptions:
-    """The options of ``embedded://[?nodes=N&replication_factor=R&edition=E&strong_consistency=NS]``."""
+    """Read ``embedded://?nodes=N&replication_factor=R&edition=E&strong_consistency=NS``."""
     usage = (
         "use connect('embedded://'), connect('embedded://?nodes=3&replication_factor=2') or "
         "connect('embedded://?edition=enterprise&strong_consistency=test')"
@@ -476,7 +476,7 @@ def _embedded_options(rest: str) -> EmbeddedOptions:
         raise InvalidArgumentError(
             f"embedded replication_factor must be within 1..{nodes} (the node count), not {rf}"
         )
-    return EmbeddedOptions(nodes, rf, edition, strong)  # type: ignore[arg-type]
+    return EmbeddedOptions(nodes, rf, edition, tuple(strong))  # type: ignore[arg-type]
 
 
 class Connecting:

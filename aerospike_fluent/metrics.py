@@ -2,7 +2,8 @@
 
 Every call is counted once, whichever way the client served it: per namespace, node and kind
 of command (``get``, ``exists``, ``put``, ``delete``, ``touch``, ``operate``, ``udf``,
-``batch_read``, ``batch_write``, ``scan``, ``query``, ``aggregate``, ``info``, ``admin``, ``commit``, ``abort``).
+``batch_read``, ``batch_write``, ``scan``, ``query``, ``aggregate``, ``info``, ``admin``,
+``commit``, ``abort``).
 Durations are in seconds.
 """
 

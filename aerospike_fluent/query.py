@@ -39,6 +39,7 @@ def outside_transaction(what: str) -> None:
         what,
     )
 
+
 T = TypeVar("T")
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from aerospike_fluent import _native
-from aerospike_fluent._exec import Async, Call, M, Sync
+from aerospike_fluent._exec import Async, Call, Executor, M, Sync
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import (
     CommitError,
@@ -97,7 +97,8 @@ class Transaction(Generic[M]):
 
     def __init__(self, client: Client[M], timeout: float | timedelta | None = None) -> None:
         self._txn: Final = _native.Transaction(_seconds(timeout))
-        self._ex = client._ex.in_transaction(client.native.with_transaction(self._txn), self._txn)
+        view = client.native.with_transaction(self._txn)
+        self._ex: Executor[M] = client._ex.in_transaction(view, self._txn)
         self._namespace: str | None = None
 
     def __repr__(self) -> str:

@@ -532,6 +532,34 @@ impl IntoPy for ValueOut {
 }
 
 /// Call a record UDF.
+/// A record UDF inside a transaction, as a batch: the crate's single-record UDF command
+/// carries no transaction fields, its batch rows do. A batch of one key is sent as that
+/// single command, so a header read of the same key rides along (it runs after the UDF, on
+/// the transaction's own provisional record).
+async fn udf_in_txn(
+    c: &RuntimeClient,
+    p: &Natives,
+    key: &Key,
+    module: String,
+    function: String,
+    args: Vec<Value>,
+) -> OpResult<Option<Value>> {
+    let mut ops = [
+        BatchOperation::udf(&p.batch_udf_row, key.clone(), module, function, args),
+        BatchOperation::read(&p.batch_read_row, key.clone(), Bins::None),
+    ];
+    c.crate_client
+        .batch(&p.batch_write, &mut ops)
+        .await
+        .map_err(Failure::keyed(key))?;
+    let [op, _] = ops;
+    let row = op.into_batch_record();
+    if let Some(e) = row.error() {
+        return Err(Failure::Native(e.clone(), Some(Box::new(key.clone()))));
+    }
+    Ok(row.record.and_then(|mut r| r.bins.shift_remove("SUCCESS")))
+}
+
 pub async fn udf_apply(
     c: RuntimeClient,
     p: Arc<Natives>,
@@ -540,11 +568,14 @@ pub async fn udf_apply(
     function: String,
     args: Vec<Value>,
 ) -> OpResult<ValueOut> {
-    let mut value = c
-        .crate_client
-        .execute_udf(&p.udf, &key, &module, &function, &args)
-        .await
-        .map_err(Failure::keyed(&key))?;
+    let mut value = if p.udf.base_policy.txn.is_some() {
+        udf_in_txn(&c, &p, &key, module, function, args).await?
+    } else {
+        c.crate_client
+            .execute_udf(&p.udf, &key, &module, &function, &args)
+            .await
+            .map_err(Failure::keyed(&key))?
+    };
     if let Some(v) = value.as_mut() {
         depth::bound_value(v, None).map_err(|t| Failure::TooDeep(t, Some(Box::new(key))))?;
     }
