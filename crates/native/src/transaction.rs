@@ -166,10 +166,23 @@ impl IntoPy for Aborted {
     }
 }
 
-/// Verify the transaction's reads, then roll its writes forward and close it.
+/// Verify the transaction's reads, then roll its writes forward and close it. Once it is
+/// marked for roll-forward it is committed: a roll-forward the client could not finish is a
+/// status (the server finishes it), as the other clients report it.
 pub async fn commit(c: RuntimeClient, txn: Arc<Txn>) -> OpResult<Committed> {
     match c.crate_client.commit(&txn).await {
         Ok(s) => Ok(Committed(s)),
+        Err(e)
+            if matches!(
+                e.kind(),
+                aerospike::ErrorKind::Commit {
+                    error_type: aerospike::CommitErrorType::RollForwardAbandoned,
+                    ..
+                }
+            ) =>
+        {
+            Ok(Committed(CommitStatus::RollForwardAbandoned))
+        }
         Err(e) => Err(Failure::Native(e, None)),
     }
 }
