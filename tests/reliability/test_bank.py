@@ -71,7 +71,11 @@ async def _teller(db: af.AsyncClient, name: str, outcomes: Outcomes, until: floa
         n += 1
 
         async def move(
-            tx: af.Transaction[af.Async], a: int = a, b: int = b, amount: int = amount, tid: str = tid
+            tx: af.Transaction[af.Async],
+            a: int = a,
+            b: int = b,
+            amount: int = amount,
+            tid: str = tid,
         ) -> None:
             s = tx.namespace("test").set(SET)
             src = await s.key(a).get()
