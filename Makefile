@@ -66,6 +66,7 @@ bench: bench-deps
 	$(PY) -m benchmarks.metrics_cost
 	$(PY) -m benchmarks.policy_cost
 	$(PY) -m benchmarks.typed_records
+	$(PY) -m benchmarks.transactions
 
 ## CI smoke: every workload briefly, writes benchmarks/results/ (asserts nothing about time)
 bench-quick: bench-deps
@@ -75,6 +76,7 @@ bench-quick: bench-deps
 	$(PY) -m benchmarks.metrics_cost --quick
 	$(PY) -m benchmarks.policy_cost --quick
 	$(PY) -m benchmarks.typed_records --quick
+	$(PY) -m benchmarks.transactions --quick
 
 ## a release wheel (manylinux_2_28: zig links against that glibc) and the sdist, into dist/
 wheel: $(VENV)/.runtime
