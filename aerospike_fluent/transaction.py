@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from enum import StrEnum
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, Unpack
 
 from aerospike_fluent import _native
 from aerospike_fluent._exec import Async, Call, Executor, M, Sync
@@ -37,6 +37,7 @@ from aerospike_fluent.scopes import Namespace
 
 if TYPE_CHECKING:
     from aerospike_fluent.client import Client
+    from aerospike_fluent.policy import Policy, PolicyOptions
 
 T = TypeVar("T")
 
@@ -93,16 +94,26 @@ class Transaction(Generic[M]):
     :class:`~aerospike_fluent.errors.TransactionFinishedError` and sends nothing.
     """
 
-    __slots__ = ("_ex", "_namespace", "_txn")
+    __slots__ = ("_client", "_ex", "_namespace", "_txn")
 
-    def __init__(self, client: Client[M], timeout: float | timedelta | None = None) -> None:
-        self._txn: Final = _native.Transaction(_seconds(timeout))
+    def __init__(
+        self,
+        client: Client[M],
+        timeout: float | timedelta | None = None,
+        *,
+        _txn: _native.Transaction | None = None,
+        _namespace: list[str] | None = None,
+    ) -> None:
+        self._txn: Final = _txn or _native.Transaction(_seconds(timeout))
+        self._client = client
         view = client.native.with_transaction(self._txn)
         self._ex: Executor[M] = client._ex.in_transaction(view, self._txn)
-        self._namespace: str | None = None
+        # Shared with the views of this transaction (with_policy): its one namespace.
+        self._namespace: Final[list[str]] = [] if _namespace is None else _namespace
 
     def __repr__(self) -> str:
-        return f"<Transaction id={self.id} {self.state} namespace={self._namespace!r}>"
+        ns = self._namespace[0] if self._namespace else None
+        return f"<Transaction id={self.id} {self.state} namespace={ns!r}>"
 
     @property
     def id(self) -> int:
@@ -126,14 +137,25 @@ class Transaction(Generic[M]):
 
     def namespace(self, name: str) -> Namespace[M]:
         """Return a namespace scope whose calls run in this transaction (one namespace each)."""
-        if self._namespace is None:
-            self._namespace = name
-        elif name != self._namespace:
+        if not self._namespace:
+            self._namespace.append(name)
+        elif name != self._namespace[0]:
             raise InvalidArgumentError(
-                f"a transaction works in one namespace: this one is in {self._namespace!r}, "
+                f"a transaction works in one namespace: this one is in {self._namespace[0]!r}, "
                 f"not {name!r}"
             )
         return Namespace(self._ex, name)
+
+    def with_policy(
+        self, policy: Policy | str | None = None, /, **changes: Unpack[PolicyOptions]
+    ) -> Transaction[M]:
+        """Return a view of this transaction whose calls have other defaults.
+
+        The same transaction (committing either commits both), with the defaults of
+        ``db.with_policy(policy, **changes)``.
+        """
+        view = self._client.with_policy(policy, **changes)
+        return Transaction(view, _txn=self._txn, _namespace=self._namespace)
 
     def batch(self) -> Batch[M]:
         """Return an empty mixed batch whose rows run in this transaction."""

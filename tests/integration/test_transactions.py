@@ -321,3 +321,19 @@ def test_strong_consistency_needs_the_enterprise_edition() -> None:
         EmbeddedServer(strong_consistency=["test"])
     with pytest.raises(errors.ClientError, match="not one of the namespaces"):
         EmbeddedServer(edition="enterprise", strong_consistency=["nope"])
+
+
+async def test_a_view_with_other_defaults_shares_the_transaction(fl: Flavor, accounts: str) -> None:
+    tx = fl.db.transaction()
+    slow = tx.with_policy(total_timeout=5, send_key=True)
+    assert slow.id == tx.id
+    await fl.run(slow.namespace("test").set(accounts).key("a").put({"v": 1}))
+    with pytest.raises(errors.InvalidArgumentError, match="one namespace"):
+        tx.namespace("bar")
+    await fl.run(tx.namespace("test").set(accounts).key("b").put({"v": 2}))
+    assert await balance(fl, accounts, "a") is None
+    assert await fl.run(tx.commit()) == af.CommitStatus.COMMITTED
+    assert slow.state == "committed"
+    rows = await fl.run(fl.db.namespace("test").set(accounts).query().collect())
+    keys = {r.key[2] for r in rows}
+    assert "a" in keys and sorted(r.bins["v"] for r in rows) == [1, 2]
