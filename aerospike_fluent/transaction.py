@@ -105,7 +105,7 @@ class Transaction(Generic[M]):
         _namespace: list[str] | None = None,
     ) -> None:
         self._txn: Final = _txn or _native.Transaction(_seconds(timeout))
-        self._client = client
+        self._client: Client[M] = client
         view = client.native.with_transaction(self._txn)
         self._ex: Executor[M] = client._ex.in_transaction(view, self._txn)
         # Shared with the views of this transaction (with_policy): its one namespace.
