@@ -177,3 +177,13 @@ def test_a_definition_for_an_unknown_namespace_is_kept_and_its_name_taken(
         client.info_random_node(f"sindex-delete:ns={ns};indexname={name}")
     assert client.info_random_node(create + "b").strip().endswith("ok")
     client.info_random_node(f"sindex-delete:ns={ns};indexname={name}")
+
+
+def test_build_version_and_log_sinks_as_a_node_answers_them(client: Any) -> None:
+    build = client.info_random_node("build").strip().split("\t")[-1]
+    assert build.split(".")[:3] == ["8", "1", "2"], build
+    version = client.info_random_node("version").strip().split("\t")[-1]
+    edition = client.info_random_node("edition").strip().split("\t")[-1]
+    assert version == f"{edition} build {build}", (version, edition)
+    logs = client.info_random_node("logs").strip().split("\t")[-1]
+    assert logs.split(":")[0] == "0" and logs.split(":", 1)[1], logs

@@ -42,6 +42,14 @@ function library(rec)
   return list{d, m, math.product(6, 7)}
 end
 
+function collect(rec, ...)
+  local l = rec['names'] or list()
+  for i = 1, select('#', ...) do list.append(l, (select(i, ...))) end
+  rec['names'] = l
+  if aerospike:exists(rec) then aerospike:update(rec) else aerospike:create(rec) end
+  return list.size(l)
+end
+
 function build(rec)
   local l = list{1, 2}
   list.append(l, 3)
@@ -70,6 +78,14 @@ def test_apply_creates_and_updates(client: Any, set_name: str, udf_module: str) 
     assert client.apply(key, udf_module, "add", ["n", 2]) == 7
     _, _, got = client.get(key)
     assert got == {"n": 7}
+
+
+def test_a_nil_argument_is_kept_in_a_list(client: Any, set_name: str, udf_module: str) -> None:
+    key = ("test", set_name, "nil_arg")
+    assert client.apply(key, udf_module, "collect", ["name1", None]) == 2
+    assert client.apply(key, udf_module, "collect", ["name2"]) == 3
+    _, _, got = client.get(key)
+    assert got == {"names": ["name1", None, "name2"]}
 
 
 def test_apply_returns_list_and_map(client: Any, set_name: str, udf_module: str) -> None:

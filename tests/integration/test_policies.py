@@ -179,3 +179,41 @@ def test_profiles_and_views_layer_over_the_client(seeds: str) -> None:
             db.with_policy("nighlty")
         with pytest.raises(errors.InvalidArgumentError, match="did you mean 'max_retries'"):
             db.with_policy(max_retry=1)  # type: ignore[call-arg]
+
+
+@EMBEDDED_ONLY
+def test_strong_consistency_read_modes_route_reads_and_ap_namespaces_refuse_them() -> None:
+    with EmbeddedCluster(
+        nodes=2, replication_factor=2, edition="enterprise", strong_consistency=["test"]
+    ) as cluster:
+        # On a strong-consistency namespace a session read goes to the master whatever the
+        # replica setting; allow_replica follows it; linearize reads answer as well.
+        cases: tuple[tuple[str, int], ...] = (
+            ("session", 1),
+            ("allow_replica", 2),
+            ("linearize", 0),
+        )
+        for mode, nodes_read in cases:
+            policy = af.Policy(replica="master_proles", read_mode_sc=mode)  # type: ignore[arg-type]
+            with af_sync.connect(cluster.seeds, policy=policy) as db:
+                k = db.namespace("test").set("sc_reads").key(mode)
+                k.put({"a": 1})
+                for node in cluster.nodes:
+                    node.reset_stats()
+                for _ in range(20):
+                    assert k.get() is not None and k.exists()
+                reads = [node.stats()["read"] for node in cluster.nodes]
+                assert sum(reads) == 40, reads
+                if nodes_read:
+                    assert sum(1 for r in reads if r) == nodes_read, (mode, reads)
+                # AP namespace 'bar': a strong-consistency mode is refused before it is sent
+                ap = db.namespace("bar").set("sc_reads").key(mode)
+                ap.put({"a": 1})
+                if mode == "session":
+                    assert ap.get() is not None
+                    continue
+                for call in (ap.get, ap.exists):
+                    with pytest.raises(errors.InvalidArgumentError, match="read_mode_ap"):
+                        call()
+        with af_sync.connect(cluster.seeds, policy=af.Policy(read_mode_ap="all")) as db:
+            assert db.namespace("bar").set("sc_reads").key("session").get() is not None

@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use aerospike::policy::{AdminPolicy, BatchPolicy};
+use aerospike::policy::{AdminPolicy, BatchPolicy, ReadModeSc};
+use aerospike::ReadPolicy;
 use aerospike::{
     BatchOperation, Bin, Bins, Client, Key, Record as AsRecord, ResultCode, Task, UdfLang, Value,
 };
@@ -71,6 +72,31 @@ fn not_found(e: &aerospike::Error) -> bool {
     e.server_result_code() == Some(ResultCode::KeyNotFoundError)
 }
 
+/// A strong-consistency read mode asked of a namespace that is not in that mode: refused
+/// before anything is sent (the namespace's mode is the one its nodes' `replicas` report).
+pub(crate) async fn check_read_mode(
+    c: &RuntimeClient,
+    read: &ReadPolicy,
+    ns: &str,
+) -> OpResult<()> {
+    let mode = match read.base_policy.read_mode_sc {
+        ReadModeSc::Session => return Ok(()),
+        ReadModeSc::Linearize => "linearize",
+        ReadModeSc::AllowReplica => "allow_replica",
+        ReadModeSc::AllowUnavailable => "allow_unavailable",
+    };
+    if !c.wire.enabled() || !c.wire.table(&c.crate_client, ns).await.map.known_ap() {
+        return Ok(());
+    }
+    Err(Failure::Native(
+        aerospike::Error::invalid_argument(format!(
+            "read_mode_sc={mode:?} is for strong-consistency namespaces, and namespace {ns:?} \
+             is not one: its reads take read_mode_ap ('one' or 'all')"
+        )),
+        None,
+    ))
+}
+
 /// Read a record; `None` when it does not exist.
 pub async fn get(
     c: RuntimeClient,
@@ -78,6 +104,7 @@ pub async fn get(
     (key, orig): (Key, Py<PyAny>),
     bins: Bins,
 ) -> OpResult<RecordOut> {
+    check_read_mode(&c, &p.read, key.namespace()).await?;
     let mut policy = Cow::Borrowed(&p.read);
     let mut unreachable = None;
     if p.wire_read && c.wire.enabled() {
@@ -137,6 +164,7 @@ pub async fn delete(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<boo
 
 /// Whether the record exists.
 pub async fn exists(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    check_read_mode(&c, &p.read, key.namespace()).await?;
     c.crate_client
         .exists(&p.read, &key)
         .await

@@ -12,7 +12,7 @@ use crate::wire::{begin_frame, end_frame, PROTO_INFO};
 use crate::Shared;
 
 /// Version reported by `build` (the clients gate features on it).
-pub const BUILD: &str = "8.1.0.0";
+pub const BUILD: &str = "8.1.2.0";
 const FEATURES: &str = "batch-any;batch-index;blob-bits;cdt-list;cdt-map;cluster-stable;float;geo;\
 lut-now;partition-query;peers;pipelining;pquery;pscans;query-show;relaxed-sc;replicas;replicas-max;\
 sindex-exists;truncate-namespace;udf";
@@ -136,6 +136,8 @@ fn answer(name: &str, shared: &Shared) -> String {
             .collect::<Vec<_>>()
             .join(";"),
         "user-agent-set" | "log-message" | "truncate-undo" => "ok".into(),
+        // One sink, the console, as a node started in the foreground has.
+        "logs" => "0:stderr".into(),
         "statistics" => statistics(shared),
         "get-config" => get_config(shared, args),
         "truncate" | "truncate-namespace" => truncate(shared, args),

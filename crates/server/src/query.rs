@@ -299,6 +299,20 @@ fn refused(msg: &Msg<'_>) -> Result<(), u8> {
     if let Some(exp) = msg.fields.get(field::FILTER_EXP) {
         engine_ops::check_filter(exp)?;
     }
+    // The ops a foreground query projects: reads it knows, or the query is refused (never a
+    // record answered without what an op asked for).
+    if msg.header.info2 & INFO2_WRITE == 0 {
+        for op in msg.ops.iter() {
+            let known = match op.op {
+                op::READ | op::BIT_READ | op::HLL_READ | op::EXP_READ => true,
+                op::CDT_READ => engine::cdt::Op::parse(op.data).is_ok_and(|o| o.is_read()),
+                _ => false,
+            };
+            if !known {
+                return Err(rc::PARAMETER);
+            }
+        }
+    }
     Ok(())
 }
 
@@ -510,12 +524,19 @@ fn write_record(
                 reply.op(out, b.name.as_bytes(), b.value.ptype, &b.value.data);
             }
         } else {
+            let set = ns.set_name(rec.set_id);
             for op in msg.ops.iter() {
-                if op.op == op::READ {
-                    if let Some(v) = rec.bin(op.name) {
-                        reply.op(out, op.name, v.ptype, &v.data);
+                let value = match op.op {
+                    op::READ => rec.bin(op.name).cloned(),
+                    op::EXP_READ => {
+                        let view = View::stored(digest, rec, &set);
+                        engine_ops::exp_read(op.data, &view).ok().flatten()
                     }
-                } else if let Ok((_, Some(v))) = engine_ops::cdt(op.op, rec.bin(op.name), op.data) {
+                    _ => engine_ops::cdt(op.op, rec.bin(op.name), op.data)
+                        .ok()
+                        .and_then(|(_, v)| v),
+                };
+                if let Some(v) = value {
                     reply.op(out, op.name, v.ptype, &v.data);
                 }
             }

@@ -89,7 +89,8 @@ impl Op {
             Kind::List
         }
     }
-    fn is_read(&self) -> bool {
+    /// Whether the op only reads (a `CDT_READ` may carry nothing else).
+    pub fn is_read(&self) -> bool {
         list::is_read(self.code) || map::is_read(self.code)
     }
     fn creates(&self) -> bool {

@@ -46,7 +46,9 @@ pub fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<L> {
                 t.raw_set(i + 1, to_lua(lua, it)?)?;
             }
             let ctor: mlua::Function = lua.globals().get("__aero_list")?;
-            ctor.call(t)?
+            // A nil element leaves a hole the table does not count: the list keeps its size.
+            let holes = l.items.iter().any(|it| matches!(it, Value::Nil));
+            ctor.call((t, holes.then_some(l.items.len())))?
         }
         Value::Map(m) => {
             let t = lua.create_table()?;
@@ -76,7 +78,11 @@ pub fn from_lua(v: &L, depth: usize) -> mlua::Result<Value> {
         L::String(s) => Value::Str(s.to_string_lossy()),
         L::Table(t) => {
             let kind = marker(t);
-            let len = t.raw_len();
+            // A list's own length (its `__len`), which counts nil elements.
+            let len = match kind.as_deref() {
+                Some("List") => usize::try_from(t.len()?).unwrap_or(0),
+                _ => t.raw_len(),
+            };
             let as_list = match kind.as_deref() {
                 Some("List") => true,
                 Some("Map") => false,

@@ -2,9 +2,18 @@
 local LIST_MT = { __name = "List" }
 local MAP_MT = { __name = "Map" }
 
+-- A list holding nils (as a server's lists can) keeps its size here: a table does not count
+-- trailing nils. Weak keys: the entry goes with its list.
+local SIZES = setmetatable({}, { __mode = "k" })
+LIST_MT.__len = function(l) return SIZES[l] or rawlen(l) end
+
 list = setmetatable({}, { __call = function(_, t) return setmetatable(t or {}, LIST_MT) end })
 function list.size(l) return #l end
-function list.append(l, v) l[#l + 1] = v end
+function list.append(l, v)
+  local n = #l + 1
+  l[n] = v
+  if v == nil or SIZES[l] then SIZES[l] = n end
+end
 function list.prepend(l, v) table.insert(l, 1, v) end
 function list.insert(l, i, v) table.insert(l, i, v) end
 function list.remove(l, i) return table.remove(l, i) end
@@ -54,5 +63,8 @@ local function logger(level)
 end
 trace, debug, info, warn = logger(4), logger(3), logger(2), logger(1)
 
-function __aero_list(t) return setmetatable(t, LIST_MT) end
+function __aero_list(t, n)
+  if n ~= nil then SIZES[t] = n end
+  return setmetatable(t, LIST_MT)
+end
 function __aero_map(t) return setmetatable(t, MAP_MT) end

@@ -37,6 +37,8 @@ pub struct Map {
     pub nodes: Vec<Arc<Node>>,
     pub master: Vec<Option<usize>>,
     pub replicas: Vec<Vec<Option<usize>>>,
+    /// A node listed the namespace with a regime: it is in strong-consistency mode.
+    pub strong_consistency: bool,
     /// Nodes that answered, and those of them that listed the namespace.
     answered: usize,
     listed: usize,
@@ -63,6 +65,11 @@ impl Map {
                 .all(|(a, b)| same(a, b))
     }
 
+    /// Some node serves the namespace, and none in strong-consistency mode.
+    pub fn known_ap(&self) -> bool {
+        self.listed > 0 && !self.strong_consistency
+    }
+
     /// Every node answered and none serves the namespace.
     pub fn lacks_namespace(&self) -> bool {
         !self.nodes.is_empty() && self.answered == self.nodes.len() && self.listed == 0
@@ -75,12 +82,14 @@ pub fn from_answers(nodes: Vec<Arc<Node>>, answers: Vec<Option<String>>, namespa
     let mut copies: Vec<Vec<Option<usize>>> = Vec::new();
     let mut regimes: Vec<Vec<u32>> = Vec::new();
     let (mut answered, mut listed) = (0, 0);
+    let mut strong_consistency = false;
     for (i, answer) in answers.into_iter().enumerate() {
         answered += usize::from(answer.is_some());
         let Some((regime, bitmaps)) = answer.as_deref().and_then(|t| bitmaps(t, namespace)) else {
             continue;
         };
         listed += 1;
+        strong_consistency |= regime > 0;
         for (copy, bitmap) in bitmaps.iter().enumerate() {
             if copies.len() <= copy {
                 copies.push(vec![None; PARTITIONS]);
@@ -102,6 +111,7 @@ pub fn from_answers(nodes: Vec<Arc<Node>>, answers: Vec<Option<String>>, namespa
         nodes,
         master: copies.next().unwrap_or_else(|| vec![None; PARTITIONS]),
         replicas: copies.collect(),
+        strong_consistency,
         answered,
         listed,
     }
