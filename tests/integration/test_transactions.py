@@ -4,6 +4,7 @@ strong-consistency namespace (the embedded server's, or ``AEROSPIKE_HOST`` when 
 from __future__ import annotations
 
 import logging
+import os
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -337,3 +338,26 @@ async def test_a_view_with_other_defaults_shares_the_transaction(fl: Flavor, acc
     rows = await fl.run(fl.db.namespace("test").set(accounts).query().collect())
     keys = {r.key[2] for r in rows}
     assert "a" in keys and sorted(r.bins["v"] for r in rows) == [1, 2]
+
+
+@pytest.mark.skipif(bool(os.environ.get("AEROSPIKE_HOST")), reason="fault injection")
+def test_a_commit_in_doubt_refuses_abort_and_settles_when_retried() -> None:
+    with (
+        EmbeddedServer(edition="enterprise", strong_consistency=["test"]) as server,
+        af_sync.connect(server.seeds) as db,
+    ):
+        s = db.namespace("test").set("tx_doubt")
+        tx = db.transaction()
+        tx.namespace("test").set("tx_doubt").key("a").put({"v": 1})
+        server.fault_fail(9, 1000)  # every answer: the server timed out (in doubt)
+        try:
+            with pytest.raises(errors.CommitError) as caught:
+                tx.commit()
+        finally:
+            server.clear_faults()
+        assert caught.value.in_doubt and caught.value.stage == "mark_roll_forward"
+        assert tx.state == "commit_failed"
+        with pytest.raises(errors.TransactionError, match="in-doubt"):
+            tx.abort()
+        assert tx.commit() == af.CommitStatus.COMMITTED
+        assert s.key("a").get().bins == {"v": 1}
