@@ -47,6 +47,7 @@ CASES = [
     ),
     Example("trio_app.py", needs=("trio",), expect=("events written and counted",)),
     Example("cluster_failover.py", expect=("lost acknowledged writes: 0", "on 3 nodes")),
+    Example("transfers.py", expect=("committed", "total 1000 (opened with 1000)")),
     Example("fastapi_service.py", needs=("fastapi", "httpx"), expect=("paged through",)),
     Example(
         "tls_auth.py",
