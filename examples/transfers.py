@@ -50,9 +50,8 @@ async def main(seeds: str) -> None:
         print("transaction", tx.id, tx.state)
 
         rnd = random.Random(7)
-        moves = [
-            transfer(db, *rnd.sample(range(ACCOUNTS), 2), rnd.randint(1, 30)) for _ in range(200)
-        ]
+        pairs = [rnd.sample(range(ACCOUNTS), 2) for _ in range(200)]
+        moves = [transfer(db, a, b, rnd.randint(1, 30)) for a, b in pairs]
         moved = sum(await asyncio.gather(*moves))
         rows = await accounts.keys(range(ACCOUNTS)).get()
         total = sum(r.bins["balance"] for r in rows.records if r is not None)
