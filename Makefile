@@ -67,6 +67,7 @@ bench: bench-deps
 	$(PY) -m benchmarks.policy_cost
 	$(PY) -m benchmarks.typed_records
 	$(PY) -m benchmarks.transactions
+	$(PY) -m benchmarks.arrow_writes
 
 ## CI smoke: every workload briefly, writes benchmarks/results/ (asserts nothing about time)
 bench-quick: bench-deps
@@ -77,6 +78,7 @@ bench-quick: bench-deps
 	$(PY) -m benchmarks.policy_cost --quick
 	$(PY) -m benchmarks.typed_records --quick
 	$(PY) -m benchmarks.transactions --quick
+	$(PY) -m benchmarks.arrow_writes --quick
 
 ## a release wheel (manylinux_2_28: zig links against that glibc) and the sdist, into dist/
 wheel: $(VENV)/.runtime

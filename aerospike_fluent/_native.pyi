@@ -363,6 +363,16 @@ def set_worker_threads(n: int) -> None:
     """Tokio worker count for the runtime (before its first use; default 1)."""
 
 @final
+class PutChunk:
+    def __len__(self) -> int: ...
+
+@final
+class ArrowWriter:
+    def __new__(cls, data: Any, namespace: str, set: str, key: str) -> ArrowWriter: ...
+    def next_chunk(self, rows: int) -> PutChunk | None:
+        """The next ``rows`` rows (fewer at the end; None when none are left), converted."""
+
+@final
 class Transaction:
     def __new__(cls, timeout: int = 0) -> Transaction: ...
     @property
@@ -400,6 +410,12 @@ class Client:
     @property
     def txn(self) -> Transaction | None:
         """The transaction of this view (None outside one)."""
+    def put_chunks(
+        self, done: Done, chunks: Sequence[PutChunk], policy: Policy | None, concurrency: int
+    ) -> Pending: ...
+    def put_chunks_blocking(
+        self, chunks: Sequence[PutChunk], policy: Policy | None, concurrency: int
+    ) -> tuple[int, list[tuple[Key, AerospikeError]]]: ...
     def commit(self, done: Done, txn: Transaction) -> Pending: ...
     def commit_blocking(self, txn: Transaction) -> str: ...
     def abort(self, done: Done, txn: Transaction) -> Pending: ...

@@ -1,7 +1,8 @@
 """Progress of long reads: ``query.on_progress(callback)``, or ``on_progress("tqdm")`` for a bar.
 
 The callback gets a :class:`Progress` after every chunk and once more when the read ends
-(``done=True``, also when it stopped early or failed).
+(``done=True``, also when it stopped early or failed). Bulk writes (``put_arrow(...,
+progress=...)``) report a :class:`WriteProgress` the same way.
 
 Example:
     >>> table = await users.query().on_progress("tqdm").to_arrow()
@@ -77,6 +78,63 @@ class ProgressBar:
             bar.close()
 
 
+class WriteProgress(NamedTuple):
+    """How far a bulk write is.
+
+    Attributes:
+        rows: rows sent so far (written or failed).
+        failed: rows that failed so far.
+        rows_total: rows to write, when the input says (else ``None``).
+        done: the write ended.
+
+    """
+
+    rows: int
+    failed: int
+    rows_total: int | None
+    done: bool
+
+
+WriteProgressCallback = Callable[[WriteProgress], object]
+"""Called with a :class:`WriteProgress` after each round of batches and when the write ends."""
+
+OnWriteProgress = WriteProgressCallback | Literal["tqdm"]
+
+
+class WriteBar:
+    """A tqdm bar of rows written, closed when the write ends."""
+
+    __slots__ = ("_bar",)
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+
+    def __call__(self, p: WriteProgress) -> None:
+        """Move the bar to ``p``."""
+        if self._bar is None:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:
+                raise ModuleNotFoundError(
+                    "progress='tqdm' needs tqdm: pip install 'aerospike-fluent[dataframes]'"
+                ) from None
+            self._bar = tqdm(total=p.rows_total, unit="row", desc="writing")
+        bar = self._bar
+        bar.set_postfix(failed=p.failed, refresh=False)
+        bar.update(p.rows - bar.n)
+        if p.done:
+            bar.close()
+
+
+def write_callback(progress: OnWriteProgress | None) -> WriteProgressCallback | None:
+    """Return the callback of one bulk write (a fresh bar for ``"tqdm"``)."""
+    if progress == "tqdm":
+        return WriteBar()
+    if progress is None or callable(progress):
+        return progress
+    raise InvalidTypeError("progress takes a callable, 'tqdm' or None")
+
+
 def callback(on_progress: OnProgress | None) -> ProgressCallback | None:
     """Return the callback for one read (a fresh bar for ``"tqdm"``)."""
     if on_progress == "tqdm":
@@ -98,4 +156,13 @@ def report(cb: ProgressCallback | None, stream: QueryStream, records: int, done:
         cb(Progress(records, partitions, total, done))
 
 
-__all__ = ["OnProgress", "Progress", "ProgressBar", "ProgressCallback"]
+__all__ = [
+    "OnProgress",
+    "OnWriteProgress",
+    "Progress",
+    "ProgressBar",
+    "ProgressCallback",
+    "WriteBar",
+    "WriteProgress",
+    "WriteProgressCallback",
+]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar, Generic, overload
+from typing import Any, ClassVar, Generic, TypedDict, Unpack, overload
 
 from aerospike_fluent import _native, _policy, _validate
+from aerospike_fluent._arrow_write import ArrowWriteResult, WriteMode, put_arrow
 from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
 from aerospike_fluent._indexes import (
@@ -23,8 +24,36 @@ from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
 from aerospike_fluent.keys import KeyRef, KeysRef
 from aerospike_fluent.models._mapping import is_model, mapping_of, to_bins
+from aerospike_fluent.progress import OnWriteProgress
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult
+
+
+class ArrowWriteOptions(TypedDict, total=False):
+    """The options of :meth:`RecordSet.put_arrow`."""
+
+    mode: WriteMode
+    ttl: TTL
+    expire_at: datetime | None
+    send_key: bool | None
+    batch_size: int
+    concurrency: int
+    timeout: float | None
+    progress: OnWriteProgress | None
+    raise_on_error: bool
+
+
+ARROW_WRITE_DEFAULTS: ArrowWriteOptions = {
+    "mode": "upsert",
+    "ttl": None,
+    "expire_at": None,
+    "send_key": None,
+    "batch_size": 5000,
+    "concurrency": 4,
+    "timeout": None,
+    "progress": None,
+    "raise_on_error": False,
+}
 
 
 class _Scope(Frozen, Generic[M]):
@@ -171,6 +200,40 @@ class RecordSet(_Scope[M]):
         ex = self._ex
         rows = [("put", self._key(k), _bins_of(ex, bins), policy) for k, bins in records.items()]
         return self._ex.run(_batch(rows))
+
+    @overload
+    def put_arrow(
+        self: RecordSet[Async], data: object, *, key: str, **options: Unpack[ArrowWriteOptions]
+    ) -> Coroutine[Any, Any, ArrowWriteResult]: ...
+    @overload
+    def put_arrow(
+        self: RecordSet[Sync], data: object, *, key: str, **options: Unpack[ArrowWriteOptions]
+    ) -> ArrowWriteResult: ...
+    def put_arrow(self, data: object, *, key: str, **options: Unpack[ArrowWriteOptions]) -> Any:
+        """Write every row of ``data`` as a record, the column ``key`` giving its user key.
+
+        ``data`` is anything exporting the Arrow PyCapsule stream (a pyarrow Table or
+        RecordBatchReader, a polars DataFrame, a DuckDB result) or a pandas DataFrame; every
+        other column becomes a bin (a null cell writes no bin). Columns are read natively, in
+        batches of ``batch_size`` rows, ``concurrency`` batches at a time. Options: ``mode``
+        (``"upsert"``, ``"insert"``, ``"update"``, ``"replace"``), ``ttl`` / ``expire_at``,
+        ``send_key``, ``timeout`` (seconds per batch request), ``progress`` (a callable
+        taking a :class:`~aerospike_fluent.progress.WriteProgress`, or ``"tqdm"``) and
+        ``raise_on_error``. Returns an :class:`ArrowWriteResult`: rows written, and each
+        failed row's key and error.
+        """
+        unknown = sorted(set(options) - set(ARROW_WRITE_DEFAULTS))
+        if unknown:
+            raise InvalidArgumentError(
+                f"unknown put_arrow option(s) {unknown} (options: {sorted(ARROW_WRITE_DEFAULTS)})"
+            )
+        o = {**ARROW_WRITE_DEFAULTS, **options}
+        program = put_arrow(self._ns, self._set, data, key=key, **o)  # type: ignore[arg-type]
+        return self._ex.run(program)
+
+    def put_dataframe(self, data: object, *, key: str, **options: Unpack[ArrowWriteOptions]) -> Any:
+        """:meth:`put_arrow` (the same options), named for DataFrames."""
+        return self.put_arrow(data, key=key, **options)
 
     def put(self, obj: object, **options: Any) -> Any:
         """Upsert a model instance under its key field (see :meth:`KeyRef.put`)."""

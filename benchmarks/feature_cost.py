@@ -7,12 +7,14 @@ are its users; each writes ``results/<stem>.{md,json}``.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
 import datetime
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,31 @@ server = EmbeddedServer()
 print(server.port, flush=True)
 sys.stdin.read()
 """
+
+
+@contextlib.contextmanager
+def server_process(code: str = SERVER) -> Iterator[int]:
+    """Run ``code`` (which prints a port, then waits on stdin) in a process; yield the port."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    try:
+        yield int(proc.stdout.readline())
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.wait(timeout=20)
+
+
+def options(prog: str, description: str | None, argv: list[str] | None) -> argparse.Namespace:
+    """``--quick``, ``--rounds`` and ``--out`` of a benchmark module."""
+    p = argparse.ArgumentParser(prog=f"python -m benchmarks.{prog}", description=description)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--rounds", type=int)
+    p.add_argument("--out", type=Path, default=RESULTS)
+    return p.parse_args(argv)
+
 
 Setup = tuple[dict[str, Any], Callable[[Any], Any] | None]
 """``connect()`` options, and what to make of the connected client (a view, say)."""

@@ -8,16 +8,14 @@ commit, each on keys of its own. Writes ``results/transactions.{md,json}``.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.feature_cost import RESULTS
+from benchmarks.feature_cost import options, server_process
 from benchmarks.interleaved import Measure, medians, run_rounds
 
 SERVER = """
@@ -83,28 +81,15 @@ def main(argv: list[str] | None = None) -> int:
 
     from aerospike_fluent import sync as afs
 
-    p = argparse.ArgumentParser(prog="python -m benchmarks.transactions", description=__doc__)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--rounds", type=int)
-    p.add_argument("--out", type=Path, default=RESULTS)
-    args = p.parse_args(argv)
+    args = options("transactions", __doc__, argv)
     n = 200 if args.quick else 2000
     rounds = args.rounds or (3 if args.quick else 7)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    try:
-        port = int(proc.stdout.readline())
+    with server_process(SERVER) as port:
         c: Any = aerospike.client({"hosts": [("127.0.0.1", port)]}).connect()
         with afs.connect(f"127.0.0.1:{port}") as db:
             clients = {"aerospike_fluent": ("fluent", db), "C client": ("c", c)}
             samples = run_rounds(workloads(n), clients, rounds)
         c.close()
-    finally:
-        if proc.stdin:
-            proc.stdin.close()
-        proc.wait(timeout=20)
     write(args.out, medians(samples), rounds, n)
     return 0
 

@@ -360,4 +360,5 @@ def test_a_commit_in_doubt_refuses_abort_and_settles_when_retried() -> None:
         with pytest.raises(errors.TransactionError, match="in-doubt"):
             tx.abort()
         assert tx.commit() == af.CommitStatus.COMMITTED
-        assert s.key("a").get().bins == {"v": 1}
+        rec = s.key("a").get()
+        assert rec is not None and rec.bins == {"v": 1}

@@ -750,6 +750,20 @@ operations! {
         (Call::metered(writes, meter), (inner.clone(), this.natives(policy)?, rows))
     }
 
+    /// Write chunks of an `ArrowWriter`, `concurrency` at a time: rows written, and each failed
+    /// row's key and error.
+    keyed fn put_chunks / put_chunks_blocking(
+        this, inner,
+        chunks: &Bound<'_, PyAny>,
+        policy: Option<&Bound<'_, Policy>>,
+        concurrency: usize,
+    ) {
+        let _ = inner;
+        let (rows, p) = (crate::arrow::take_rows(chunks)?, this.natives(policy)?);
+        let meter = Meter::new(Kind::BatchWrite, "");
+        (write(meter), move |c| crate::arrow::put_chunks(c, p, rows, concurrency))
+    }
+
     /// Read rows of a batch as an `ArrowTable`: a row per record found, in key order.
     cluster fn batch_arrow / batch_arrow_blocking(
         this, inner, rows: &Bound<'_, PyAny>, policy: Option<&Bound<'_, Policy>>,

@@ -10,6 +10,7 @@
 //! - `table`: `ArrowTable`, the exported data.
 //! - `reader`: `ArrowReader`, a query stream as batches.
 //! - `batch`: batch reads as a table.
+//! - `write`: `ArrowWriter`, rows of an Arrow stream written as records.
 
 mod batch;
 mod column;
@@ -20,12 +21,14 @@ mod reader;
 mod spec;
 mod table;
 mod widen;
+mod write;
 
 use pyo3::prelude::*;
 
 pub use crate::errors::ArrowSchemaError;
 pub use batch::read as batch_read;
 pub use spec::ArrowSpec;
+pub use write::{put_chunks, take_rows};
 
 /// How the `batch_arrow` operation takes its `ArrowSpec`.
 pub type ArrowSpecRef<'py> = &'py Bound<'py, ArrowSpec>;
@@ -35,5 +38,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<spec::ArrowSpec>()?;
     m.add_class::<table::ArrowTable>()?;
     m.add_class::<reader::ArrowReader>()?;
+    m.add_class::<write::ArrowWriter>()?;
+    m.add_class::<write::PutChunk>()?;
     Ok(())
 }
