@@ -24,7 +24,12 @@ from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
 from aerospike_fluent.keys import KeyRef, KeysRef
 from aerospike_fluent.models._mapping import is_model, mapping_of, to_bins
-from aerospike_fluent.progress import OnWriteProgress
+from aerospike_fluent.progress import (
+    OnWriteProgress,
+    WriteProgress,
+    WriteProgressCallback,
+    write_callback,
+)
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult
 
@@ -167,6 +172,9 @@ class RecordSet(_Scope[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         send_key: bool | None = None,
+        timeout: float | None = None,
+        progress: OnWriteProgress | None = None,
+        batch_size: int | None = None,
     ) -> Coroutine[Any, Any, BatchResult]: ...
     @overload
     def put_many(
@@ -176,6 +184,9 @@ class RecordSet(_Scope[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         send_key: bool | None = None,
+        timeout: float | None = None,
+        progress: OnWriteProgress | None = None,
+        batch_size: int | None = None,
     ) -> BatchResult: ...
     def put_many(
         self,
@@ -184,8 +195,17 @@ class RecordSet(_Scope[M]):
         ttl: TTL = None,
         expire_at: datetime | None = None,
         send_key: bool | None = None,
+        timeout: float | None = None,
+        progress: OnWriteProgress | None = None,
+        batch_size: int | None = None,
     ) -> Any:
-        """Upsert ``{key: bins}``, or model instances with a key field, in one batch request."""
+        """Upsert ``{key: bins}``, or model instances with a key field, in batch requests.
+
+        One request for all rows, or ``batch_size`` rows per request (one after another).
+        ``timeout`` is seconds per request; ``progress`` (a callable taking a
+        :class:`~aerospike_fluent.progress.WriteProgress`, or ``"tqdm"``) is told after each
+        request. A row that fails does not stop the others: see the result's ``errors``.
+        """
         if not isinstance(records, Mapping):
             if isinstance(records, str | bytes) or not isinstance(records, Iterable):
                 raise InvalidTypeError(
@@ -195,11 +215,16 @@ class RecordSet(_Scope[M]):
             if send_key is None:
                 send_key = True
         policy = _policy.build(
-            ttl=_validate.ttl(_expiry(ttl, expire_at)), send_key=_policy.flag("send_key", send_key)
+            ttl=_validate.ttl(_expiry(ttl, expire_at)),
+            send_key=_policy.flag("send_key", send_key),
+            lim=_policy.limits(timeout, None, None),
         )
+        report = write_callback(progress)
+        if batch_size is not None:
+            _validate.integer("batch_size", batch_size, 1, 1_000_000)
         ex = self._ex
-        rows = [("put", self._key(k), _bins_of(ex, bins), policy) for k, bins in records.items()]
-        return self._ex.run(_batch(rows))
+        rows = [("put", self._key(k), _bins_of(ex, bins), None) for k, bins in records.items()]
+        return self._ex.run(_batches(rows, policy, batch_size or len(rows) or 1, report))
 
     @overload
     def put_arrow(
@@ -312,6 +337,28 @@ def _batch(rows: list[tuple[Any, ...]]) -> Program[BatchResult]:
         return BatchResult([], False)
     result = yield Call("batch", (rows, None))
     return BatchResult(result, False)
+
+
+def _batches(
+    rows: list[tuple[Any, ...]],
+    policy: _native.Policy | None,
+    size: int,
+    report: WriteProgressCallback | None,
+) -> Program[BatchResult]:
+    """``rows`` in requests of ``size`` rows under ``policy``, telling ``report`` after each."""
+    done: list[Any] = []
+    failed = 0
+    try:
+        for start in range(0, len(rows), size):
+            part = yield Call("batch", (rows[start : start + size], policy))
+            done.extend(part)
+            failed += sum(1 for row in part if row.result_code not in (0, None))
+            if report is not None:
+                report(WriteProgress(len(done), failed, len(rows), False))
+    finally:
+        if report is not None:
+            report(WriteProgress(len(done), failed, len(rows), True))
+    return BatchResult(done, False)
 
 
 def _model_key(ex: Executor[Any], obj: object) -> str | int | bytes:

@@ -159,3 +159,16 @@ def test_a_timeout_fails_the_rows_it_cut_short() -> None:
         assert result.written == 0 and len(result.failed) == 2
         assert all(isinstance(e, errors.TimeoutError) and e.in_doubt for _, e in result.failed)
         _ = af
+
+
+async def test_put_many_in_requests_with_progress_and_a_timeout(fl: Flavor, set_name: str) -> None:
+    seen: list[WriteProgress] = []
+    s = fl.db.namespace("test").set(set_name)
+    rows = {i: {"v": i} for i in range(25)}
+    result = await fl.run(s.put_many(rows, batch_size=10, progress=seen.append, timeout=5, ttl=300))
+    assert len(result) == 25 and not result.errors
+    assert [(p.rows, p.done) for p in seen] == [(10, False), (20, False), (25, False), (25, True)]
+    rec = await fl.run(s.key(24).get())
+    assert rec is not None and rec.bins == {"v": 24} and 290 <= (rec.ttl or 0) <= 300
+    with pytest.raises(errors.InvalidArgumentError):
+        s.put_many(rows, batch_size=0)
