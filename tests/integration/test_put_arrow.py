@@ -171,4 +171,4 @@ async def test_put_many_in_requests_with_progress_and_a_timeout(fl: Flavor, set_
     rec = await fl.run(s.key(24).get())
     assert rec is not None and rec.bins == {"v": 24} and 290 <= (rec.ttl or 0) <= 300
     with pytest.raises(errors.InvalidArgumentError):
-        s.put_many(rows, batch_size=0)
+        _ = s.put_many(rows, batch_size=0)
