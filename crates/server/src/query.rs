@@ -305,7 +305,7 @@ fn refused(msg: &Msg<'_>) -> Result<(), u8> {
         for op in msg.ops.iter() {
             let known = match op.op {
                 op::READ | op::BIT_READ | op::HLL_READ | op::EXP_READ => true,
-                op::CDT_READ => engine::cdt::Op::parse(op.data).is_ok_and(|o| o.is_read()),
+                op::CDT_READ => engine::cdt::readable(op.data),
                 _ => false,
             };
             if !known {

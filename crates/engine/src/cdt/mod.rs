@@ -1,12 +1,14 @@
 //! CDT (list/map) operations: the value bytes of a `CDT_READ`/`CDT_MODIFY` wire op applied to a bin.
 //!
-//! Payload: `[op, args...]`, or `[0xff, [ctx...], [op, args...]]` for nested contexts.
-//! List op codes are below 64, map op codes 64 and above (see the `aerospike` crate).
+//! Payload: `[op, args...]`, or `[0xff, [ctx...], [op, args...]]` for nested contexts, or a
+//! path op `[0xfe, [ctx...], flags, ...]` (see [`path`]). List op codes are below 64, map op
+//! codes 64 and above (see the `aerospike` crate).
 
 mod args;
 pub mod ctx;
 pub mod list;
 pub mod map;
+pub mod path;
 pub mod select;
 
 use rmpv::Value as Mp;
@@ -49,12 +51,6 @@ pub struct Op {
 }
 
 impl Op {
-    /// Parses the op's msgpack payload.
-    pub fn parse(payload: &[u8]) -> Result<Op, ResultCode> {
-        let mut buf = payload;
-        Self::from_mp(read_mp(&mut buf)?)
-    }
-
     /// Builds an op from its decoded msgpack form.
     pub fn from_mp(mp: Mp) -> Result<Op, ResultCode> {
         let Mp::Array(mut top) = mp else {
@@ -115,11 +111,24 @@ impl Op {
     }
 }
 
+/// Whether a `CDT_READ` may carry this payload: a read op or a path select.
+pub fn readable(payload: &[u8]) -> bool {
+    match read_mp(&mut &payload[..]) {
+        Ok(mp) if path::is_path(&mp) => path::readable(&mp),
+        Ok(mp) => Op::from_mp(mp).is_ok_and(|o| o.is_read()),
+        Err(_) => false,
+    }
+}
+
 /// Applies one CDT op. `op_type` is the wire op (3 = CDT_READ, 4 = CDT_MODIFY), `bin` the current
 /// bin (None when absent), `payload` the op's value bytes exactly as the client sent them.
 pub fn apply(op_type: u8, bin: Option<&Particle>, payload: &[u8]) -> Result<CdtResult, ResultCode> {
-    let op = Op::parse(payload)?;
+    let mp = read_mp(&mut &payload[..])?;
     let modify = op_type == CDT_MODIFY;
+    if path::is_path(&mp) {
+        return path::apply_op(modify, bin, &mp);
+    }
+    let op = Op::from_mp(mp)?;
     if !modify && !op.is_read() {
         return Err(PARAMETER_ERROR);
     }

@@ -9,6 +9,7 @@
 
 use rmpv::Value as Mp;
 
+use crate::cdt::path;
 use crate::result::PARAMETER_ERROR;
 use crate::ResultCode;
 
@@ -27,6 +28,8 @@ pub enum Ty {
     Hll,
     /// Not known statically (wildcard and infinity literals).
     Any,
+    /// The marker a path modify expression gives to remove its element.
+    Remove,
 }
 
 impl Ty {
@@ -267,10 +270,25 @@ impl<'a> Checker<'a> {
                 bin_name(args.first())?;
                 Ty::Int
             }
+            100 => {
+                arity(0)?;
+                Ty::Remove
+            }
             101 | 102 => {
                 arity(1)?;
                 self.ty(&args[0])?;
                 Ty::List
+            }
+            122 => {
+                arity(2)?;
+                let t = Ty::of(args[0].as_u64().ok_or(PARAMETER_ERROR)? as i64)?;
+                // Loop variables: 0 key, 1 value, 2 index (an integer).
+                match args[1].as_u64() {
+                    Some(0 | 1) => {}
+                    Some(2) if t == Ty::Int => {}
+                    _ => return fail(),
+                }
+                t
             }
             123 => self.cond(args)?,
             124 => {
@@ -396,8 +414,16 @@ impl<'a> Checker<'a> {
 }
 
 /// The arguments of a call's op, past its code (and past the context of `[0xff, ctx, op]`).
+/// A path op (`[0xfe, ctx, flags, modify exp?]`) has none: its context and expression are
+/// checked only when it runs.
 pub(super) fn call_args(op: &[Mp]) -> Result<&[Mp], ResultCode> {
     match op.first().and_then(Mp::as_i64) {
+        Some(path::SELECT) => match op {
+            [_, Mp::Array(_), flags] | [_, Mp::Array(_), flags, _] if flags.as_u64().is_some() => {
+                Ok(&[])
+            }
+            _ => fail(),
+        },
         Some(0xff) => match op.get(2) {
             Some(Mp::Array(inner)) if op.len() == 3 && !inner.is_empty() => Ok(&inner[1..]),
             _ => fail(),

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rmpv::Value as Mp;
 
 use super::geo;
-use crate::cdt::{apply_value, Op};
+use crate::cdt::{apply_value, path, Op};
 use crate::pack::{encode, from_mp, from_particle, read_mp};
 use crate::result::PARAMETER_ERROR;
 use crate::value::{List, Value};
@@ -15,17 +15,37 @@ use crate::{RecordView, ResultCode};
 
 type R = Result<Option<Value>, ResultCode>;
 
-/// Evaluation state: the record and the `let` variable scope.
+/// The loop variables of a path expression's element: its map key, its value, its list index.
+#[derive(Clone, Copy, Default)]
+pub struct LoopVars<'a> {
+    pub key: Option<&'a Value>,
+    pub value: Option<&'a Value>,
+    pub index: Option<i64>,
+}
+
+/// Evaluation state: the record (none for a path expression's element), the `let` variable
+/// scope and the loop variables.
 pub struct Ctx<'a> {
-    pub rec: &'a dyn RecordView,
+    pub rec: Option<&'a dyn RecordView>,
     vars: Vec<(String, Option<Value>)>,
+    loop_vars: LoopVars<'a>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(rec: &'a dyn RecordView) -> Self {
         Ctx {
-            rec,
+            rec: Some(rec),
             vars: Vec::new(),
+            loop_vars: LoopVars::default(),
+        }
+    }
+
+    /// An element's context: no record (bins and metadata are unknown), its loop variables.
+    pub fn element(loop_vars: LoopVars<'a>) -> Self {
+        Ctx {
+            rec: None,
+            vars: Vec::new(),
+            loop_vars,
         }
     }
 }
@@ -98,42 +118,13 @@ pub fn eval(c: &mut Ctx, e: &Mp) -> R {
             _ => None,
         }),
         20..=39 | 50 | 51 => super::math::eval(op, &all(c, args)?),
-        64 => {
-            // The digest's last four bytes, little-endian, modulo the request's int32.
-            let m = i64::from(int_arg(args.first())? as i32);
-            let d = c.rec.digest();
-            let v = i64::from(u32::from_le_bytes([d[16], d[17], d[18], d[19]]));
-            Ok((m != 0).then(|| Value::Int(v % m)))
-        }
-        65 | 73 | 74 => Ok(Some(Value::Int(c.rec.size_bytes() as i64))),
-        66 => Ok(Some(Value::Int(c.rec.last_update_ns() as i64))),
-        67 => Ok(Some(Value::Int(
-            (now_ns().saturating_sub(c.rec.last_update_ns()) / 1_000_000) as i64,
-        ))),
-        68 => Ok(Some(Value::Int(match c.rec.void_time_ns() {
-            0 => -1,
-            v => v as i64,
-        }))),
-        69 => Ok(Some(Value::Int(match c.rec.void_time_ns() {
-            0 => -1,
-            v => (v.saturating_sub(now_ns()) / 1_000_000_000) as i64,
-        }))),
-        70 => Ok(Some(Value::Str(c.rec.set_name().to_string()))),
-        71 => Ok(Some(Value::Bool(c.rec.user_key().is_some()))),
-        72 => Ok(Some(Value::Bool(!c.rec.exists()))),
-        80 => Ok(c.rec.user_key().map(from_particle).transpose()?),
-        81 => {
-            let name = raw_str(args.get(1).ok_or(PARAMETER_ERROR)?)?;
-            let want = int_arg(args.first())?;
-            let v = c.rec.bin(&name).map(from_particle).transpose()?;
-            Ok(v.filter(|v| type_ok(v, want)))
-        }
-        82 => {
-            let name = raw_str(args.first().ok_or(PARAMETER_ERROR)?)?;
-            Ok(Some(Value::Int(
-                c.rec.bin(&name).map_or(0, |p| i64::from(p.ptype)),
-            )))
-        }
+        64..=82 => match c.rec {
+            Some(rec) => record(rec, op, args),
+            None => Ok(None),
+        },
+        // The remove marker: its static type (see `element`) tells it from a nil.
+        100 => Ok(Some(Value::Nil)),
+        122 => Ok(loop_var(&c.loop_vars, args)),
         123 => {
             let mut i = 0;
             while i + 1 < args.len() {
@@ -192,6 +183,66 @@ pub fn eval(c: &mut Ctx, e: &Mp) -> R {
     }
 }
 
+/// Record metadata and bin reads (ops 64..=82).
+fn record(rec: &dyn RecordView, op: i64, args: &[Mp]) -> R {
+    match op {
+        64 => {
+            // The digest's last four bytes, little-endian, modulo the request's int32.
+            let m = i64::from(int_arg(args.first())? as i32);
+            let d = rec.digest();
+            let v = i64::from(u32::from_le_bytes([d[16], d[17], d[18], d[19]]));
+            Ok((m != 0).then(|| Value::Int(v % m)))
+        }
+        65 | 73 | 74 => Ok(Some(Value::Int(rec.size_bytes() as i64))),
+        66 => Ok(Some(Value::Int(rec.last_update_ns() as i64))),
+        67 => Ok(Some(Value::Int(
+            (now_ns().saturating_sub(rec.last_update_ns()) / 1_000_000) as i64,
+        ))),
+        68 => Ok(Some(Value::Int(match rec.void_time_ns() {
+            0 => -1,
+            v => v as i64,
+        }))),
+        69 => Ok(Some(Value::Int(match rec.void_time_ns() {
+            0 => -1,
+            v => (v.saturating_sub(now_ns()) / 1_000_000_000) as i64,
+        }))),
+        70 => Ok(Some(Value::Str(rec.set_name().to_string()))),
+        71 => Ok(Some(Value::Bool(rec.user_key().is_some()))),
+        72 => Ok(Some(Value::Bool(!rec.exists()))),
+        80 => Ok(rec.user_key().map(from_particle).transpose()?),
+        81 => {
+            let name = raw_str(args.get(1).ok_or(PARAMETER_ERROR)?)?;
+            let want = int_arg(args.first())?;
+            let v = rec.bin(&name).map(from_particle).transpose()?;
+            Ok(v.filter(|v| type_ok(v, want)))
+        }
+        82 => {
+            let name = raw_str(args.first().ok_or(PARAMETER_ERROR)?)?;
+            Ok(Some(Value::Int(
+                rec.bin(&name).map_or(0, |p| i64::from(p.ptype)),
+            )))
+        }
+        _ => Err(PARAMETER_ERROR),
+    }
+}
+
+/// `[122, type, id]`: loop variable `id` (0 key, 1 value, 2 index) when it holds a value of
+/// expression type `type`, else unknown. Blob and HLL are told apart by their bytes' type.
+fn loop_var(vars: &LoopVars, args: &[Mp]) -> Option<Value> {
+    let want = args.first().and_then(Mp::as_i64)?;
+    let v = match args.get(1).and_then(Mp::as_i64)? {
+        0 => vars.key.cloned(),
+        1 => vars.value.cloned(),
+        2 => vars.index.map(Value::Int),
+        _ => None,
+    }?;
+    let bytes_ok = match &v {
+        Value::Bytes(t, _) => matches!((want, *t), (6, 4) | (9, 18)),
+        _ => true,
+    };
+    (bytes_ok && type_ok(&v, want)).then_some(v)
+}
+
 pub(super) fn arg(c: &mut Ctx, args: &[Mp], i: usize) -> R {
     eval(c, args.get(i).ok_or(PARAMETER_ERROR)?)
 }
@@ -205,7 +256,8 @@ fn all(c: &mut Ctx, args: &[Mp]) -> Result<Vec<Option<Value>>, ResultCode> {
 fn type_ok(v: &Value, t: i64) -> bool {
     matches!(
         (t, v),
-        (1, Value::Bool(_))
+        (0, Value::Nil)
+            | (1, Value::Bool(_))
             | (2, Value::Int(_))
             | (3, Value::Str(_))
             | (4, Value::List(_))
@@ -270,13 +322,20 @@ fn regex(c: &mut Ctx, args: &[Mp]) -> R {
 
 /// `[127, return type, module, op payload, bin exp]`: a CDT op inside an expression. Module 0 =
 /// list and map, 1 = bits, 2 = HLL; the 0x40 bit marks a modify op (the result is the modified
-/// container).
+/// container). A path select or apply answers unknown unless its result has the return type.
 fn call(c: &mut Ctx, args: &[Mp]) -> R {
     let module = int_arg(args.get(1))?;
     if module & 0x3f != 0 {
         return super::module::call(c, module, args);
     }
-    let Some(op) = resolve(c, args.get(2).ok_or(PARAMETER_ERROR)?)? else {
+    let modify = module & 0x40 != 0;
+    let op = args.get(2).ok_or(PARAMETER_ERROR)?;
+    if path::is_path(op) {
+        let want = int_arg(args.first())?;
+        let out = arg(c, args, 3)?.and_then(|target| path::eval_call(op, target, modify));
+        return Ok(out.filter(|v| type_ok(v, want)));
+    }
+    let Some(op) = resolve(c, op)? else {
         return Ok(None);
     };
     let op = Op::from_mp(op)?;
@@ -286,7 +345,6 @@ fn call(c: &mut Ctx, args: &[Mp]) -> R {
     if !matches!(target, Value::List(_) | Value::Map(_)) {
         return Ok(None);
     }
-    let modify = module & 0x40 != 0;
     match apply_value(&op, Some(target), modify) {
         Ok((out, root)) => Ok(if modify {
             root

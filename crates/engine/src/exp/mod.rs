@@ -4,6 +4,7 @@
 //! `[expression, flags]` as their value: use [`read_op`] and [`write_op`].
 
 mod check;
+mod element;
 mod eval;
 pub mod geo;
 mod math;
@@ -31,6 +32,8 @@ fn parse(exp: &[u8]) -> Result<Mp, ResultCode> {
 }
 
 pub use check::Ty;
+pub use element::{ElementExp, Outcome};
+pub use eval::LoopVars;
 
 /// Parses and checks an expression the way a server does on receipt (see [`check`]).
 fn build(exp: &[u8]) -> Result<(Mp, Ty), ResultCode> {
@@ -104,7 +107,10 @@ fn split_op(payload: &[u8], modify: bool) -> Result<(Mp, i64), ResultCode> {
     if flags & !allowed != 0 {
         return Err(PARAMETER_ERROR);
     }
-    check::check(&tree)?;
+    // The remove marker means something to a path modify only.
+    if check::check(&tree)? == Ty::Remove {
+        return Err(PARAMETER_ERROR);
+    }
     Ok((tree, flags))
 }
 

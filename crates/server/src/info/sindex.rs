@@ -209,6 +209,7 @@ fn index_expression(exp: &[u8], itype: IndexType, collection: Collection) -> Res
         Ty::Float => "float",
         Ty::Hll => "hll",
         Ty::Nil => "nil",
+        Ty::Remove => "remove",
     };
     if got == expected {
         Ok(())
