@@ -7,7 +7,7 @@ behind ``to_arrow`` (one table) and ``arrow_batches`` (batch by batch).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
 
 from aerospike_fluent import _native, _validate
 from aerospike_fluent._exec import Call, Program
@@ -37,9 +37,13 @@ class BatchArrowOptions(TypedDict, total=False):
     records (for batches, from the first batch).
     ``key``, ``digest``, ``generation``, ``ttl``: add that metadata column (``True``, or a
     column name).
+    ``mixed_types``: ``"str"`` makes a bin whose values have no one column type (ints in
+    some records, strings in others) a string column of their text; without it such a bin
+    raises ``ArrowSchemaError``.
     """
 
     schema: object
+    mixed_types: Literal["str"] | None
     key: MetaColumn
     digest: MetaColumn
     generation: MetaColumn
@@ -80,6 +84,7 @@ def spec(
         digest=_meta(options.get("digest", False), "digest"),
         generation=_meta(options.get("generation", False), "generation"),
         ttl=_meta(options.get("ttl", False), "ttl"),
+        mixed=options.get("mixed_types"),
     )
 
 

@@ -615,6 +615,7 @@ class ArrowSpec:
         digest: str | None = None,
         generation: str | None = None,
         ttl: str | None = None,
+        mixed: str | None = None,
     ) -> ArrowSpec: ...
     @property
     def schema_bins(self) -> list[str] | None: ...

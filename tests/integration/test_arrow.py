@@ -282,3 +282,23 @@ async def test_tqdm_progress_bar(fl: Flavor, set_name: str) -> None:
     text = out.getvalue()
     assert "4096/4096" in text and "records=30" in text
     assert (await fl.run(s.query().on_progress("tqdm").to_arrow())).num_rows == 30
+
+
+async def test_mixed_types_str_makes_a_string_column_of_their_text(
+    fl: Flavor, set_name: str
+) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    values: dict[int, Any] = {0: 1, 1: "two", 2: 3.5, 3: [1, "a"], 4: {"k": b"\x01"}, 5: True}
+    for n, v in values.items():
+        await fl.run(s.key(n).put({"n": n, "v": v}))
+    with pytest.raises(errors.ArrowSchemaError, match=r"bin 'v' holds both .* mixed_types='str'"):
+        await fl.run(s.query().to_arrow())
+    table = pa.table(await fl.run(s.query().to_arrow(mixed_types="str")))
+    assert table.schema.field("v").type == pa.string()
+    got = {r["n"]: r["v"] for r in table.to_pylist()}
+    assert got == {0: "1", 1: "two", 2: "3.5", 3: "[1, a]", 4: "{k: 01}", 5: "true"}
+    # a later chunk widens an int column to strings, earlier values as their text
+    widened = pa.table(await fl.run(s.query().to_arrow(rows=1, mixed_types="str")))
+    assert sorted(widened.column("v").to_pylist()) == sorted(got.values())
+    with pytest.raises(errors.InvalidArgumentError, match="mixed_types"):
+        await fl.run(s.query().to_arrow(mixed_types="union"))  # type: ignore[call-overload]

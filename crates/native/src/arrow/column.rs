@@ -86,6 +86,8 @@ pub enum Column {
     Int(Int64Builder),
     Float(Float64Builder),
     Str(StringBuilder),
+    /// A string column taking any value, as its text (`mixed_types="str"`).
+    Text(StringBuilder),
     Bytes(BinaryBuilder),
     List(Box<Nested>),
     Map(Box<Nested>),
@@ -112,6 +114,15 @@ pub struct Record {
 }
 
 impl Column {
+    /// An empty top-level column of natural type `dt` under `layout`: a string column takes
+    /// any value as text when the layout says so.
+    pub(super) fn top(dt: &DataType, layout: &super::convert::Layout) -> Column {
+        match dt {
+            DataType::Utf8 if layout.text => Column::Text(StringBuilder::new()),
+            _ => Column::new(dt, layout.lenient),
+        }
+    }
+
     /// An empty column of natural type `dt` (see [`natural`]).
     pub fn new(dt: &DataType, lenient: bool) -> Column {
         match dt {
@@ -172,7 +183,10 @@ impl Column {
             (Column::Float(b), Value::Float(x)) => b.append_value(f64::from(x)),
             #[allow(clippy::cast_precision_loss)]
             (Column::Float(b), Value::Int(x)) => b.append_value(*x as f64),
-            (Column::Str(b), Value::String(s) | Value::GeoJson(s)) => b.append_value(s),
+            (Column::Str(b) | Column::Text(b), Value::String(s) | Value::GeoJson(s)) => {
+                b.append_value(s);
+            }
+            (Column::Text(b), v) => b.append_value(text_of(v)),
             (Column::Bytes(b), Value::Blob(x) | Value::Hll(x)) => b.append_value(x),
             (Column::List(n), Value::List(items) | Value::MultiResult(items)) => {
                 for item in items {
@@ -203,7 +217,7 @@ impl Column {
             Column::Bool(b) => b.append_null(),
             Column::Int(b) => b.append_null(),
             Column::Float(b) => b.append_null(),
-            Column::Str(b) => b.append_null(),
+            Column::Str(b) | Column::Text(b) => b.append_null(),
             Column::Bytes(b) => b.append_null(),
             Column::List(n) | Column::Map(n) => {
                 n.offsets.push(*n.offsets.last().unwrap_or(&0));
@@ -226,7 +240,7 @@ impl Column {
             Column::Bool(_) => DataType::Boolean,
             Column::Int(_) => DataType::Int64,
             Column::Float(_) => DataType::Float64,
-            Column::Str(_) => DataType::Utf8,
+            Column::Str(_) | Column::Text(_) => DataType::Utf8,
             Column::Bytes(_) => DataType::Binary,
             Column::List(n) => DataType::List(n.field.clone()),
             Column::Map(n) => DataType::Map(n.field.clone(), false),
@@ -241,7 +255,7 @@ impl Column {
             Column::Bool(b) => Arc::new(b.finish()),
             Column::Int(b) => Arc::new(b.finish()),
             Column::Float(b) => Arc::new(b.finish()),
-            Column::Str(b) => Arc::new(b.finish()),
+            Column::Str(b) | Column::Text(b) => Arc::new(b.finish()),
             Column::Bytes(b) => Arc::new(b.finish()),
             Column::List(n) => {
                 let (offsets, nulls) = n.take_offsets();
@@ -343,7 +357,7 @@ impl Column {
             Column::Bool(b) => b.len(),
             Column::Int(b) => b.len(),
             Column::Float(b) => b.len(),
-            Column::Str(b) => b.len(),
+            Column::Str(b) | Column::Text(b) => b.len(),
             Column::Bytes(b) => b.len(),
             Column::List(n) | Column::Map(n) => n.offsets.len() - 1,
             Column::Struct(r) => r.len,
@@ -368,5 +382,61 @@ fn for_pairs(
         Value::SortedMap(m) => m.iter().try_for_each(|(k, v)| f(k, v)),
         Value::KeyValueList(kv) => kv.iter().try_for_each(|(k, v)| f(k, v)),
         _ => Ok(()),
+    }
+}
+
+/// A value as text, as Arrow displays it: strings as they are, numbers and booleans as
+/// written, bytes in hex, lists as `[a, b]`, maps as `{k: v}`.
+fn text_of(v: &Value) -> String {
+    let mut out = String::new();
+    write_text(v, &mut out, true);
+    out
+}
+
+fn write_text(v: &Value, out: &mut String, top: bool) {
+    use std::fmt::Write as _;
+    match v {
+        Value::String(s) | Value::GeoJson(s) => out.push_str(s),
+        Value::Nil => out.push_str(if top { "" } else { "null" }),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::Float(f) => {
+            let _ = write!(out, "{:?}", f64::from(f));
+        }
+        Value::Blob(b) | Value::Hll(b) => {
+            for byte in b {
+                let _ = write!(out, "{byte:02x}");
+            }
+        }
+        Value::List(items) | Value::MultiResult(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_text(item, out, false);
+            }
+            out.push(']');
+        }
+        v if is_map(v) => {
+            out.push('{');
+            let mut first = true;
+            let _ = for_pairs(v, |k, val| {
+                if !first {
+                    out.push_str(", ");
+                }
+                first = false;
+                write_text(k, out, false);
+                out.push_str(": ");
+                write_text(val, out, false);
+                Ok(())
+            });
+            out.push('}');
+        }
+        other => {
+            let _ = write!(out, "{other}");
+        }
     }
 }

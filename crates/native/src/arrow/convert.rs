@@ -38,6 +38,8 @@ pub(super) struct Layout {
     pub(super) extra_bins_ok: bool,
     /// Map keys that are not fields of a struct column are skipped (a given schema).
     pub(super) lenient: bool,
+    /// String columns take any value, as its text (`mixed_types="str"`).
+    pub(super) text: bool,
     /// What fixed the columns, for messages.
     pub(super) origin: String,
 }
@@ -175,7 +177,7 @@ impl Converter {
                 .filter(|f| !is_meta(f.name()))
                 .map(|f| f.as_ref().clone())
                 .collect(),
-            None => infer_bins(rows, spec.bins.as_deref())?,
+            None => infer_bins(rows, spec.bins.as_deref(), spec.mixed_as_text)?,
         };
         for f in bins {
             if fields.iter().any(|m| m.name() == f.name()) {
@@ -197,6 +199,7 @@ impl Converter {
             naturals,
             extra_bins_ok: given.is_some() || spec.bins.is_some(),
             lenient: given.is_some(),
+            text: spec.mixed_as_text,
             origin,
         })
     }
@@ -211,17 +214,27 @@ fn meta_type(source: &Source, rows: &[Row<'_>], name: &str) -> Result<DataType, 
     })
 }
 
-/// Bin columns in order of first appearance (or of `selected`), typed by their values.
-fn infer_bins(rows: &[Row<'_>], selected: Option<&[String]>) -> Result<Vec<Field>, ConvertError> {
+/// Bin columns in order of first appearance (or of `selected`), typed by their values; with
+/// `text`, a bin of no one type is a string column.
+fn infer_bins(
+    rows: &[Row<'_>],
+    selected: Option<&[String]>,
+    text: bool,
+) -> Result<Vec<Field>, ConvertError> {
     infer_kinds(rows, selected)
         .into_iter()
         .map(|(name, k)| {
-            let dt = k.resolve(&format!("bin '{name}'")).map_err(|e| {
-                format!(
-                    "{e} in the first {} records; pass a schema to choose its column type",
-                    rows.len()
-                )
-            })?;
+            let dt = match k.resolve(&format!("bin '{name}'")) {
+                Ok(dt) => dt,
+                Err(_) if text => DataType::Utf8,
+                Err(e) => {
+                    return Err(format!(
+                        "{e} in the first {} records; pass mixed_types='str' for a string \
+                         column of their text, or a schema to choose its column type",
+                        rows.len()
+                    ))
+                }
+            };
             Ok(Field::new(name, dt, true))
         })
         .collect()
@@ -267,7 +280,7 @@ fn fill<'a>(
     values: impl Iterator<Item = Option<&'a Value>>,
     what: &mut dyn FnMut() -> String,
 ) -> Result<ArrayRef, ConvertError> {
-    let mut col = Column::new(natural, layout.lenient);
+    let mut col = Column::top(natural, layout);
     for v in values {
         col.append(v)
             .map_err(|m| misfit_message(&what(), &m, &layout.origin))?;

@@ -35,10 +35,8 @@ impl Converter {
                 Source::Digest => Filler::Digest(FixedSizeBinaryBuilder::with_capacity(n, 20)),
                 Source::Generation => Filler::Generation(UInt32Builder::with_capacity(n)),
                 Source::Ttl => Filler::Ttl(UInt32Builder::with_capacity(n)),
-                Source::Key => Filler::Key(Column::new(natural, layout.lenient)),
-                Source::Bin(name) => {
-                    Filler::Bin(name.as_bytes(), Column::new(natural, layout.lenient))
-                }
+                Source::Key => Filler::Key(Column::top(natural, layout)),
+                Source::Bin(name) => Filler::Bin(name.as_bytes(), Column::top(natural, layout)),
             })
             .collect();
         let bin_columns: Vec<usize> = (0..columns.len())
@@ -159,7 +157,9 @@ fn append_particle(col: &mut Column, ptype: u8, b: &[u8]) -> Result<(), Misfit> 
         (Column::Float(c), particle::INTEGER) => {
             c.append_value(particle::int(b).map_err(bad)? as f64);
         }
-        (Column::Str(c), particle::STRING) => c.append_value(particle::text(b).map_err(bad)?),
+        (Column::Str(c) | Column::Text(c), particle::STRING) => {
+            c.append_value(particle::text(b).map_err(bad)?);
+        }
         (Column::Bytes(c), particle::BLOB) => c.append_value(b),
         (Column::Bool(c), particle::BOOL) => c.append_value(b.first().is_some_and(|&x| x != 0)),
         (col, _) => {

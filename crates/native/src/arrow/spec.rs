@@ -16,6 +16,8 @@ pub struct Spec {
     pub digest: Option<String>,
     pub generation: Option<String>,
     pub ttl: Option<String>,
+    /// A bin whose values have no one column type becomes a string column of their text.
+    pub mixed_as_text: bool,
 }
 
 /// The columns of an Arrow read (see `aerospike_fluent.arrow`).
@@ -29,8 +31,11 @@ impl ArrowSpec {
     /// `schema`: any object with `__arrow_c_schema__` (a `pyarrow.Schema`, ...); `bins`: the
     /// selected bins (their column order when there is no schema); `key`, `digest`,
     /// `generation`, `ttl`: the name of that metadata column, or `None` for none.
+    /// `mixed`: `"str"` makes a bin whose values have no one column type a string column
+    /// of their text (else such a bin is an error).
     #[new]
-    #[pyo3(signature = (schema=None, bins=None, key=None, digest=None, generation=None, ttl=None))]
+    #[pyo3(signature = (schema=None, bins=None, key=None, digest=None, generation=None, ttl=None, mixed=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         schema: Option<&Bound<'_, PyAny>>,
         bins: Option<Vec<String>>,
@@ -38,7 +43,17 @@ impl ArrowSpec {
         digest: Option<String>,
         generation: Option<String>,
         ttl: Option<String>,
+        mixed: Option<&str>,
     ) -> PyResult<Self> {
+        let mixed_as_text = match mixed {
+            None => false,
+            Some("str") => true,
+            Some(other) => {
+                return Err(invalid_argument(format!(
+                    "mixed_types must be 'str' or None, not {other:?}"
+                )))
+            }
+        };
         let schema = match schema.filter(|s| !s.is_none()) {
             None => None,
             Some(s) => {
@@ -69,6 +84,7 @@ impl ArrowSpec {
                 digest,
                 generation,
                 ttl,
+                mixed_as_text,
             },
         })
     }

@@ -8,8 +8,11 @@ use std::sync::Arc;
 
 use aerospike::Record as AsRecord;
 use arrow_array::cast::AsArray;
-use arrow_array::{new_null_array, Array, ArrayRef, ListArray, MapArray, RecordBatch, StructArray};
+use arrow_array::{
+    new_null_array, Array, ArrayRef, ListArray, MapArray, RecordBatch, StringArray, StructArray,
+};
 use arrow_cast::cast;
+use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 
 use super::column::natural;
@@ -74,13 +77,21 @@ impl Converter {
             };
             let dt = match new {
                 Kind::Empty => field.data_type().clone(),
-                new => Kind::of_type(field.data_type()).merge(new).resolve(&what)?,
+                new => match Kind::of_type(field.data_type()).merge(new).resolve(&what) {
+                    Ok(dt) => dt,
+                    Err(_) if old.text && matches!(source, Source::Bin(_)) => DataType::Utf8,
+                    Err(e) => return Err(e),
+                },
             };
             fields.push(field.as_ref().clone().with_data_type(dt));
             sources.push(source.clone());
         }
         for (name, kind) in kinds {
-            let dt = kind.resolve(&format!("bin '{name}'"))?;
+            let dt = match kind.resolve(&format!("bin '{name}'")) {
+                Ok(dt) => dt,
+                Err(_) if old.text => DataType::Utf8,
+                Err(e) => return Err(e),
+            };
             fields.push(Field::new(&name, dt, true));
             sources.push(Source::Bin(name));
         }
@@ -94,6 +105,7 @@ impl Converter {
             naturals,
             extra_bins_ok: old.extra_bins_ok,
             lenient: old.lenient,
+            text: old.text,
             origin: "the records read so far".to_owned(),
         };
         self.set_layout(widened);
@@ -196,6 +208,14 @@ fn conform_array(array: &ArrayRef, to: &DataType) -> Result<ArrayRef, ArrowError
                 m.nulls().cloned(),
                 *sorted,
             )?)
+        }
+        // Lists and maps have no cast to strings: their text, as a string column shows it.
+        (D::List(_) | D::Map(..) | D::Struct(_), D::Utf8) => {
+            let formatter = ArrayFormatter::try_new(array.as_ref(), &FormatOptions::default())?;
+            let texts: StringArray = (0..array.len())
+                .map(|i| array.is_valid(i).then(|| formatter.value(i).to_string()))
+                .collect();
+            Arc::new(texts)
         }
         _ => cast(array, to)?,
     })
