@@ -24,7 +24,7 @@ use corosensei::stack::DefaultStack;
 pub const DEEP_STACK_BYTES: usize = 4 << 30;
 
 /// Sizes tried in turn when the system refuses the full reservation.
-const FALLBACK_BYTES: [usize; 3] = [DEEP_STACK_BYTES, 1 << 30, 256 << 20];
+const FALLBACK_BYTES: [usize; 4] = [DEEP_STACK_BYTES, 1 << 30, 256 << 20, 64 << 20];
 
 enum Spare {
     Unmade,
