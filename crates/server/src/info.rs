@@ -1,9 +1,17 @@
 //! Info protocol: `name\n...` requests answered with `name\tvalue\n` lines.
+//!
+//! The commands are those of an Aerospike 8.1.2 node ([`SPECS`]), each parsed, guarded and
+//! answered as that node does: a name it does not know gets `ERROR:4:unrecognized command`, an
+//! Enterprise-only command on a Community node `ERROR:25:enterprise only`, and the answers
+//! keep the node's formats with values of this server.
 
 use std::fmt::Write as _;
 
 use base64::Engine as _;
 
+mod config;
+mod namespace;
+mod node;
 mod peers;
 mod sindex;
 
@@ -13,24 +21,167 @@ use crate::Shared;
 
 /// Version reported by `build` (the clients gate features on it).
 pub const BUILD: &str = "8.1.2.0";
-const FEATURES: &str = "batch-any;batch-index;blob-bits;cdt-list;cdt-map;cluster-stable;float;geo;\
-lut-now;partition-query;peers;pipelining;pquery;pscans;query-show;relaxed-sc;replicas;replicas-max;\
-sindex-exists;truncate-namespace;udf";
 
-/// Answers one info request body into `out` as a complete proto frame.
-/// Info commands that change the server: refused on a connection that has not logged in when
-/// the server has users.
-const PRIVILEGED: &[&str] = &[
-    "truncate",
-    "truncate-namespace",
-    "truncate-undo",
-    "sindex-create",
-    "sindex-delete",
-    "udf-put",
-    "udf-remove",
-    "set-config",
-    "log-message",
+/// Result codes an info reply carries.
+const UNKNOWN: u8 = 1;
+const NOT_FOUND: u8 = 2;
+const PARAMETER: u8 = 4;
+const CLUSTER_KEY_MISMATCH: u8 = 7;
+const NAMESPACE: u8 = 20;
+const ENTERPRISE_ONLY: u8 = 25;
+
+/// An error reply as a node writes it: `ERROR:<code>:<message>`, the code left out for
+/// [`UNKNOWN`].
+fn error(code: u8, message: impl std::fmt::Display) -> String {
+    if code == UNKNOWN {
+        format!("ERROR::{message}")
+    } else {
+        format!("ERROR:{code}:{message}")
+    }
+}
+
+/// Sent only by clients: left out of `help`.
+const CLIENT: u8 = 1;
+/// Enterprise only: refused by a Community node.
+const EE: u8 = 2;
+/// Needs a permission: refused on a connection that has not logged in when the server has
+/// users.
+const PRIV: u8 = 4;
+
+/// A real node's commands, flagged: first those of the summary (an empty request) in its
+/// order, then the others sorted, as its table has them.
+const SPECS: &[(&str, u8)] = &[
+    ("features", 0),
+    ("node", 0),
+    ("compatibility-id", 0),
+    ("edition", 0),
+    ("build_ee_sha", 0),
+    ("build_sha", 0),
+    ("build_arch", 0),
+    ("build_time", 0),
+    ("build_os", 0),
+    ("build", 0),
+    ("version", 0),
+    ("statistics", 0),
+    ("services-alumni", 0),
+    ("services", 0),
+    ("partition-generation", 0),
+    ("admin-clear-std", CLIENT),
+    ("admin-tls-std", CLIENT),
+    ("alumni-clear-alt", CLIENT),
+    ("alumni-clear-std", CLIENT),
+    ("alumni-tls-alt", CLIENT | EE),
+    ("alumni-tls-std", CLIENT | EE),
+    ("best-practices", 0),
+    ("cluster-name", 0),
+    ("cluster-stable", 0),
+    ("config-get", CLIENT),
+    ("config-set", CLIENT | PRIV),
+    ("connection", CLIENT),
+    ("debug-record", PRIV),
+    ("debug-record-meta", PRIV),
+    ("digests", CLIENT),
+    ("dump-cluster", PRIV),
+    ("dump-fabric", PRIV),
+    ("dump-hb", PRIV),
+    ("dump-hlc", PRIV),
+    ("dump-migrates", PRIV),
+    ("dump-rw", PRIV),
+    ("dump-skew", PRIV),
+    ("dump-wb-summary", PRIV),
+    ("endpoints", CLIENT),
+    ("eviction-reset", PRIV),
+    ("feature-key", EE),
+    ("get-config", 0),
+    ("get-sl", 0),
+    ("get-stats", 0),
+    ("health-outliers", 0),
+    ("health-stats", 0),
+    ("help", 0),
+    ("histogram", 0),
+    ("index-pressure", 0),
+    ("jem-stats", PRIV),
+    ("latencies", 0),
+    ("log", 0),
+    ("log-message", PRIV),
+    ("log-set", PRIV),
+    ("logs", 0),
+    ("masking", EE | PRIV),
+    ("masking-show", EE),
+    ("mcast", CLIENT),
+    ("mesh", CLIENT),
+    ("name", CLIENT),
+    ("namespace", 0),
+    ("namespaces", 0),
+    ("objects", CLIENT),
+    ("partition-info", CLIENT),
+    ("partitions", CLIENT),
+    ("peers-clear-alt", 0),
+    ("peers-clear-std", 0),
+    ("peers-generation", 0),
+    ("peers-tls-alt", EE),
+    ("peers-tls-std", EE),
+    ("physical-devices", 0),
+    ("query-abort", PRIV),
+    ("query-abort-all", PRIV),
+    ("query-show", 0),
+    ("quiesce", EE | PRIV),
+    ("quiesce-undo", EE | PRIV),
+    ("rack-ids", EE),
+    ("racks", EE),
+    ("rebalance-generation", CLIENT),
+    ("recluster", PRIV),
+    ("release", CLIENT),
+    ("replicas", CLIENT),
+    ("replicas-all", CLIENT),
+    ("replicas-master", CLIENT),
+    ("revive", EE | PRIV),
+    ("roster", EE),
+    ("roster-set", EE | PRIV),
+    ("service", 0),
+    ("service-clear-alt", CLIENT),
+    ("service-clear-std", CLIENT),
+    ("service-tls-alt", CLIENT | EE),
+    ("service-tls-std", CLIENT | EE),
+    ("services-alternate", CLIENT),
+    ("services-alumni-reset", PRIV),
+    ("set-config", PRIV),
+    ("set-log", PRIV),
+    ("sets", 0),
+    ("sindex", CLIENT),
+    ("sindex-create", PRIV),
+    ("sindex-delete", PRIV),
+    ("sindex-exists", PRIV),
+    ("sindex-list", 0),
+    ("sindex-stat", 0),
+    ("smd-info", CLIENT),
+    ("smd-show", CLIENT),
+    ("status", 0),
+    ("thread-traces", 0),
+    ("tip", PRIV),
+    ("tip-clear", PRIV),
+    ("truncate", PRIV),
+    ("truncate-namespace", PRIV),
+    ("truncate-namespace-undo", PRIV),
+    ("truncate-undo", PRIV),
+    ("udf-clear-cache", CLIENT | PRIV),
+    ("udf-get", 0),
+    ("udf-list", 0),
+    ("udf-put", PRIV),
+    ("udf-remove", PRIV),
+    ("user-agent-set", CLIENT),
+    ("user-agents", CLIENT),
+    ("xdr-dc-state", EE),
+    ("xdr-get-filter", EE),
+    ("xdr-set-filter", EE | PRIV),
 ];
+
+/// Answered here though a real node does not know it: the member count of this node's view
+/// (tests of the embedded cluster read it).
+const EMBEDDED_ONLY: &[&str] = &["cluster-size"];
+
+/// A name a real node takes at most (its table's key size, less the terminating NUL).
+const MAX_NAME: usize = 31;
 
 /// The reply to a privileged command on a connection that has not logged in.
 const NOT_AUTHENTICATED: &str = "ERROR:80:not authenticated";
@@ -39,6 +190,7 @@ const NOT_AUTHENTICATED: &str = "ERROR:80:not authenticated";
 const MAX_REPLY: usize = 8 * 1024 * 1024;
 const TOO_LARGE: &str = "ERROR:4:reply too large";
 
+/// Answers one info request body into `out` as a complete proto frame.
 pub fn handle(body: &[u8], shared: &Shared, authed: bool, out: &mut Vec<u8>) {
     let at = begin_frame(out);
     let text = String::from_utf8_lossy(body);
@@ -49,16 +201,9 @@ pub fn handle(body: &[u8], shared: &Shared, authed: bool, out: &mut Vec<u8>) {
         .peekable();
     let mut reply = String::new();
     if names.peek().is_none() {
-        for name in [
-            "node",
-            "build",
-            "edition",
-            "version",
-            "features",
-            "partition-generation",
-            "namespaces",
-        ] {
-            let _ = writeln!(reply, "{name}\t{}", answer(name, shared));
+        // As a real node, an empty request gets the summary.
+        for (name, _) in SPECS.iter().take_while(|(n, _)| *n != "admin-clear-std") {
+            let _ = writeln!(reply, "{name}\t{}", answer(name, "", shared));
         }
     }
     for name in names {
@@ -66,61 +211,229 @@ pub fn handle(body: &[u8], shared: &Shared, authed: bool, out: &mut Vec<u8>) {
             let _ = writeln!(reply, "{name}\t{TOO_LARGE}");
             break;
         }
-        let cmd = name.split_once(':').map_or(name, |(cmd, _)| cmd);
-        if !authed && PRIVILEGED.contains(&cmd) {
-            let _ = writeln!(reply, "{name}\t{NOT_AUTHENTICATED}");
-        } else {
-            let _ = writeln!(reply, "{name}\t{}", answer(name, shared));
-        }
+        let _ = writeln!(reply, "{name}\t{}", run(name, shared, authed));
     }
     out.extend_from_slice(reply.as_bytes());
     end_frame(out, at, PROTO_INFO);
 }
 
-/// `k=v;k=v` parameters of a command.
+/// One command: found, guarded and answered in a real node's order.
+fn run(text: &str, shared: &Shared, authed: bool) -> String {
+    let (cmd, args) = parse(text);
+    if EMBEDDED_ONLY.contains(&cmd) {
+        return answer(cmd, args, shared);
+    }
+    let Some(&(name, flags)) = SPECS
+        .iter()
+        .find(|(n, _)| *n == cmd && cmd.len() <= MAX_NAME)
+    else {
+        return unrecognized();
+    };
+    if flags & EE != 0 && !enterprise_here(shared, name) {
+        return error(ENTERPRISE_ONLY, "enterprise only");
+    }
+    if flags & PRIV != 0 && !authed {
+        return NOT_AUTHENTICATED.into();
+    }
+    answer(name, args, shared)
+}
+
+fn unrecognized() -> String {
+    error(PARAMETER, "unrecognized command")
+}
+
+/// Whether an Enterprise-only command is served: on an Enterprise node, and for the TLS
+/// lists on any node serving TLS (a node that serves TLS lists its TLS peers).
+fn enterprise_here(shared: &Shared, name: &str) -> bool {
+    shared.edition == crate::Edition::Enterprise || (shared.tls_on() && name.contains("-tls-"))
+}
+
+/// Splits `cmd-name/arg/...:key=value;...` as a real node does: the name ends at the first
+/// `/` (unless a `:` comes before it), else at the first `:`, else at a `;`.
+fn parse(text: &str) -> (&str, &str) {
+    let slash = text.find('/');
+    let colon = text.find(':');
+    let semi = text.find(';');
+    let mut at = match (slash, colon) {
+        (Some(s), Some(c)) if c < s => Some(c),
+        (Some(s), _) => Some(s),
+        (None, c) => c,
+    };
+    if at.is_none() || semi.is_some_and(|s| at.is_some_and(|a| s < a)) {
+        at = semi.or(at);
+    }
+    match at {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, ""),
+    }
+}
+
+/// `k=v;k=v` parameters of a command: as a real node reads them, a part without `=` is no
+/// parameter.
 fn params(args: &str) -> Vec<(&str, &str)> {
-    args.split(';')
-        .filter(|p| !p.is_empty())
-        .map(|p| p.split_once('=').unwrap_or((p, "")))
-        .collect()
+    args.split(';').filter_map(|p| p.split_once('=')).collect()
 }
 
 fn param<'a>(ps: &[(&str, &'a str)], names: &[&str]) -> Option<&'a str> {
-    ps.iter().find(|(k, _)| names.contains(k)).map(|(_, v)| *v)
+    names
+        .iter()
+        .find_map(|name| ps.iter().find(|(k, _)| k == name).map(|(_, v)| *v))
 }
 
-/// The value for one info name.
-fn answer(name: &str, shared: &Shared) -> String {
-    let (cmd, args) = name.split_once(':').unwrap_or((name, ""));
+/// A parameter a command needs: its value, or the reply refusing it missing or empty (the
+/// namespace's with code 20, as a real node).
+fn required<'a>(ps: &[(&str, &'a str)], names: &[&str]) -> Result<&'a str, String> {
+    let shown = names[0];
+    let code = if shown == "namespace" {
+        NAMESPACE
+    } else {
+        PARAMETER
+    };
+    match param(ps, names) {
+        None => Err(error(code, format_args!("missing '{shown}'"))),
+        Some("") => Err(error(code, format_args!("missing '{shown}' value"))),
+        Some(v) => Ok(v),
+    }
+}
+
+/// A parameter a command may take: `None` when absent, refused when empty.
+fn optional<'a>(ps: &[(&str, &'a str)], name: &str) -> Result<Option<&'a str>, String> {
+    match param(ps, &[name]) {
+        Some("") => {
+            let code = if name == "namespace" {
+                NAMESPACE
+            } else {
+                PARAMETER
+            };
+            Err(error(code, format_args!("missing '{name}' value")))
+        }
+        v => Ok(v),
+    }
+}
+
+/// A `true`/`false` parameter, `false` when absent; else the reply refusing it.
+fn flag(ps: &[(&str, &str)], name: &str, refusal: &str) -> Result<bool, String> {
+    match optional(ps, name)? {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(error(PARAMETER, refusal)),
+    }
+}
+
+/// The namespace a command names (`namespace=`, or the given aliases), which must be served.
+fn local_namespace<'s>(
+    shared: &'s Shared,
+    ps: &[(&str, &str)],
+    names: &[&str],
+) -> Result<&'s crate::store::Namespace, String> {
+    let name = required(ps, names)?;
+    shared
+        .store
+        .namespace(name.as_bytes())
+        .ok_or_else(|| error(NAMESPACE, "namespace not found on node"))
+}
+
+/// The namespace a command may name (`namespace=`): `None` when absent.
+fn optional_namespace<'s>(
+    shared: &'s Shared,
+    ps: &[(&str, &str)],
+) -> Result<Option<&'s crate::store::Namespace>, String> {
+    match optional(ps, "namespace")? {
+        None => Ok(None),
+        Some(name) => shared
+            .store
+            .namespace(name.as_bytes())
+            .map(Some)
+            .ok_or_else(|| error(NAMESPACE, "namespace not found on node")),
+    }
+}
+
+/// `one` of the namespace asked for, or `ns=NAME:` and `one` of each namespace, `;`-separated.
+fn each_namespace(
+    shared: &Shared,
+    only: Option<&crate::store::Namespace>,
+    one: impl Fn(&crate::store::Namespace) -> String,
+) -> String {
+    match only {
+        Some(ns) => one(ns),
+        None => shared
+            .store
+            .namespaces
+            .iter()
+            .map(|ns| format!("ns={}:{}", ns.name, one(ns)))
+            .collect::<Vec<_>>()
+            .join(";"),
+    }
+}
+
+fn reply(result: Result<String, String>) -> String {
+    result.unwrap_or_else(|refused| refused)
+}
+
+/// The value for one command of [`SPECS`] (or [`EMBEDDED_ONLY`]) with its arguments.
+fn answer(cmd: &str, args: &str, shared: &Shared) -> String {
     let port = shared.port();
     match cmd {
-        "node" => shared.node_name(),
-        "cluster-name" => "null".into(),
+        "node" | "name" => shared.node_name(),
+        "cluster-name" => config::cluster_name(shared),
+        "compatibility-id" => node::COMPATIBILITY_ID.to_string(),
         "build" => BUILD.into(),
-        "edition" => format!("Aerospike {} Edition", edition(shared)),
-        "version" => format!("Aerospike {} Edition build {BUILD}", edition(shared)),
-        "build_os" => "linux".into(),
-        "features" => FEATURES.into(),
-        "partition-generation"
-        | "peers-generation"
-        | "rebalance-generation"
-        | "cluster-generation" => shared.view().generation.to_string(),
-        "cluster-size" => shared.view().members.len().to_string(),
+        "edition" => node::edition(shared).into(),
+        "version" => format!("{} build {BUILD}", node::edition(shared)),
+        "build_os" => node::BUILD_OS.into(),
+        "build_arch" => std::env::consts::ARCH.into(),
+        "build_sha" => node::BUILD_SHA.into(),
+        "build_ee_sha" => String::new(),
+        "build_time" => node::BUILD_TIME.into(),
+        "release" => node::release(shared),
+        "features" => node::features(shared),
+        "digests" => "RIPEMD160".into(),
         "partitions" => N_PARTITIONS.to_string(),
-        "cluster-stable" | "cluster-key" => cluster_key(shared),
-        "peers-clear-std" | "peers-tls-std" => peers::list(shared, cmd == "peers-tls-std"),
-        "peers-clear-alt" | "peers-tls-alt" | "alumni-clear-std" | "alumni-tls-std" => {
-            format!("{},{port},[]", shared.view().generation)
+        "partition-generation" | "rebalance-generation" => shared.view().generation.to_string(),
+        "peers-generation" => shared.view().generation.to_string(),
+        "cluster-size" => shared.view().members.len().to_string(),
+        "cluster-stable" => reply(node::cluster_stable(shared, args)),
+        "get-sl" => node::succession(shared),
+        "recluster" => node::recluster(shared),
+        "peers-clear-std" | "peers-tls-std" | "peers-clear-alt" | "peers-tls-alt"
+        | "alumni-clear-std" | "alumni-tls-std" | "alumni-clear-alt" | "alumni-tls-alt" => {
+            peers::list(shared, cmd, args)
         }
         "service" => format!("{}:{port}", shared.host()),
-        "services" => peers::services(shared),
-        "service-clear-std" if !shared.tls_on() => format!("{}:{port}", shared.host()),
-        "service-tls-std" if shared.tls_on() => format!("{}:{port}", shared.host()),
+        "services" | "services-alumni" => peers::services(shared),
+        "service-clear-std" if !shared.tls_on() => peers::address(shared.host(), port),
+        "service-tls-std" if shared.tls_on() => peers::address(shared.host(), port),
         "service-clear-std" | "service-clear-alt" | "service-tls-std" | "service-tls-alt"
-        | "services-alumni" | "services-alternate" => String::new(),
-        "replicas" => replicas(shared, true),
-        "replicas-master" | "replicas-all" | "replicas-prole" => replicas(shared, false),
-        "racks" => peers::racks(shared),
+        | "services-alternate" | "admin-clear-std" | "admin-tls-std" => String::new(),
+        "services-alumni-reset"
+        | "status"
+        | "dump-rw"
+        | "dump-skew"
+        | "udf-clear-cache"
+        | "quiesce"
+        | "quiesce-undo" => "ok".into(),
+        "dump-cluster" | "dump-fabric" | "dump-hb" | "dump-hlc" | "dump-migrates" => reply(
+            flag(
+                &params(args),
+                "verbose",
+                "'verbose' may be either 'true' or 'false'",
+            )
+            .map(|_| "ok".into()),
+        ),
+        "dump-wb-summary" => {
+            reply(local_namespace(shared, &params(args), &["namespace", "ns"]).map(|_| "ok".into()))
+        }
+        "jem-stats" => reply(node::jem_stats(args)),
+        "connection" => "admin=false".into(),
+        "endpoints" => node::endpoints(shared),
+        "best-practices" => "failed_best_practices=none".into(),
+        // Health checks are off (`enable-health-check` false): nothing to report.
+        "health-outliers" | "health-stats" => String::new(),
+        "help" => help(shared),
+        "replicas" => reply(replicas_cmd(shared, args)),
+        "replicas-all" => replicas(shared, false, 0),
+        "replicas-master" => replicas_master(shared),
+        "racks" => reply(peers::racks(shared, args)),
         "rack-ids" => shared
             .store
             .namespaces
@@ -128,6 +441,8 @@ fn answer(name: &str, shared: &Shared) -> String {
             .map(|n| format!("{}:{}", n.name, shared.rack_id()))
             .collect::<Vec<_>>()
             .join(";"),
+        "roster" => reply(namespace::roster(shared, args)),
+        "revive" => reply(optional_namespace(shared, &params(args)).map(|_| "ok".into())),
         "namespaces" => shared
             .store
             .namespaces
@@ -135,232 +450,147 @@ fn answer(name: &str, shared: &Shared) -> String {
             .map(|n| n.name.as_str())
             .collect::<Vec<_>>()
             .join(";"),
-        "user-agent-set" | "log-message" | "truncate-undo" => "ok".into(),
-        // One sink, the console, as a node started in the foreground has.
-        "logs" => "0:stderr".into(),
-        "statistics" => statistics(shared),
-        "get-config" => get_config(shared, args),
-        "truncate" | "truncate-namespace" => truncate(shared, args),
+        "namespace" => namespace::info(shared, args),
+        "sets" => namespace::sets(shared, args),
+        "objects" => shared.store.record_count().to_string(),
+        "histogram" => reply(namespace::histogram(shared, args)),
+        "eviction-reset" => reply(namespace::eviction_reset(args)),
+        // Indexes are in memory, not in a page cache: nothing to report.
+        "index-pressure" => String::new(),
+        "physical-devices" => {
+            reply(required(&params(args), &["path"]).map(|_| error(NOT_FOUND, "no device info")))
+        }
+        "user-agent-set" => reply(user_agent(args)),
+        // The agents are counted per connection by a real node's reaper every second; this
+        // server keeps no such count.
+        "user-agents" => String::new(),
+        "logs" => node::LOG_SINKS.into(),
+        "log" => node::log_levels(shared, args),
+        "log-set" | "set-log" => reply(node::log_set(shared, args)),
+        "log-message" => reply(node::log_message(args)),
+        "latencies" => reply(node::latencies(shared, args)),
+        "statistics" => node::statistics(shared),
+        "get-stats" => reply(get_stats(args)),
+        "get-config" | "config-get" => config::get(shared, args),
+        "set-config" | "config-set" => reply(config::set(shared, args)),
+        "feature-key" => "null".into(),
+        "masking-show" => String::new(),
+        "tip" => reply(node::tip(args)),
+        "tip-clear" => reply(node::tip_clear(args)),
+        "truncate" => reply(namespace::truncate(shared, args, true)),
+        "truncate-namespace" => reply(namespace::truncate(shared, args, false)),
+        "truncate-undo" => reply(namespace::truncate_undo(args, true)),
+        "truncate-namespace-undo" => reply(namespace::truncate_undo(args, false)),
         "sindex-create" => sindex::create(shared, args),
         "sindex-delete" => sindex::delete(shared, args),
-        "sindex-list" | "sindex" => sindex::list(shared, args),
+        "sindex-list" => sindex::list(shared, args),
+        "sindex" => sindex::legacy(shared, args),
         "sindex-exists" => sindex::exists(shared, args),
         "sindex-stat" => sindex::stat(shared, args),
         "udf-list" => udf_list(shared),
         "udf-put" => udf_put(shared, args),
         "udf-get" => udf_get(shared, args),
         "udf-remove" => udf_remove(shared, args),
-        "query-show" | "scan-show" | "jobs" => job_show(shared, args),
-        _ => slash_command(name, shared).unwrap_or_else(|| "ERROR:4:unrecognized command".into()),
+        "query-show" => reply(job_show(shared, args)),
+        "query-abort" => reply(job_id(args).and_then(|_| Err(error(NOT_FOUND, "id not active")))),
+        // Background jobs run to completion before their reply: none is ever running.
+        "query-abort-all" => "number-of-queries-killed:0".into(),
+        // Served by a real node, not here: debug-record(-meta), masking, mcast, mesh,
+        // partition-info, roster-set, smd-info, smd-show, thread-traces and the XDR commands.
+        _ => unrecognized(),
     }
 }
 
-/// Commands of the form `namespace/<ns>`, `sets/<ns>/<set>`, `sindex/<ns>/<name>`, `bins/<ns>`.
-fn slash_command(name: &str, shared: &Shared) -> Option<String> {
-    let mut parts = name.split('/');
-    let head = parts.next()?;
-    let ns = parts.next();
-    let rest = parts.next();
-    match (head, ns) {
-        ("namespace", Some(ns)) => Some(match shared.store.namespace(ns.as_bytes()) {
-            Some(n) => namespace_stats(shared, n),
-            None => "type=unknown".into(), // as a real server
-        }),
-        ("sets", ns) => Some(sets(shared, ns, rest)),
-        ("sindex", Some(ns)) => Some(match rest {
-            // As a real server.
-            Some(_) if shared.store.namespace(ns.as_bytes()).is_none() => "ns_type=unknown".into(),
-            Some(idx) => sindex::stat(shared, &format!("namespace={ns};indexname={idx}")),
-            None => sindex::list(shared, &format!("ns={ns}")),
-        }),
-        ("bins", _) => Some("bin_names=0,bin_names_quota=65535".into()),
-        _ => None,
-    }
-}
-
-fn edition(shared: &Shared) -> &'static str {
-    match shared.edition {
-        crate::Edition::Community => "Community",
-        crate::Edition::Enterprise => "Enterprise",
-    }
-}
-
-/// Changes with the membership, as a real cluster key does.
-fn cluster_key(shared: &Shared) -> String {
-    format!("{:012X}", 0x1A2B_3C4D_5E6F_u64 ^ shared.view().generation)
-}
-
-/// `replicas`: per namespace this node's partitions for each copy index (master first);
-/// `replicas-master` and the like: the master bitmap only.
-fn replicas(shared: &Shared, with_regime: bool) -> String {
-    let view = shared.view();
-    let me = shared.member().map_or(0, |m| m.slot());
-    let maps: Vec<String> = view
-        .bitmaps(me)
+/// `help`: the commands a node lists, those only clients send left out, and on a Community
+/// node the Enterprise ones.
+fn help(shared: &Shared) -> String {
+    let community = shared.edition == crate::Edition::Community;
+    // In table order: the summary ones first, as a real node lists them.
+    SPECS
         .iter()
-        .map(|m| base64::engine::general_purpose::STANDARD.encode(m))
-        .collect();
+        .filter(|(_, flags)| flags & CLIENT == 0 && !(community && flags & EE != 0))
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// `get-stats:context=..`: statistics of a context; only XDR has any, and this node ships
+/// to no datacenter.
+fn get_stats(args: &str) -> Result<String, String> {
+    match required(&params(args), &["context"])? {
+        "xdr" => Ok(String::new()),
+        _ => Err(error(PARAMETER, "unknown context")),
+    }
+}
+
+/// `user-agent-set:value=<base64>`: a client names itself.
+fn user_agent(args: &str) -> Result<String, String> {
+    let value = required(&params(args), &["value"])?;
+    base64::engine::general_purpose::STANDARD
+        .decode(value)
+        .map_err(|_| error(PARAMETER, "'value' invalid base64"))?;
+    Ok("ok".into())
+}
+
+/// `replicas[:max=N]`.
+fn replicas_cmd(shared: &Shared, args: &str) -> Result<String, String> {
+    let max = match optional(&params(args), "max")? {
+        None => 0,
+        // As a real node: its buffer takes three characters.
+        Some(v) if v.len() > 3 => return Err(error(PARAMETER, "'max' value too long")),
+        Some(v) => v.parse::<u32>().map_err(|_| error(PARAMETER, "bad max"))?,
+    };
+    Ok(replicas(shared, true, max as usize))
+}
+
+/// `replicas`: per namespace (its regime with `with_regime`) the copy count and this node's
+/// partitions for each copy index, master first; at most `max` copies when not 0.
+fn replicas(shared: &Shared, with_regime: bool, max: usize) -> String {
+    let maps = bitmaps(shared);
+    let copies = if max == 0 {
+        maps.len()
+    } else {
+        maps.len().min(max)
+    };
+    let maps = &maps[..copies];
     shared
         .store
         .namespaces
         .iter()
         .map(|n| {
-            if with_regime {
-                // A strong-consistency namespace has a rebalance regime (clients read SC
-                // mode from it being non-zero).
-                let regime = u8::from(n.strong_consistency);
-                format!("{}:{regime},{},{}", n.name, maps.len(), maps.join(","))
+            // A strong-consistency namespace has a rebalance regime (clients read SC mode from
+            // it being non-zero).
+            let regime = if with_regime {
+                format!("{},", u8::from(n.strong_consistency))
             } else {
-                format!("{}:{}", n.name, maps[0])
-            }
+                String::new()
+            };
+            format!("{}:{regime}{},{}", n.name, maps.len(), maps.join(","))
         })
         .collect::<Vec<_>>()
         .join(";")
 }
 
-fn namespace_stats(shared: &Shared, ns: &crate::store::Namespace) -> String {
-    let objects = ns.record_count();
+/// `replicas-master`: per namespace the partitions this node masters.
+fn replicas_master(shared: &Shared) -> String {
+    let maps = bitmaps(shared);
+    shared
+        .store
+        .namespaces
+        .iter()
+        .map(|n| format!("{}:{}", n.name, maps[0]))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// This node's partitions for each copy index (base64 bitmaps), master first.
+fn bitmaps(shared: &Shared) -> Vec<String> {
     let view = shared.view();
-    let masters = peers::master_objects(shared, ns);
-    format!(
-        "objects={objects};tombstones=0;master_objects={masters};prole_objects={};\
-ns_cluster_size={};effective_replication_factor={};replication-factor={};default-ttl=0;\
-max-ttl=315360000;nsup-period=1;allow-ttl-without-nsup=true;{};\
-storage-engine=memory;stop_writes=false;hwm_breached=false;evict-tenths-pct=5;data_used_bytes=0;\
-index_used_bytes={}",
-        objects - masters,
-        view.members.len(),
-        view.copies,
-        view.copies,
-        consistency(ns),
-        objects * 64
-    )
-}
-
-/// The strong-consistency settings of a namespace, as a real node lists them.
-fn consistency(ns: &crate::store::Namespace) -> String {
-    let sc = ns.strong_consistency;
-    let duration = if sc { crate::txn::DEFAULT_DURATION } else { 0 };
-    format!(
-        "strong-consistency={sc};strong-consistency-allow-expunge=false;\
-disable-mrt-writes=false;mrt-duration={duration}"
-    )
-}
-
-/// `get-config`: a namespace's configuration (`context=namespace;id=NS`), else the service's.
-fn get_config(shared: &Shared, args: &str) -> String {
-    let ps = params(args);
-    if param(&ps, &["context"]) != Some("namespace") {
-        return "migrate-threads=1;proto-fd-max=15000;service-threads=2".into();
-    }
-    let Some(name) = param(&ps, &["id", "namespace"]) else {
-        return "ERROR::missing namespace id".into();
-    };
-    let Some(ns) = shared.store.namespace(name.as_bytes()) else {
-        return format!("ERROR::namespace {name} not found");
-    };
-    format!(
-        "replication-factor={};{};default-ttl=0;max-ttl=315360000;nsup-period=1;\
-allow-ttl-without-nsup=true;storage-engine=memory",
-        shared.view().copies,
-        consistency(ns)
-    )
-}
-
-fn statistics(shared: &Shared) -> String {
-    let s = shared.stats.snapshot(shared.store.record_count());
-    let get = |k: &str| s.iter().find(|(n, _)| *n == k).map_or(0, |(_, v)| *v);
-    format!(
-        "cluster_size={};cluster_key={};cluster_integrity=true;objects={};client_connections={};\
-client_connections_opened={};uptime={}",
-        shared.view().members.len(),
-        cluster_key(shared),
-        get("records"),
-        get("connections_open"),
-        get("connections_total"),
-        shared.started.elapsed().as_secs()
-    )
-}
-
-fn sets(shared: &Shared, ns: Option<&str>, only: Option<&str>) -> String {
-    let mut out = String::new();
-    for n in &shared.store.namespaces {
-        if ns.is_some_and(|ns| ns != n.name) {
-            continue;
-        }
-        let mut counts = std::collections::HashMap::<u16, u64>::new();
-        n.for_each_record(|r| *counts.entry(r.set_id).or_default() += 1);
-        for (id, set) in n.sets() {
-            if only.is_some_and(|o| o != set) {
-                continue;
-            }
-            let objects = counts.get(&id).copied().unwrap_or(0);
-            let _ = write!(
-                out,
-                "ns={}:set={set}:objects={objects}:tombstones=0:data_used_bytes=0:truncate_lut=0:sindexes=0:index_populating=false;",
-                n.name
-            );
-        }
-    }
-    out
-}
-
-/// A `lut` (Unix nanoseconds) in milliseconds, read as a real server does: its leading digits,
-/// none being 0 and too many the largest value.
-fn lut_ms(v: &str) -> u64 {
-    let digits = &v[..v.bytes().take_while(u8::is_ascii_digit).count()];
-    let nanos = if digits.is_empty() {
-        0
-    } else {
-        digits.parse::<u64>().unwrap_or(u64::MAX)
-    };
-    nanos / 1_000_000
-}
-
-/// `truncate:namespace=..;set=..;lut=..` and `truncate-namespace:namespace=..;lut=..`.
-fn truncate(shared: &Shared, args: &str) -> String {
-    let ps = params(args);
-    if param(&ps, &["set"]) == Some("") {
-        return "ERROR:4:missing 'set' value".into();
-    }
-    let Some(ns_name) = param(&ps, &["namespace", "ns"]).filter(|n| !n.is_empty()) else {
-        return "ERROR:20:missing 'namespace'".into();
-    };
-    // As a real server: a namespace it does not have has nothing to truncate.
-    let Some(ns) = shared.store.namespace(ns_name.as_bytes()) else {
-        return "ok".into();
-    };
-    // As a real server: records last updated strictly before the cut-off (milliseconds) go,
-    // so without one those written in the current millisecond stay; a cut-off of 0 or in the
-    // future is refused.
-    let now = crate::clock::now_ms();
-    let before_ms = match param(&ps, &["lut"]) {
-        Some("") => return "ERROR:4:missing 'lut' value".into(),
-        Some(v) => match lut_ms(v) {
-            ms if ms <= crate::clock::CITRUSLEAF_EPOCH * 1000 => {
-                return "ERROR:4:would truncate to 0".into()
-            }
-            ms if ms > now => return "ERROR:4:would truncate in the future".into(),
-            ms => ms,
-        },
-        None => now,
-    };
-    let set = param(&ps, &["set"]);
-    let ns_name = ns.name.clone();
-    crate::cluster::each_member(shared, |node| {
-        let Some(ns) = node.store.namespace(ns_name.as_bytes()) else {
-            return;
-        };
-        let set = match set {
-            Some(s) => match ns.find_set(s.as_bytes()) {
-                Some(id) => Some(id),
-                None => return,
-            },
-            None => None,
-        };
-        ns.remove_where(|r| set.is_none_or(|id| r.set_id == id) && r.last_update_ms < before_ms);
-    });
-    "ok".into()
+    let me = shared.member().map_or(0, |m| m.slot());
+    view.bitmaps(me)
+        .iter()
+        .map(|m| base64::engine::general_purpose::STANDARD.encode(m))
+        .collect()
 }
 
 fn udf_list(shared: &Shared) -> String {
@@ -409,17 +639,42 @@ fn udf_remove(shared: &Shared, args: &str) -> String {
     "ok".into()
 }
 
-/// `query-show:id=N` (or `trid=`): background jobs run to completion before their reply,
-/// reported with a real server's field names.
-fn job_show(shared: &Shared, args: &str) -> String {
+/// The job id of `query-show` / `query-abort` (`id=`, or the older `trid=`): as a real node,
+/// decimal, hex (`0x`) or octal (leading `0`), and not 0.
+fn job_id(args: &str) -> Result<u64, String> {
     let ps = params(args);
-    let id = param(&ps, &["id", "trid"]).and_then(|v| v.parse::<u64>().ok());
-    match id.and_then(|id| Some((id, shared.job(id)?))) {
-        Some((id, (ok, failed))) => format!(
+    let text = param(&ps, &["id", "trid"]);
+    let text = match text {
+        None => return Err(error(PARAMETER, "missing 'id'")),
+        Some("") => return Err(error(PARAMETER, "missing 'id' value")),
+        Some(t) => t,
+    };
+    let parsed = if let Some(hex) = text.strip_prefix("0x").or(text.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).ok()
+    } else if text.len() > 1 && text.starts_with('0') {
+        u64::from_str_radix(&text[1..], 8).ok()
+    } else {
+        text.parse::<u64>().ok()
+    };
+    parsed
+        .filter(|&id| id != 0)
+        .ok_or_else(|| error(PARAMETER, "bad id"))
+}
+
+/// `query-show[:id=N]`: background jobs run to completion before their reply, reported with
+/// a real server's field names. Without an id, every job the node remembers: none here, as
+/// they are kept only to be looked up by id.
+fn job_show(shared: &Shared, args: &str) -> Result<String, String> {
+    if param(&params(args), &["id", "trid"]).is_none() {
+        return Ok(String::new());
+    }
+    let id = job_id(args)?;
+    match shared.job(id) {
+        Some((ok, failed)) => Ok(format!(
             "trid={id}:status=done(ok):job-progress=100.00:recs-succeeded={ok}:\
 recs-failed={failed}"
-        ),
-        None => "ERROR:2:job not found".into(),
+        )),
+        None => Err(error(NOT_FOUND, "job not found")),
     }
 }
 
@@ -429,10 +684,51 @@ mod tests {
 
     #[test]
     fn params_split() {
-        let ps = params("namespace=test;set=a;lut=5");
+        let ps = params("namespace=test;set=a;lut=5;bare");
         assert_eq!(param(&ps, &["ns", "namespace"]), Some("test"));
         assert_eq!(param(&ps, &["lut"]), Some("5"));
         assert_eq!(param(&ps, &["x"]), None);
+        assert_eq!(param(&ps, &["bare"]), None);
+    }
+
+    #[test]
+    fn names_split_as_a_node_splits_them() {
+        assert_eq!(parse("namespace/test"), ("namespace", "test"));
+        assert_eq!(parse("sets/test/s1"), ("sets", "test/s1"));
+        assert_eq!(
+            parse("get-config:context=service"),
+            ("get-config", "context=service")
+        );
+        assert_eq!(parse("latencies:"), ("latencies", ""));
+        assert_eq!(parse("sindex-list:ns=a/b"), ("sindex-list", "ns=a/b"));
+        assert_eq!(parse("status;"), ("status", ""));
+        assert_eq!(parse("build"), ("build", ""));
+    }
+
+    #[test]
+    fn table_is_sorted_after_the_summary() {
+        let rest: Vec<&str> = SPECS
+            .iter()
+            .skip_while(|(n, _)| *n != "admin-clear-std")
+            .map(|(n, _)| *n)
+            .collect();
+        assert!(rest.windows(2).all(|w| w[0] < w[1]), "{rest:?}");
+        assert!(SPECS.iter().all(|(n, _)| n.len() <= MAX_NAME));
+    }
+
+    #[test]
+    fn errors_leave_out_the_unknown_code() {
+        assert_eq!(error(UNKNOWN, "unknown"), "ERROR::unknown");
+        assert_eq!(error(PARAMETER, "bad id"), "ERROR:4:bad id");
+    }
+
+    #[test]
+    fn job_ids_read_as_a_node_reads_them() {
+        assert_eq!(job_id("id=12"), Ok(12));
+        assert_eq!(job_id("trid=0x10"), Ok(16));
+        assert_eq!(job_id("id=010"), Ok(8));
+        assert_eq!(job_id("id=0"), Err("ERROR:4:bad id".into()));
+        assert_eq!(job_id("id=x"), Err("ERROR:4:bad id".into()));
     }
 
     #[test]

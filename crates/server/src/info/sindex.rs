@@ -240,12 +240,55 @@ pub fn delete(shared: &Shared, args: &str) -> String {
     "ok".into()
 }
 
+/// `sindex-list[:ns=<ns>][;b64=true|false]`: the indexes, `;`-separated. As a real node,
+/// a namespace it does not have is refused twice over (once by the secondary index list,
+/// once by the set index one), and a `b64` other than `true` or `false` is refused.
 pub fn list(shared: &Shared, args: &str) -> String {
     let ps = params(args);
-    let ns = param(&ps, &["namespace", "ns"]);
+    let ns = match optional(&ps, &["namespace", "ns"], usize::MAX) {
+        Ok(ns) => ns,
+        Err(refused) => return format!("{refused};{refused}"),
+    };
     if ns.is_some_and(|n| shared.store.namespace(n.as_bytes()).is_none()) {
-        return error(NAMESPACE, "namespace not found on node");
+        let refused = error(NAMESPACE, "namespace not found on node");
+        return format!("{refused};{refused}");
     }
+    match optional(&ps, &["b64"], usize::MAX) {
+        Ok(None | Some("true" | "false")) => {}
+        Ok(Some(_)) => return error(PARAMETER, "bad b64"),
+        Err(refused) => return refused,
+    }
+    let mut out = listed(shared, ns);
+    out.pop();
+    out
+}
+
+/// `sindex[/<ns>[/<index>]]` (an older form): the indexes, those of a namespace, or one
+/// index's statistics; `ns_type=unknown` for a namespace the node does not have.
+pub fn legacy(shared: &Shared, args: &str) -> String {
+    let (ns, index) = match args.split_once('/') {
+        Some((ns, index)) => (Some(ns), Some(index)),
+        None if args.is_empty() => (None, None),
+        None => (Some(args), None),
+    };
+    if ns.is_some_and(|n| shared.store.namespace(n.as_bytes()).is_none()) {
+        return "ns_type=unknown".into();
+    }
+    match (ns, index) {
+        (Some(ns), Some(index)) => match shared.sindexes.find(ns, index) {
+            Some(_) => STATS.into(),
+            None => error(INDEX_NOT_FOUND, "no index"),
+        },
+        _ => {
+            let mut out = listed(shared, ns);
+            out.pop();
+            out
+        }
+    }
+}
+
+/// Every index of the namespaces served (of `ns` only when given), each ending with `;`.
+fn listed(shared: &Shared, ns: Option<&str>) -> String {
     let mut out = String::new();
     for i in shared.sindexes.list() {
         if ns.is_some_and(|n| n != i.ns) || shared.store.namespace(i.ns.as_bytes()).is_none() {
@@ -272,29 +315,45 @@ pub fn list(shared: &Shared, args: &str) -> String {
     out
 }
 
-/// The namespace and index a command names; an unknown namespace is refused.
-fn named<'a>(shared: &Shared, args: &'a str) -> Result<(&'a str, &'a str), String> {
+/// An index's statistics: entries are not counted here.
+const STATS: &str = "entries=0;used_bytes=0;load_pct=100;load_time=0;stat_gc_recs=0";
+
+/// The namespace and index a command names, checked in a real node's order: the index name
+/// first (a refusal of it is followed by the rest of the answer, as a real node writes it),
+/// then the namespace, which must be served.
+fn named<'a>(shared: &Shared, args: &'a str) -> (String, Result<(&'a str, &'a str), String>) {
     let ps = params(args);
-    let ns = param(&ps, &["namespace", "ns"]).unwrap_or("");
-    if shared.store.namespace(ns.as_bytes()).is_none() {
-        return Err(error(NAMESPACE, "namespace not found on node"));
-    }
-    Ok((ns, param(&ps, &["indexname"]).unwrap_or("")))
+    let (prefix, name) = match required(&ps, &["indexname"], MAX_INDEX_NAME) {
+        Ok(name) => (String::new(), name),
+        Err(refused) => (refused, ""),
+    };
+    let checked = required(&ps, &["namespace", "ns"], MAX_NAMESPACE).and_then(|ns| {
+        if shared.store.namespace(ns.as_bytes()).is_none() {
+            Err(error(NAMESPACE, "namespace not found on node"))
+        } else {
+            Ok((ns, name))
+        }
+    });
+    (prefix, checked)
 }
 
 pub fn exists(shared: &Shared, args: &str) -> String {
-    match named(shared, args) {
+    let (prefix, checked) = named(shared, args);
+    let rest = match checked {
         Ok((ns, name)) => shared.sindexes.find(ns, name).is_some().to_string(),
         Err(refused) => refused,
-    }
+    };
+    prefix + &rest
 }
 
 pub fn stat(shared: &Shared, args: &str) -> String {
-    match named(shared, args) {
+    let (prefix, checked) = named(shared, args);
+    let rest = match checked {
         Ok((ns, name)) => match shared.sindexes.find(ns, name) {
-            Some(_) => "entries=0;used_bytes=0;load_pct=100;load_time=0;stat_gc_recs=0".into(),
+            Some(_) => STATS.into(),
             None => error(INDEX_NOT_FOUND, "no index"),
         },
         Err(refused) => refused,
-    }
+    };
+    prefix + &rest
 }
