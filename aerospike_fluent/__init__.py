@@ -13,7 +13,9 @@ Example:
 from __future__ import annotations
 
 import logging as _logging
+from importlib import import_module as _import_module
 from importlib import metadata as _metadata
+from typing import TYPE_CHECKING
 
 from aerospike_fluent import errors, exp, metrics, progress, sync
 from aerospike_fluent import exp as F
@@ -29,6 +31,7 @@ from aerospike_fluent.client import AsyncClient, Client, Connecting, SyncClient,
 from aerospike_fluent.errors import AerospikeError
 from aerospike_fluent.keys import KeyRef, KeysRef
 from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo
+from aerospike_fluent.partitions import partition_ranges
 from aerospike_fluent.policy import Limits, Policy
 from aerospike_fluent.progress import Progress
 from aerospike_fluent.query import Query
@@ -36,6 +39,9 @@ from aerospike_fluent.results import BatchResult, Page
 from aerospike_fluent.scopes import Namespace, RecordSet
 from aerospike_fluent.streams import AsyncRecordStream, RecordStream
 from aerospike_fluent.transaction import AbortStatus, CommitStatus, Transaction
+
+if TYPE_CHECKING:
+    from aerospike_fluent import dask
 
 # A library's records go where the application's logging sends them, and nowhere by default.
 _logging.getLogger("aerospike_fluent").addHandler(_logging.NullHandler())
@@ -49,6 +55,16 @@ NEVER_EXPIRE = -1
 """TTL: the record never expires."""
 KEEP_TTL = -2
 """TTL: an update keeps the record's current TTL."""
+
+_LAZY = frozenset({"dask"})
+"""Submodules that import optional libraries: loaded on first use (``af.dask``)."""
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        return _import_module(f"aerospike_fluent.{name}")
+    raise AttributeError(f"module 'aerospike_fluent' has no attribute {name!r}")
+
 
 __all__ = [
     "KEEP_TTL",
@@ -98,9 +114,11 @@ __all__ = [
     "Transaction",
     "__version__",
     "connect",
+    "dask",
     "errors",
     "exp",
     "metrics",
+    "partition_ranges",
     "progress",
     "sync",
 ]
