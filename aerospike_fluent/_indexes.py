@@ -1,7 +1,7 @@
 """Secondary indexes: definitions, query conditions and the server's index list.
 
 An index is on a bin, on a value inside it (a CDT context) or on an expression. Mirrors
-``crates/native/src/indexes.rs``.
+``crates/native/src/crate_calls/indexes.rs``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Background queries: operations or a record UDF applied on the servers.
 
 Every node applies them to each record the query selects; a task reports progress. Mirrors
-``crates/native/src/background.rs``.
+``crates/native/src/crate_calls/background.rs``.
 
 Example:
     >>> task = await users.query().where("$.age > 60").background().add("discount", 5).execute()

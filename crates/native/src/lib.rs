@@ -1,56 +1,24 @@
 //! `aerospike_fluent._native`: the Rust core of the aerospike_fluent SDK.
 //!
-//! Every operation is one `async fn` over the `aerospike` crate (`calls.rs`), declared once in
-//! `client.rs` and exposed twice: started with a `done` target (`completion/`) and as a blocking
-//! twin (`blocking.rs`); `pools.rs` says which runtime and pool each call uses.
+//! Every operation is one `async fn` (`request/calls.rs`), declared once in `py/client.rs` and
+//! exposed twice: started with a `done` target (`exec/completion/`) and as a blocking twin
+//! (`exec/blocking.rs`); `exec/routes.rs` says which runtime and pool each call uses.
+//!
+//! Folders by concern: `py` (the Python surface), `cluster` (the one cluster view), `conn`
+//! (the one connection budget), `exec` (runtimes and completion), `request` (what is sent and
+//! the one retry rule), `crate_calls` (operations only the crate encodes), `convert` (values,
+//! records, Arrow), `ops` and `expr` (operation and expression encoding), `metrics`.
 
-mod aggregate;
-mod args;
-mod arrow;
-mod background;
-mod batch;
-mod batch_wire;
-mod blocking;
-mod call_args;
-mod calls;
-mod chunk;
-mod client;
-mod cluster_watch;
-mod completion;
-mod config;
-mod connect;
-mod deep_stack;
-mod depth;
-mod embedded;
-mod embedded_cluster;
-mod errors;
-mod exit;
+mod cluster;
+mod conn;
+mod convert;
+mod crate_calls;
+mod exec;
 mod expr;
-mod fallback;
-mod fast_validate;
-mod guard;
-mod in_flight;
-mod indexes;
-mod logs;
-mod loop_runtime;
 mod metrics;
-mod models;
-mod name_cache;
 mod ops;
-mod park;
-mod policy;
-mod pools;
-mod query;
-mod record;
-mod record_wire;
-mod redelivery;
-mod runtime;
-mod spin;
-mod tls;
-mod token;
-mod transaction;
-mod values;
-mod wire;
+mod py;
+mod request;
 
 use pyo3::prelude::*;
 
@@ -62,31 +30,31 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("LOOP_RUNTIME_AFTER", completion::LOOP_RUNTIME_AFTER)?;
-    errors::register(m)?;
-    logs::install(m.py())?;
-    values::register(m)?;
-    fast_validate::register(m)?;
-    runtime::register(m)?;
-    blocking::init(m)?;
-    exit::register(m)?;
-    arrow::register(m)?;
-    m.add_class::<record::Record>()?;
-    m.add_class::<record::BatchRow>()?;
-    m.add_class::<models::ModelPlan>()?;
-    m.add_function(wrap_pyfunction!(models::records_as, m)?)?;
-    m.add_class::<completion::Pending>()?;
-    m.add_class::<completion::Completer>()?;
-    m.add_class::<policy::Policy>()?;
-    m.add_class::<policy::CallDefaults>()?;
-    m.add_class::<transaction::Transaction>()?;
-    m.add_class::<config::ClientConfig>()?;
-    m.add_class::<client::Client>()?;
-    m.add_class::<query::QueryStream>()?;
-    m.add_class::<background::BackgroundTask>()?;
-    m.add_class::<embedded::EmbeddedServer>()?;
-    m.add_class::<embedded_cluster::EmbeddedCluster>()?;
-    m.add_function(wrap_pyfunction!(connect::connect, m)?)?;
-    m.add_function(wrap_pyfunction!(connect::connect_blocking, m)?)?;
+    m.add("LOOP_RUNTIME_AFTER", exec::completion::LOOP_RUNTIME_AFTER)?;
+    py::errors::register(m)?;
+    py::logs::install(m.py())?;
+    convert::values::register(m)?;
+    convert::fast_validate::register(m)?;
+    exec::runtime::register(m)?;
+    exec::blocking::init(m)?;
+    exec::exit::register(m)?;
+    convert::arrow::register(m)?;
+    m.add_class::<convert::record::Record>()?;
+    m.add_class::<convert::record::BatchRow>()?;
+    m.add_class::<convert::models::ModelPlan>()?;
+    m.add_function(wrap_pyfunction!(convert::models::records_as, m)?)?;
+    m.add_class::<exec::completion::Pending>()?;
+    m.add_class::<exec::completion::Completer>()?;
+    m.add_class::<py::policy::Policy>()?;
+    m.add_class::<py::policy::CallDefaults>()?;
+    m.add_class::<crate_calls::transaction::Transaction>()?;
+    m.add_class::<py::config::ClientConfig>()?;
+    m.add_class::<py::client::Client>()?;
+    m.add_class::<request::query::QueryStream>()?;
+    m.add_class::<crate_calls::background::BackgroundTask>()?;
+    m.add_class::<py::embedded::EmbeddedServer>()?;
+    m.add_class::<py::embedded_cluster::EmbeddedCluster>()?;
+    m.add_function(wrap_pyfunction!(py::connect::connect, m)?)?;
+    m.add_function(wrap_pyfunction!(py::connect::connect_blocking, m)?)?;
     Ok(())
 }

@@ -7,7 +7,7 @@ use aerospike::operations::bitwise::{BitPolicy, BitwiseResizeFlags, BitwiseWrite
 use pyo3::prelude::*;
 
 use super::core::sub;
-use crate::args::Args;
+use crate::convert::args::Args;
 
 /// Argument `i` as a flags byte.
 fn flags(a: &Args<'_, '_>, i: usize) -> PyResult<u8> {

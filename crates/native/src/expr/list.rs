@@ -8,7 +8,7 @@ use aerospike::ListReturnType;
 use pyo3::prelude::*;
 
 use super::core::{exp_type, optional_sub, sub, trailing_ctx};
-use crate::args::Args;
+use crate::convert::args::Args;
 
 fn list_rt(a: &Args<'_, '_>, i: usize) -> PyResult<ListReturnType> {
     Ok(ListReturnType::from_bits(a.int(i)?))

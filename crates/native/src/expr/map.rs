@@ -7,7 +7,7 @@ use aerospike::MapReturnType;
 use pyo3::prelude::*;
 
 use super::core::{exp_type, optional_sub, sub, trailing_ctx};
-use crate::args::Args;
+use crate::convert::args::Args;
 
 fn map_rt(a: &Args<'_, '_>, i: usize) -> PyResult<MapReturnType> {
     Ok(MapReturnType::from_bits(a.int(i)?))

@@ -15,7 +15,7 @@ use parking_lot::{Mutex, RwLock};
 
 pub use histogram::Histogram;
 
-use crate::completion::Failure;
+use crate::exec::completion::Failure;
 
 /// The kinds of command a call is counted as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ impl Meter {
     /// A call about the record of `key`.
     pub fn of_key(kind: Kind, key: &aerospike::Key) -> Meter {
         Meter {
-            partition: Some(crate::wire::message::partition_of(&key.digest())),
+            partition: Some(crate::convert::message::partition_of(&key.digest())),
             ..Meter::new(kind, key.namespace())
         }
     }
@@ -233,7 +233,7 @@ impl Metrics {
             }
             if !f.answered() {
                 log::debug!(
-                    target: crate::logs::CALLS,
+                    target: crate::py::logs::CALLS,
                     "{} in namespace {:?} (node {node:?}) gave up without an answer after \
                      {elapsed:?}: result code {code}, in doubt: {in_doubt}",
                     meter.kind.name(),

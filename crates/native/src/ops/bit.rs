@@ -7,7 +7,7 @@ use aerospike::Value;
 use pyo3::prelude::*;
 
 use super::{reads, writes};
-use crate::args::Args;
+use crate::convert::args::Args;
 
 /// Argument `i` as a write-flags policy.
 fn policy(a: &Args<'_, '_>, i: usize) -> PyResult<BitPolicy> {

@@ -7,7 +7,7 @@ use aerospike::Value;
 use pyo3::prelude::*;
 
 use super::{reads, writes};
-use crate::args::Args;
+use crate::convert::args::Args;
 
 fn policy(a: &Args<'_, '_>, i: usize) -> PyResult<HllPolicy> {
     let flags = u8::try_from(a.int(i)?).map_err(|_| a.err("HLL write flags out of range"))?;

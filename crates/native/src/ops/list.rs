@@ -5,7 +5,7 @@ use aerospike::ListSortFlags;
 use pyo3::prelude::*;
 
 use super::{args_after_ctx, lrt, non_empty, not_nil, reads, writes};
-use crate::args::{list_order, Args};
+use crate::convert::args::{list_order, Args};
 
 /// `list_<fn>`: args start at tuple index 3, in the crate's order without `bin`.
 pub(super) fn op(f: &str, a: &Args<'_, '_>, b: String) -> PyResult<(Operation, bool)> {

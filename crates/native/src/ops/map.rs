@@ -5,7 +5,7 @@ use aerospike::Value;
 use pyo3::prelude::*;
 
 use super::{args_after_ctx, mrt, reads, writes};
-use crate::args::{map_order, Args};
+use crate::convert::args::{map_order, Args};
 
 /// `map_<fn>`: args start at tuple index 3, in the crate's order without `bin`.
 pub(super) fn op(

@@ -15,9 +15,9 @@ use aerospike::{ListReturnType, MapReturnType, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::args::Args;
-use crate::errors::invalid_argument;
-use crate::values::{to_value, Ctx};
+use crate::convert::args::Args;
+use crate::convert::values::{to_value, Ctx};
+use crate::py::errors::invalid_argument;
 
 /// A converted op list and whether it only reads.
 pub struct Ops {
@@ -42,7 +42,7 @@ pub struct Answers {
 
 /// Convert a sequence of op tuples (a panic in the crate's op builders becomes `ClientError`).
 pub fn to_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
-    crate::guard::sync("op conversion", || convert_ops(seq))
+    crate::exec::guard::sync("op conversion", || convert_ops(seq))
 }
 
 fn convert_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {

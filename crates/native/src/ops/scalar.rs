@@ -8,9 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
 use super::{bin_name, bin_value, Converted};
-use crate::args::Args;
+use crate::convert::args::Args;
+use crate::convert::values::{to_value, Ctx};
 use crate::expr::to_expression;
-use crate::values::{to_value, Ctx};
 
 /// The common scalar ops in their usual shape, converted without `Args` (no copies of the
 /// name); `None` sends anything else to `any_op`, which also gives the errors.

@@ -1,0 +1,8 @@
+//! The client's one connection budget: every connection our path opens (TCP, TLS, login
+//! session), leased per runtime within one limit per node for the whole client.
+
+pub mod connection;
+pub mod pool;
+pub mod tls;
+
+pub use pool::{Links, Pool, Reservation};

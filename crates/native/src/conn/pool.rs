@@ -1,0 +1,703 @@
+//! The connections the wire path keeps on one runtime: per node, idle connections ready for
+//! the next request; and per namespace, which node masters each partition, asked of the nodes
+//! (`partitions::fetch`) on first use and again in the background once the table is a second old.
+//!
+//! A Tokio socket belongs to the runtime it was opened on, so each runtime a client calls on
+//! (worker, caller-driven, each event loop's) has a pool of its own. Every pool of a client
+//! draws on one budget per node ([`Links`]): a connection holds a place from its opening to
+//! its closing, idle or not, so all runtimes and paths together keep at most the budget open.
+//! A pool that finds the budget taken closes an idle connection of another runtime's pool to
+//! make room, and waits only when every connection is in use.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use aerospike::policy::ClientPolicy;
+use parking_lot::{Mutex, RwLock};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+
+use crate::cluster::info;
+use crate::cluster::partitions::{self, Node, PARTITIONS};
+use crate::cluster::view::{Table, View};
+pub use crate::conn::connection::Conn;
+use crate::conn::connection::{Dialer, OpenError, Place};
+use crate::metrics::{Metrics, NodeTraffic};
+
+/// How long a table fetch waits for a node's answer.
+const ANSWER_WITHIN: Duration = Duration::from_millis(500);
+/// Read buffer of a connection: a reply up to this size comes in one `recv`.
+const READ_BUFFER: usize = 16 * 1024;
+/// A connection idle this long is checked for a close by the server before it is used.
+const CHECK_AFTER: Duration = Duration::from_millis(10);
+/// A connection whose buffer grew past this for a large record gives the memory back.
+const KEEP_BUFFER: usize = 256 * 1024;
+
+/// Set to send every single-record call through the crate instead (for comparisons).
+const CRATE_RECORDS_ENV: &str = "AEROSPIKE_FLUENT_CRATE_RECORDS";
+
+/// What every runtime's pool of one client shares: how connections are opened (TLS, login)
+/// and each node's budget of open connections.
+pub struct Links {
+    pub dialer: Arc<Dialer>,
+    /// Where partitions live, for every runtime and path.
+    pub view: View,
+    /// The client's `max_conns_per_node`, which errors name.
+    limit: usize,
+    /// The wire path's share of it before reservations.
+    share: usize,
+    state: Mutex<Shared>,
+    /// The client's metrics, which every path records into.
+    pub metrics: Arc<Metrics>,
+}
+
+struct Shared {
+    nodes: HashMap<String, Arc<NodeBudget>>,
+    /// Places taken out of every node's budget for crate clients opened since.
+    reserved: usize,
+}
+
+/// One node's budget: a permit per open connection, and the idle lists of every runtime's
+/// pool, where room is found when the budget is taken.
+struct NodeBudget {
+    permits: Arc<Semaphore>,
+    pools: Mutex<Vec<Weak<NodeConns>>>,
+    /// Leases waiting for a connection, woken when one is released to an idle list.
+    waiting: AtomicUsize,
+    released: Notify,
+    traffic: Arc<NodeTraffic>,
+}
+
+impl Links {
+    /// The links of a client allowed `limit` connections to each node, `share` of them for
+    /// the wire path.
+    pub fn new(
+        policy: &ClientPolicy,
+        limit: usize,
+        share: usize,
+        metrics: Arc<Metrics>,
+    ) -> Result<Arc<Links>, String> {
+        Ok(Arc::new(Links {
+            metrics,
+            dialer: Dialer::new(policy)?,
+            view: View::default(),
+            limit,
+            share,
+            state: Mutex::new(Shared {
+                nodes: HashMap::new(),
+                reserved: 0,
+            }),
+        }))
+    }
+
+    /// Whether the wire path has any connection to use.
+    pub fn usable(&self) -> bool {
+        self.share > 0
+    }
+
+    fn budget(&self, node: &str) -> Arc<NodeBudget> {
+        let mut state = self.state.lock();
+        let places = self.share.saturating_sub(state.reserved);
+        state
+            .nodes
+            .entry(node.to_owned())
+            .or_insert_with(|| {
+                Arc::new(NodeBudget {
+                    permits: Arc::new(Semaphore::new(places)),
+                    pools: Mutex::new(Vec::new()),
+                    waiting: AtomicUsize::new(0),
+                    released: Notify::new(),
+                    traffic: Arc::default(),
+                })
+            })
+            .clone()
+    }
+
+    /// Take `places` out of every node's budget (now and for nodes seen later) for a crate
+    /// client of that size; `None` when some node has not that many free, even after closing
+    /// idle connections. Given back when the reservation is dropped.
+    pub fn reserve(self: &Arc<Self>, places: usize) -> Option<Reservation> {
+        let mut state = self.state.lock();
+        if state.reserved + places >= self.share {
+            return None;
+        }
+        let mut taken = Vec::with_capacity(state.nodes.len());
+        for budget in state.nodes.values() {
+            budget.close_idle(budget.permits.available_permits() < places);
+            taken.push(
+                budget
+                    .permits
+                    .clone()
+                    .try_acquire_many_owned(places as u32)
+                    .ok()?,
+            );
+        }
+        for permit in taken {
+            permit.forget();
+        }
+        state.reserved += places;
+        Some(Reservation {
+            links: self.clone(),
+            places,
+        })
+    }
+
+    /// Close connections idle for `idle` or longer, in every runtime's pool, as long as the
+    /// node keeps `min` open.
+    pub fn reap(&self, idle: Duration, min: usize) {
+        let budgets: Vec<Arc<NodeBudget>> = self.state.lock().nodes.values().cloned().collect();
+        let now = Instant::now();
+        for budget in budgets {
+            let places = self.share.saturating_sub(self.state.lock().reserved);
+            let open = places.saturating_sub(budget.permits.available_permits());
+            let mut excess = open.saturating_sub(min);
+            let pools: Vec<Arc<NodeConns>> = budget
+                .pools
+                .lock()
+                .iter()
+                .filter_map(Weak::upgrade)
+                .collect();
+            for pool in pools {
+                pool.idle.lock().retain(|c| {
+                    let expired = excess > 0 && now.duration_since(c.used) >= idle;
+                    if expired {
+                        excess -= 1;
+                    }
+                    !expired
+                });
+            }
+        }
+    }
+
+    /// Connections the wire path holds open to `node`, every runtime together.
+    fn open_to(&self, node: &str) -> usize {
+        let state = self.state.lock();
+        let places = self.share.saturating_sub(state.reserved);
+        state
+            .nodes
+            .get(node)
+            .map_or(0, |b| places.saturating_sub(b.permits.available_permits()))
+    }
+
+    /// Connections the wire path holds open to each node, every runtime together.
+    pub fn open_per_node(&self) -> Vec<(String, usize)> {
+        let state = self.state.lock();
+        let places = self.share.saturating_sub(state.reserved);
+        state
+            .nodes
+            .iter()
+            .map(|(n, b)| {
+                (
+                    n.clone(),
+                    places - b.permits.available_permits().min(places),
+                )
+            })
+            .collect()
+    }
+}
+
+impl Links {
+    /// Per node: connections open, idle, calls waiting for one, and the traffic counts.
+    pub fn node_rows(&self) -> Vec<NodeCounts> {
+        let state = self.state.lock();
+        let places = self.share.saturating_sub(state.reserved);
+        state
+            .nodes
+            .iter()
+            .map(|(name, b)| {
+                let idle = b
+                    .pools
+                    .lock()
+                    .iter()
+                    .filter_map(Weak::upgrade)
+                    .map(|p| p.idle.lock().len())
+                    .sum();
+                NodeCounts {
+                    name: name.clone(),
+                    open: places - b.permits.available_permits().min(places),
+                    idle,
+                    waiting: b.waiting.load(Ordering::Relaxed),
+                    traffic: b.traffic.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// One node's connections at one moment (see [`Links::node_rows`]).
+pub struct NodeCounts {
+    pub name: String,
+    pub open: usize,
+    pub idle: usize,
+    pub waiting: usize,
+    pub traffic: Arc<NodeTraffic>,
+}
+
+/// Places a crate client holds in every node's budget, given back when dropped.
+pub struct Reservation {
+    links: Arc<Links>,
+    places: usize,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut state = self.links.state.lock();
+        state.reserved -= self.places;
+        for budget in state.nodes.values() {
+            budget.permits.add_permits(self.places);
+        }
+    }
+}
+
+impl NodeBudget {
+    /// Close every pool's idle connections to this node (when `all`), to give their places back.
+    fn close_idle(&self, all: bool) {
+        if !all {
+            return;
+        }
+        let pools: Vec<Arc<NodeConns>> =
+            self.pools.lock().iter().filter_map(Weak::upgrade).collect();
+        for pool in pools {
+            let closed = std::mem::take(&mut *pool.idle.lock());
+            drop(closed);
+        }
+    }
+
+    /// A place for a new connection: free now, or made by closing an idle connection of a
+    /// pool other than `me`.
+    fn take_now(&self, me: &NodeConns) -> Option<OwnedSemaphorePermit> {
+        if let Ok(p) = self.permits.clone().try_acquire_owned() {
+            return Some(p);
+        }
+        let pools: Vec<Arc<NodeConns>> = {
+            let mut pools = self.pools.lock();
+            pools.retain(|w| w.strong_count() > 0);
+            pools.iter().filter_map(Weak::upgrade).collect()
+        };
+        for other in pools.iter().filter(|o| !std::ptr::eq(o.as_ref(), me)) {
+            let closed = other.idle.lock().pop();
+            if closed.is_some() {
+                drop(closed);
+                if let Ok(p) = self.permits.clone().try_acquire_owned() {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A table of the client's view, with this pool's connections of each of its nodes.
+struct Local {
+    table: Arc<Table>,
+    conns: Vec<Arc<NodeConns>>,
+}
+
+/// One node's connections on this runtime.
+pub struct NodeConns {
+    name: String,
+    address: String,
+    tls_name: Option<String>,
+    idle: Mutex<Vec<Conn>>,
+    budget: Arc<NodeBudget>,
+}
+
+pub struct Pool {
+    /// False when every call goes to the crate (`AEROSPIKE_FLUENT_CRATE_RECORDS`).
+    enabled: bool,
+    links: Arc<Links>,
+    idle_timeout: Option<Duration>,
+    nodes: Mutex<HashMap<String, Arc<NodeConns>>>,
+    /// The view's tables as this pool last saw them, with its connections of their nodes.
+    local: RwLock<HashMap<String, Arc<Local>>>,
+    closed: AtomicBool,
+}
+
+/// A connection taken from a node's pool: back to the pool with [`Lease::release`], closed
+/// when dropped.
+pub struct Lease {
+    conn: Option<Conn>,
+    node: Arc<NodeConns>,
+}
+
+/// Why no connection was leased.
+pub enum NoLease {
+    /// All the node's connections stayed busy until the deadline (the budget's size).
+    Busy(usize),
+    /// The node could not be reached, or refused the login.
+    Unreachable(OpenError),
+}
+
+impl NodeConns {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+}
+
+impl Pool {
+    /// The pool of one runtime, drawing on the client's `links`.
+    pub fn new(policy: &ClientPolicy, links: Arc<Links>) -> Arc<Pool> {
+        let ms = |v: u32| (v > 0).then(|| Duration::from_millis(u64::from(v)));
+        Arc::new(Pool {
+            enabled: links.usable() && std::env::var_os(CRATE_RECORDS_ENV).is_none(),
+            links,
+            idle_timeout: ms(policy.idle_timeout),
+            nodes: Mutex::new(HashMap::new()),
+            local: RwLock::new(HashMap::new()),
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    /// What every runtime's pool of the client shares.
+    pub fn links(&self) -> &Arc<Links> {
+        &self.links
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled && !self.closed.load(Ordering::Relaxed)
+    }
+
+    /// Close the idle connections; calls after this go to the crate.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.local.write().clear();
+        for node in self.nodes.lock().values() {
+            node.idle.lock().clear();
+        }
+    }
+
+    /// The node mastering partition `pid` of `namespace` (`None`: none known; the crate's
+    /// path then serves the call).
+    pub async fn node_for(
+        self: &Arc<Self>,
+        client: &aerospike::Client,
+        namespace: &str,
+        pid: u16,
+    ) -> Option<Arc<NodeConns>> {
+        let table = self.table(client, namespace).await;
+        let at = table
+            .map
+            .master
+            .get(usize::from(pid) % PARTITIONS)
+            .copied()??;
+        let local = self.local.read().get(namespace).cloned();
+        let local = match local {
+            Some(l) if Arc::ptr_eq(&l.table, &table) => l,
+            _ => {
+                let l = Arc::new(Local {
+                    conns: self.node_conns(table.nodes()),
+                    table,
+                });
+                self.local.write().insert(namespace.to_owned(), l.clone());
+                l
+            }
+        };
+        local.conns.get(at).cloned()
+    }
+
+    /// The client's table of `namespace`: the one it has (fetching the next in the background
+    /// when it is due), or the first, waited for.
+    pub async fn table(self: &Arc<Self>, client: &aerospike::Client, ns: &str) -> Arc<Table> {
+        let view = &self.links.view;
+        match view.table(ns) {
+            Some(t) => {
+                if t.due() {
+                    self.fetch_in_background(client, ns);
+                }
+                t
+            }
+            None => {
+                view.first(ns, || self.fetch_in_background(client, ns))
+                    .await
+            }
+        }
+    }
+
+    /// A table of `namespace` newer than `than`, fetched now (a scan's next round).
+    pub async fn newer_table(
+        self: &Arc<Self>,
+        client: &aerospike::Client,
+        ns: &str,
+        than: &Arc<Table>,
+    ) -> Arc<Table> {
+        let fetch = || self.fetch_in_background(client, ns);
+        self.links.view.newer(ns, than, fetch).await
+    }
+
+    /// Whether every node answered and none serves `namespace` (as of the current table).
+    pub fn lacks_namespace(&self, namespace: &str) -> bool {
+        self.links
+            .view
+            .table(namespace)
+            .is_some_and(|t| t.map.lacks_namespace())
+    }
+
+    /// Close idle connections past `idle` in every runtime's pool, keeping `min` per node.
+    pub fn reap(&self, idle: Duration, min: usize) {
+        self.links.reap(idle, min);
+    }
+
+    /// Open connections to each of the cluster's nodes until the wire path holds `min` there
+    /// (the worker runtime's pool keeps them idle for the next calls).
+    pub async fn keep_min(self: &Arc<Self>, client: &aerospike::Client, min: usize) {
+        let until = Instant::now() + ANSWER_WITHIN;
+        for node in client.nodes() {
+            let conns = self.conns_of(&Node::of(&node));
+            let open = self.links.open_to(&conns.name);
+            let opening = (open..min).map(|_| async {
+                let permit = conns.budget.permits.clone().try_acquire_owned().ok()?;
+                let lease = self.open(&conns, permit, Some(until)).await.ok()?;
+                lease.release(self);
+                Some(())
+            });
+            futures::future::join_all(opening).await;
+        }
+    }
+
+    /// The client's current table of `namespace`, per node: partitions mastered, replicas held.
+    pub async fn owners(
+        self: &Arc<Self>,
+        client: &aerospike::Client,
+        namespace: &str,
+    ) -> Vec<(String, usize, usize)> {
+        self.table(client, namespace).await.owners()
+    }
+
+    /// The next table may be wrong about `namespace`'s partitions: ask the nodes again.
+    pub fn stale(&self, namespace: &str) {
+        self.links.view.stale(namespace);
+    }
+
+    /// Fetch `namespace`'s table in a task of its own, unless one is under way. The fetch
+    /// runs on its own: a caller giving up (its deadline) stops only its own wait.
+    fn fetch_in_background(self: &Arc<Self>, client: &aerospike::Client, ns: &str) {
+        if self.closed.load(Ordering::Acquire) || !self.links.view.claim(ns) {
+            return;
+        }
+        let (pool, client, ns) = (self.clone(), client.clone(), ns.to_owned());
+        tokio::spawn(async move {
+            let table = pool.fetch(&client, &ns).await;
+            let owners = table.owners();
+            if pool.links.view.insert(&ns, table) {
+                let events = &pool.links.metrics.events;
+                events.partition_map_changes.fetch_add(1, Ordering::Relaxed);
+                log::info!(
+                    target: crate::py::logs::CLUSTER,
+                    "partition map of namespace {ns} changed: (node, masters, replicas) {owners:?}"
+                );
+            }
+        });
+    }
+
+    async fn fetch(&self, client: &aerospike::Client, ns: &str) -> Arc<Table> {
+        let nodes: Vec<Arc<Node>> = client.nodes().iter().map(|n| Node::of(n)).collect();
+        let conns = self.node_conns(&nodes);
+        // A node that does not answer in time masters nothing until the next fetch (its
+        // partitions go to the crate's path meanwhile), so one slow node stalls no table.
+        let until = Instant::now() + ANSWER_WITHIN;
+        let answers =
+            futures::future::join_all(conns.iter().map(|n| self.replicas(n, until))).await;
+        Arc::new(Table::new(partitions::from_answers(nodes, answers, ns)))
+    }
+
+    /// A node's `replicas` info answer, asked over a connection of this pool.
+    async fn replicas(&self, node: &Arc<NodeConns>, until: Instant) -> Option<String> {
+        let mut lease = self.lease(node, Some(until)).await.ok()?;
+        let conn = lease.conn();
+        let answer = tokio::time::timeout_at(until, info::ask(conn, "replicas"))
+            .await
+            .ok()
+            .flatten()?;
+        lease.release(self);
+        Some(answer)
+    }
+
+    /// This pool's connections of each of `nodes`.
+    fn node_conns(&self, nodes: &[Arc<Node>]) -> Vec<Arc<NodeConns>> {
+        let mut known = self.nodes.lock();
+        // A node that left (or moved) takes its idle connections with it.
+        known.retain(|name, c| {
+            nodes
+                .iter()
+                .any(|n| n.name == *name && n.address == c.address)
+        });
+        nodes.iter().map(|n| self.conns_in(&mut known, n)).collect()
+    }
+
+    /// This pool's connections of `node` (a scan's, say, which routes on its own).
+    pub fn conns_of(&self, node: &Node) -> Arc<NodeConns> {
+        let mut known = self.nodes.lock();
+        match known.get(&node.name) {
+            Some(c) if c.address == node.address => c.clone(),
+            _ => {
+                known.remove(&node.name);
+                self.conns_in(&mut known, node)
+            }
+        }
+    }
+
+    fn conns_in(&self, known: &mut HashMap<String, Arc<NodeConns>>, n: &Node) -> Arc<NodeConns> {
+        known
+            .entry(n.name.clone())
+            .or_insert_with(|| {
+                let budget = self.links.budget(&n.name);
+                let conns = Arc::new(NodeConns {
+                    name: n.name.clone(),
+                    address: n.address.clone(),
+                    tls_name: n.tls_name.clone(),
+                    idle: Mutex::new(Vec::new()),
+                    budget: budget.clone(),
+                });
+                budget.pools.lock().push(Arc::downgrade(&conns));
+                conns
+            })
+            .clone()
+    }
+
+    /// An idle connection to `node`, or a new one; waits until `until` while all the node's
+    /// connections are in use.
+    pub async fn lease(
+        &self,
+        node: &Arc<NodeConns>,
+        until: Option<Instant>,
+    ) -> Result<Lease, NoLease> {
+        let budget = &node.budget;
+        if let Some(lease) = self.idle_lease(node) {
+            return Ok(lease);
+        }
+        if let Some(permit) = budget.take_now(node) {
+            return self.open(node, permit, until).await;
+        }
+        let busy = || NoLease::Busy(self.links.limit);
+        budget.waiting.fetch_add(1, Ordering::SeqCst);
+        let _waiting = scopeguard(|| budget.waiting.fetch_sub(1, Ordering::SeqCst));
+        loop {
+            let released = budget.released.notified();
+            tokio::pin!(released);
+            released.as_mut().enable();
+            if let Some(lease) = self.idle_lease(node) {
+                return Ok(lease);
+            }
+            if let Some(permit) = budget.take_now(node) {
+                return self.open(node, permit, until).await;
+            }
+            let wait = async {
+                tokio::select! {
+                    p = budget.permits.clone().acquire_owned() => p.ok(),
+                    () = released => None,
+                }
+            };
+            let permit = match until {
+                Some(at) => tokio::time::timeout_at(at, wait)
+                    .await
+                    .map_err(|_| busy())?,
+                None => wait.await,
+            };
+            if let Some(permit) = permit {
+                return self.open(node, permit, until).await;
+            }
+        }
+    }
+
+    /// One of this pool's idle connections to `node` that is still open.
+    fn idle_lease(&self, node: &Arc<NodeConns>) -> Option<Lease> {
+        let now = Instant::now();
+        loop {
+            let conn = node.idle.lock().pop()?;
+            let idle = now.duration_since(conn.used);
+            if self.idle_timeout.is_some_and(|t| idle >= t) {
+                continue;
+            }
+            if idle < CHECK_AFTER || conn.stream.alive() {
+                return Some(Lease {
+                    conn: Some(conn),
+                    node: node.clone(),
+                });
+            }
+        }
+    }
+
+    /// Open a connection to `node` in the place `permit` holds.
+    async fn open(
+        &self,
+        node: &Arc<NodeConns>,
+        permit: OwnedSemaphorePermit,
+        until: Option<Instant>,
+    ) -> Result<Lease, NoLease> {
+        let open = self
+            .links
+            .dialer
+            .open(&node.address, node.tls_name.as_deref());
+        let traffic = &node.budget.traffic;
+        let stream = match until {
+            Some(at) => tokio::time::timeout_at(at, open).await.map_err(|_| {
+                NoLease::Unreachable(OpenError::Unreachable(std::io::ErrorKind::TimedOut.into()))
+            }),
+            None => Ok(open.await),
+        }
+        .and_then(|r| r.map_err(NoLease::Unreachable))
+        .inspect_err(|_| {
+            traffic.open_failures.fetch_add(1, Ordering::Relaxed);
+        })?;
+        Ok(Lease {
+            conn: Some(Conn {
+                stream,
+                out: Vec::with_capacity(512),
+                buf: Vec::with_capacity(READ_BUFFER),
+                used: Instant::now(),
+                place: Place::new(permit, traffic.clone()),
+            }),
+            node: node.clone(),
+        })
+    }
+}
+
+/// Runs `f` when dropped.
+fn scopeguard<F: FnOnce() -> R, R>(f: F) -> impl Drop {
+    struct Guard<F: FnOnce() -> R, R>(Option<F>);
+    impl<F: FnOnce() -> R, R> Drop for Guard<F, R> {
+        fn drop(&mut self) {
+            if let Some(f) = self.0.take() {
+                f();
+            }
+        }
+    }
+    Guard(Some(f))
+}
+
+impl Lease {
+    pub fn conn(&mut self) -> &mut Conn {
+        self.conn
+            .as_mut()
+            .expect("a lease holds its connection until released")
+    }
+
+    /// Give the connection back for the next call.
+    pub fn release(mut self, pool: &Pool) {
+        if let Some(mut conn) = self.conn.take() {
+            if conn.buf.capacity() > KEEP_BUFFER {
+                conn.buf = Vec::with_capacity(READ_BUFFER);
+            }
+            if conn.out.capacity() > KEEP_BUFFER {
+                conn.out = Vec::new();
+            }
+            conn.used = Instant::now();
+            let mut idle = self.node.idle.lock();
+            // Checked under the lock `close` clears the list under: no socket outlives it.
+            if !pool.closed.load(Ordering::Acquire) {
+                idle.push(conn);
+            }
+            drop(idle);
+            let budget = &self.node.budget;
+            if budget.waiting.load(Ordering::SeqCst) > 0 {
+                budget.released.notify_waiters();
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Arrow output: records converted to Arrow record batches natively, without a Python object
+//! per record, and handed to Python through the Arrow PyCapsule interface.
+//!
+//! - `kind`: column types inferred from the first chunk's values.
+//! - `column`: column builders (crate values → Arrow arrays).
+//! - `convert`: the columns of a read (metadata and bins) and the chunk → batch conversion.
+//! - `from_wire`: the same for chunks read from the wire, straight from their bytes.
+//! - `widen`: whole-table reads whose inferred columns widen to fit later chunks.
+//! - `spec`: `ArrowSpec`, the columns asked for.
+//! - `table`: `ArrowTable`, the exported data.
+//! - `reader`: `ArrowReader`, a query stream as batches.
+//! - `batch`: batch reads as a table.
+//! - `write`: `ArrowWriter`, rows of an Arrow stream written as records.
+
+mod batch;
+mod column;
+mod convert;
+mod from_wire;
+mod kind;
+mod reader;
+mod spec;
+mod table;
+mod widen;
+mod write;
+
+use pyo3::prelude::*;
+
+pub use crate::py::errors::ArrowSchemaError;
+pub use batch::read as batch_read;
+pub use spec::ArrowSpec;
+pub use write::{put_chunks, take_rows};
+
+/// How the `batch_arrow` operation takes its `ArrowSpec`.
+pub type ArrowSpecRef<'py> = &'py Bound<'py, ArrowSpec>;
+
+/// Register the Arrow classes on the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<spec::ArrowSpec>()?;
+    m.add_class::<table::ArrowTable>()?;
+    m.add_class::<reader::ArrowReader>()?;
+    m.add_class::<write::ArrowWriter>()?;
+    m.add_class::<write::PutChunk>()?;
+    Ok(())
+}

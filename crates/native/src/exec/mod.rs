@@ -1,0 +1,16 @@
+//! Where calls run and how their results reach Python: the Tokio runtimes (worker,
+//! caller-driven, one per event loop), the route each call takes through them, blocking twins,
+//! spinning and parking, the asyncio / trio completer, and the guards that keep panics and
+//! interpreter exit out of Python.
+
+pub mod blocking;
+pub mod completion;
+pub mod deep_stack;
+pub mod exit;
+pub mod guard;
+pub mod in_flight;
+pub mod loop_runtime;
+pub mod park;
+pub mod routes;
+pub mod runtime;
+pub mod spin;

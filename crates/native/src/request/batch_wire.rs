@@ -1,0 +1,288 @@
+//! Batches of plain read rows, or of plain put rows, go over the wire path (`wire::batch`),
+//! one request per node; the crate's batch runs the rows it could not finish, as `fallback`
+//! decides for a single record:
+//!
+//! - a row whose partition has no known master, or whose node could not be asked (nothing
+//!   sent, or a reply this path cannot read): the crate runs it with what is left of the total
+//!   timeout;
+//! - a node that did not answer (connection lost, socket timeout): the crate runs its rows with
+//!   one retry less, when a retry and time are left; else each row fails as the crate's do
+//!   when their retries run out (result code 9, the error of the last attempt);
+//! - all of a node's connections busy until the deadline: its rows fail with the exhausted
+//!   pool named.
+//!
+//! A row the server refused keeps its own code, as on the crate's path; so does a row of a
+//! node whose reply ended without it ("no response for this row"). Reads are never in doubt;
+//! a put is when it was sent without an answer, also when the crate's retry of it fails.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use aerospike::policy::BatchPolicy;
+use aerospike::{BatchOperation, Key, ResultCode};
+use pyo3::prelude::*;
+
+use crate::convert::batch_rows::Row;
+use crate::convert::depth::TooDeep;
+use crate::convert::record::{BatchRow, Record};
+use crate::convert::values::key_tuple;
+use crate::exec::completion::OpResult;
+use crate::exec::routes::RuntimeClient;
+use crate::py::errors;
+use crate::py::policy::Natives;
+use crate::request::batch::{self, Answer, Ask, Job};
+use crate::request::calls::{self, BatchOut};
+use crate::request::retry::{self, Next, Refusal};
+use crate::request::single::Miss;
+
+/// CLIENT_ERROR "no response for this row": the crate's code for a row its node's reply
+/// ended without.
+const NO_RESPONSE: i32 = -15;
+/// TIMEOUT: a row's code once its node's retries ran out, whatever the last attempt met.
+const RETRIES_SPENT: i32 = 9;
+
+/// A finished row.
+pub enum Done {
+    /// A row the crate's batch ran.
+    Crate(Box<BatchOperation>),
+    /// A row the wire path answered.
+    Wire(Key, Answer),
+    /// A row whose node failed with no retry or time left.
+    Failed(Key, Refusal),
+    /// A put the crate's batch ran again after an attempt that may have been applied.
+    Retried(Box<BatchOperation>),
+}
+
+impl Done {
+    /// Whether the row has an outcome of its own (a batch where none has fails as a whole).
+    pub fn answered(&self) -> bool {
+        match self {
+            Done::Crate(op) => op.result_code().is_some(),
+            Done::Wire(_, a) => !matches!(a, Answer::NoResponse | Answer::Missed(_)),
+            Done::Failed(..) => true,
+            Done::Retried(op) => op.result_code().is_some(),
+        }
+    }
+
+    /// A wire or failed row for Python (`None`: a crate row); `orig` is the key tuple it was
+    /// asked with.
+    pub fn into_row(
+        self,
+        py: Python<'_>,
+        orig: &Bound<'_, PyAny>,
+        now: u64,
+    ) -> PyResult<Result<BatchRow, Box<BatchOperation>>> {
+        let (key, failure) = match self {
+            Done::Crate(op) => return Ok(Err(op)),
+            Done::Retried(op) => match op.error() {
+                None => return Ok(Err(op)),
+                Some(e) => {
+                    let code = op
+                        .result_code()
+                        .map_or(e.result_code(), |c| i32::from(u8::from(c)));
+                    let r = Refusal {
+                        code,
+                        message: e.to_string(),
+                        in_doubt: true,
+                    };
+                    let key = op.batch_record().key.clone();
+                    return Done::Failed(key, r).into_row(py, orig, now);
+                }
+            },
+            Done::Wire(key, answer) => (key, answer),
+            Done::Failed(key, r) => {
+                let key = key_tuple(py, Some(orig), &key)?;
+                let k = Some(key.clone().into_any());
+                let e = errors::keyed(py, r.code, &r.message, r.in_doubt, k);
+                let code = if r.code < 0 { RETRIES_SPENT } else { r.code };
+                let e = Some(e.into_value(py).into_any());
+                return Ok(Ok(row(key, None, code, e).in_doubt_if(r.in_doubt)));
+            }
+        };
+        let key = key_tuple(py, Some(orig), &key)?;
+        let key_any = || Some(key.clone().into_any());
+        let (code, error) = match failure {
+            Answer::Found(rec) => {
+                let rec = Record::from_wire_keyed(py, rec, now, key.clone().unbind());
+                return Ok(Ok(row(key, Some(Py::new(py, rec)?), 0, None)));
+            }
+            Answer::Written(rec) => {
+                let rec = Record::written_keyed(py, rec, now, key.clone().unbind());
+                return Ok(Ok(row(key, Some(Py::new(py, rec)?), 0, None)));
+            }
+            Answer::NotFound => return Ok(Ok(row(key, None, 2, None))),
+            Answer::TooDeep(bin) => {
+                let e = errors::too_deep(py, &TooDeep { bin: Some(bin) }, key_any());
+                (-2, e)
+            }
+            Answer::Refused { code, node } => {
+                let text = ResultCode::from(code);
+                let message = format!("Error {code}, node={node}: {text}");
+                let code = i32::from(code);
+                (code, errors::keyed(py, code, &message, false, key_any()))
+            }
+            Answer::NoResponse | Answer::Missed(_) => {
+                let class = errors::class_for_code(py, NO_RESPONSE);
+                let message = "no response for this row";
+                let e =
+                    errors::error_instance(class, Some(NO_RESPONSE), message, false, key_any())?;
+                (NO_RESPONSE, PyErr::from_value(e))
+            }
+        };
+        Ok(Ok(row(
+            key,
+            None,
+            code,
+            Some(error.into_value(py).into_any()),
+        )))
+    }
+}
+
+fn row(
+    key: Bound<'_, pyo3::types::PyTuple>,
+    record: Option<Py<Record>>,
+    code: i32,
+    error: Option<Py<PyAny>>,
+) -> BatchRow {
+    BatchRow::of_read(key.unbind(), record, code, error)
+}
+
+/// Rows the crate's batch runs again under `policy`: their places and keys, operations, and
+/// whether an earlier attempt at them may have been applied.
+type Rerun = (BatchPolicy, Vec<(usize, Key)>, Vec<BatchOperation>, bool);
+
+/// `ask` as the crate's batch runs it, under the row's policy set `p`.
+fn crate_op(p: &Natives, ask: &Ask) -> BatchOperation {
+    let key = ask.key.clone();
+    match &ask.job {
+        Job::Read(read) => BatchOperation::read(&p.batch_read_row, key, read.bins()),
+        Job::Put(bins) => {
+            let ops: Vec<_> = bins.iter().map(aerospike::operations::put).collect();
+            BatchOperation::write(&p.batch_write_row, key, ops)
+        }
+    }
+}
+
+/// Whether the wire path runs `rows` (all plain read rows or all plain put rows, on a
+/// cluster it serves).
+pub fn takes(c: &RuntimeClient, p: &Natives, rows: &[Row]) -> bool {
+    c.wire.enabled() && (plain_rows(p, rows) || put_rows(p, rows))
+}
+
+/// Whether `rows` are all plain read rows under `p`.
+pub fn plain_rows(p: &Natives, rows: &[Row]) -> bool {
+    p.wire_batch && !rows.is_empty() && rows.iter().all(|r| r.wire_read(p))
+}
+
+/// Whether `rows` are all plain put rows under `p`.
+pub fn put_rows(p: &Natives, rows: &[Row]) -> bool {
+    p.wire_batch_put && !rows.is_empty() && rows.iter().all(|r| r.wire_put(p))
+}
+
+/// Run `rows` (all [`Row::wire_read`], or all [`Row::wire_put`]).
+pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+    let started = Instant::now();
+    let writes = rows.iter().any(Row::writes);
+    let top = if writes { &p.batch_write } else { &p.batch };
+    let mut asks = Vec::with_capacity(rows.len());
+    let mut policies = Vec::with_capacity(rows.len());
+    let mut keys = Vec::with_capacity(rows.len());
+    for row in rows {
+        let outcome = row.outcome();
+        let (ask, policy, key) = row.into_ask(&p)?;
+        asks.push(ask);
+        policies.push(policy);
+        keys.push((key, outcome, None));
+    }
+    let answers = batch::read(&c.wire, &c.crate_client, top, &asks).await;
+    let mut missed: Vec<(Miss, Vec<(usize, Ask)>)> = Vec::new();
+    let mut done: Vec<Option<Done>> = Vec::with_capacity(answers.len());
+    for (i, (ask, answer)) in asks.into_iter().zip(answers).enumerate() {
+        let Answer::Missed(miss) = answer else {
+            done.push(Some(Done::Wire(ask.key, answer)));
+            continue;
+        };
+        done.push(None);
+        match missed.iter_mut().find(|(m, _)| *m == miss) {
+            Some((_, rows)) => rows.push((i, ask)),
+            None => missed.push((miss, vec![(i, ask)])),
+        }
+    }
+    let mut reruns: Vec<Rerun> = Vec::new();
+    for (miss, rows) in missed {
+        match retry::after(miss, top, started, writes) {
+            Next::Crate {
+                policy, in_doubt, ..
+            } => {
+                let (at, ops) = rows
+                    .into_iter()
+                    .map(|(i, ask)| {
+                        let op = crate_op(policies[i].as_deref().unwrap_or(&p), &ask);
+                        ((i, ask.key), op)
+                    })
+                    .unzip();
+                reruns.push((policy.into_owned(), at, ops, in_doubt));
+            }
+            Next::Fail(r) => {
+                for (i, ask) in rows {
+                    done[i] = Some(Done::Failed(ask.key, r.clone()));
+                }
+            }
+        }
+    }
+    let runs = reruns.iter_mut().map(|(policy, _, ops, _)| {
+        calls::crate_batch(&c.crate_client, policy, std::mem::take(ops))
+    });
+    let ran = futures::future::join_all(runs).await;
+    let mut first_err = None;
+    let total = done.len();
+    for ((_, rows, _, in_doubt), (ops, err)) in reruns.into_iter().zip(ran) {
+        // The crate's batch fails before running any row when it can route none: the whole
+        // batch when that is every row, else those rows, as in a batch with others.
+        if let Some(e) = err.as_ref().filter(|_| ops.iter().all(untouched)) {
+            if rows.len() == total && !in_doubt {
+                return Err(e.clone().into());
+            }
+            let refusal = Refusal {
+                in_doubt,
+                ..unroutable(e)
+            };
+            for (i, key) in rows {
+                done[i] = Some(Done::Failed(key, refusal.clone()));
+            }
+            continue;
+        }
+        for ((i, _), op) in rows.into_iter().zip(ops) {
+            done[i] = Some(if in_doubt {
+                Done::Retried(Box::new(op))
+            } else {
+                Done::Crate(Box::new(op))
+            });
+        }
+        first_err = first_err.or(err);
+    }
+    let done: Vec<Done> = done.into_iter().flatten().collect();
+    if let Some(e) = first_err.filter(|_| !done.iter().any(Done::answered)) {
+        return Err(e.into());
+    }
+    Ok(BatchOut::bounded(done, keys))
+}
+
+/// Whether the crate's batch left `op` as it took it: no outcome, not even a failure.
+fn untouched(op: &BatchOperation) -> bool {
+    op.error().is_none() && op.record().is_none()
+}
+
+/// A row the crate could not route: the server's code for why (an unknown namespace, or no
+/// node for its partition), caused by `e`.
+fn unroutable(e: &aerospike::Error) -> Refusal {
+    let code = e.server_result_code().unwrap_or(match e.kind() {
+        aerospike::ErrorKind::InvalidNamespace => ResultCode::InvalidNamespace,
+        _ => ResultCode::PartitionUnavailable,
+    });
+    Refusal {
+        code: i32::from(u8::from(code)),
+        message: format!("Error {}: {code}\ncaused by: {e}", u8::from(code)),
+        in_doubt: false,
+    }
+}

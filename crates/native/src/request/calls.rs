@@ -1,0 +1,611 @@
+//! One `async fn` per operation; `py/client.rs` exposes each twice (async and blocking).
+//! Single-record calls take the crate client of the runtime they run on (see `exec/routes.rs`).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aerospike::policy::{AdminPolicy, BatchPolicy, ReadModeSc};
+use aerospike::ReadPolicy;
+use aerospike::{
+    BatchOperation, Bin, Bins, Client, Key, Record as AsRecord, ResultCode, Task, UdfLang, Value,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::convert::batch_rows::{Outcome, Row};
+use crate::convert::depth;
+use crate::convert::record::{BatchRow, Record};
+use crate::convert::values::{from_value, Names};
+use crate::exec::completion::{Failure, IntoPy, OpResult};
+use crate::exec::routes::RuntimeClient;
+use crate::ops::{Answers, Ops};
+use crate::py::client::Inner;
+use crate::py::policy::Natives;
+use crate::request::batch_wire::{self, Done};
+use crate::request::retry::{self, Next};
+use crate::request::single;
+
+/// How long index / UDF tasks may take to complete.
+pub(crate) const TASK_WAIT: Duration = Duration::from_secs(30);
+
+/// A record (or none) with the key it was read by (crate key, caller's key tuple).
+pub struct RecordOut(Option<AsRecord>, Key, Py<PyAny>);
+
+impl IntoPy for RecordOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.0 {
+            Some(r) => {
+                let rec = Record::from_native(py, &r, Some(&self.1), Some(self.2.bind(py)))?;
+                Ok(Py::new(py, rec)?.into_any())
+            }
+            None => Ok(py.None()),
+        }
+    }
+}
+
+/// An operate result (or none), with what each op reports.
+pub struct OperateOut(Option<AsRecord>, (Key, Py<PyAny>), Answers);
+
+impl IntoPy for OperateOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.0 {
+            Some(r) => {
+                let key = (&self.1 .0, self.1 .1.bind(py));
+                let rec = Record::from_operate(py, &r, key, &self.2)?;
+                Ok(Py::new(py, rec)?.into_any())
+            }
+            None => Ok(py.None()),
+        }
+    }
+}
+
+/// `rec` once no value in it nests deeper than the client reads (see `convert/depth.rs`).
+fn bounded(mut rec: AsRecord, key: &Key) -> OpResult<AsRecord> {
+    match depth::bound_record(&mut rec) {
+        Ok(()) => Ok(rec),
+        Err(t) => Err(Failure::TooDeep(t, Some(Box::new(key.clone())))),
+    }
+}
+
+fn not_found(e: &aerospike::Error) -> bool {
+    e.server_result_code() == Some(ResultCode::KeyNotFoundError)
+}
+
+/// A strong-consistency read mode asked of a namespace that is not in that mode: refused
+/// before anything is sent (the namespace's mode is the one its nodes' `replicas` report).
+pub(crate) async fn check_read_mode(
+    c: &RuntimeClient,
+    read: &ReadPolicy,
+    ns: &str,
+) -> OpResult<()> {
+    let mode = match read.base_policy.read_mode_sc {
+        ReadModeSc::Session => return Ok(()),
+        ReadModeSc::Linearize => "linearize",
+        ReadModeSc::AllowReplica => "allow_replica",
+        ReadModeSc::AllowUnavailable => "allow_unavailable",
+    };
+    if !c.wire.enabled() || !c.wire.table(&c.crate_client, ns).await.map.known_ap() {
+        return Ok(());
+    }
+    Err(Failure::Native(
+        aerospike::Error::invalid_argument(format!(
+            "read_mode_sc={mode:?} is for strong-consistency namespaces, and namespace {ns:?} \
+             is not one: its reads take read_mode_ap ('one' or 'all')"
+        )),
+        None,
+    ))
+}
+
+/// Read a record; `None` when it does not exist.
+pub async fn get(
+    c: RuntimeClient,
+    p: Arc<Natives>,
+    (key, orig): (Key, Py<PyAny>),
+    bins: Bins,
+) -> OpResult<RecordOut> {
+    check_read_mode(&c, &p.read, key.namespace()).await?;
+    let mut policy = Cow::Borrowed(&p.read);
+    let mut unreachable = None;
+    if p.wire_read && c.wire.enabled() {
+        let started = Instant::now();
+        match single::get(&c.wire, &c.crate_client, &p.read, &key, &bins).await {
+            Ok(Some(r)) => return Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
+            Ok(None) => return Ok(RecordOut(None, key, orig)),
+            Err(miss) => match retry::after(miss, &p.read, started, false) {
+                Next::Crate {
+                    policy: q,
+                    unreachable: u,
+                    ..
+                } => (policy, unreachable) = (q, u),
+                Next::Fail(f) => return Err(f.about(&key)),
+            },
+        }
+    }
+    match c.crate_client.get(&policy, &key, bins).await {
+        Ok(r) => Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
+        Err(e) if not_found(&e) => Ok(RecordOut(None, key, orig)),
+        Err(e) => Err(retry::explained(unreachable, e, key)),
+    }
+}
+
+/// Write bins.
+pub async fn put(c: RuntimeClient, p: Arc<Natives>, key: Key, bins: Vec<Bin>) -> OpResult<()> {
+    let mut policy = Cow::Borrowed(&p.write);
+    let mut in_doubt = false;
+    let mut unreachable = None;
+    if p.wire_write && c.wire.enabled() && single::writable(&bins) {
+        let started = Instant::now();
+        match single::put(&c.wire, &c.crate_client, &p.write, &key, &bins).await {
+            Ok(()) => return Ok(()),
+            Err(miss) => match retry::after(miss, &p.write, started, true) {
+                Next::Crate {
+                    policy: q,
+                    in_doubt: d,
+                    unreachable: u,
+                } => (policy, in_doubt, unreachable) = (q, d, u),
+                Next::Fail(f) => return Err(f.about(&key)),
+            },
+        }
+    }
+    c.crate_client
+        .put(&policy, &key, &bins)
+        .await
+        .map_err(|e| retry::in_doubt_if(in_doubt, retry::explained(unreachable, e, key)))
+}
+
+/// Delete; true if the record existed.
+pub async fn delete(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    c.crate_client
+        .delete(&p.write, &key)
+        .await
+        .map_err(Failure::keyed(&key))
+}
+
+/// Whether the record exists.
+pub async fn exists(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    check_read_mode(&c, &p.read, key.namespace()).await?;
+    c.crate_client
+        .exists(&p.read, &key)
+        .await
+        .map_err(Failure::keyed(&key))
+}
+
+/// Reset the record's TTL.
+pub async fn touch(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<()> {
+    c.crate_client
+        .touch(&p.write, &key)
+        .await
+        .map_err(Failure::keyed(&key))
+}
+
+/// Several ops on one record; `None` when a read-only op list finds no record.
+pub async fn operate(
+    c: RuntimeClient,
+    p: Arc<Natives>,
+    (key, orig): (Key, Py<PyAny>),
+    ops: Ops,
+) -> OpResult<OperateOut> {
+    match c.crate_client.operate(&p.write, &key, &ops.ops).await {
+        Ok(r) => Ok(OperateOut(
+            Some(bounded(r, &key)?),
+            (key, orig),
+            ops.answers,
+        )),
+        Err(e) if ops.read_only && not_found(&e) => Ok(OperateOut(None, (key, orig), ops.answers)),
+        Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
+    }
+}
+
+/// Finished batch rows, with the key tuples they were asked with and how each is read back.
+pub struct BatchOut(Vec<Done>, RowKeys, TooDeepRows);
+
+/// Per row, the value nested too deeply that its record was dropped for.
+type TooDeepRows = Vec<Option<depth::TooDeep>>;
+
+impl BatchOut {
+    /// Rows whose records hold no value nested deeper than the client reads; a crate row whose
+    /// record does loses it (taken apart) and reports `DeserializeError` (a wire row is checked
+    /// as it is read).
+    pub(crate) fn bounded(mut rows: Vec<Done>, keys: RowKeys) -> Self {
+        let deep = rows
+            .iter_mut()
+            .map(|done| {
+                let Done::Crate(op) = done else {
+                    return None;
+                };
+                let too_deep = op.record().is_some_and(|r| {
+                    r.bins
+                        .values()
+                        .chain(r.results.iter().flatten())
+                        .any(|v| depth::deeper_than(v, depth::MAX_READ_DEPTH))
+                });
+                if !too_deep {
+                    return None;
+                }
+                let mut rec = op.take_record()?;
+                depth::bound_record(&mut rec).err()
+            })
+            .collect();
+        BatchOut(rows, keys, deep)
+    }
+
+    fn of_crate(ops: Vec<BatchOperation>, keys: RowKeys) -> Self {
+        let rows = ops
+            .into_iter()
+            .map(|op| Done::Crate(Box::new(op)))
+            .collect();
+        BatchOut::bounded(rows, keys)
+    }
+}
+
+impl BatchOut {
+    /// Convert the rows, appending them to `out`.
+    pub fn push_rows(self, py: Python<'_>, out: &mut Vec<Py<BatchRow>>) -> PyResult<()> {
+        let mut names = Names::default();
+        let now = crate::convert::wire_chunk::unix_now();
+        out.reserve(self.0.len());
+        for ((done, (key, outcome, shape)), deep) in self.0.into_iter().zip(&self.1).zip(&self.2) {
+            let key = key.bind(py);
+            let row = match done.into_row(py, key, now)? {
+                Ok(row) => row,
+                Err(op) => match deep {
+                    Some(t) => BatchRow::too_deep(py, &op, Some(key), t)?,
+                    None => {
+                        let shape = shape.as_deref();
+                        BatchRow::from_native(py, &op, Some(key), *outcome, shape, &mut names)?
+                    }
+                },
+            };
+            out.push(Py::new(py, row)?);
+        }
+        Ok(())
+    }
+}
+
+impl BatchOut {
+    /// Each crate row's operation, key tuple, outcome and shape (for another output format,
+    /// which reads batches through [`batch_crate`]).
+    pub(crate) fn parts(
+        &self,
+    ) -> impl Iterator<Item = (&BatchOperation, &Py<PyAny>, Outcome, Option<&Answers>)> {
+        self.0
+            .iter()
+            .zip(&self.1)
+            .filter_map(|(done, (key, outcome, shape))| match done {
+                Done::Crate(op) => Some((&**op, key, *outcome, shape.as_deref())),
+                _ => None,
+            })
+    }
+}
+
+impl IntoPy for BatchOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let mut rows = Vec::new();
+        self.push_rows(py, &mut rows)?;
+        Ok(PyList::new(py, rows)?.into_any().unbind())
+    }
+}
+
+/// Reads, writes, deletes and UDF calls in one round trip; per-row outcomes. Plain reads go
+/// over the wire path (`batch_wire`).
+pub async fn batch(i: Arc<Inner>, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+    batch_on(i.worker_client(), p, rows).await
+}
+
+/// [`batch`] with the clients of the runtime it runs on.
+pub async fn batch_on(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+    if batch_wire::takes(&c, &p, &rows) {
+        return batch_wire::run(c, p, rows).await;
+    }
+    batch_crate(&c.crate_client, p, rows).await
+}
+
+/// [`batch`] through the crate's batch.
+pub async fn batch_crate(c: &Client, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+    let has_write = rows.iter().any(Row::writes);
+    let (ops, keys) = into_ops(rows, &p)?;
+    let policy = if has_write { &p.batch_write } else { &p.batch };
+    Ok(BatchOut::of_crate(batch_ops(c, policy, ops).await?, keys))
+}
+
+pub(crate) type RowKeys = Vec<(Py<PyAny>, Outcome, Option<Arc<Answers>>)>;
+
+fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, RowKeys)> {
+    let mut ops = Vec::with_capacity(rows.len());
+    let mut keys = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        let outcome = row.outcome();
+        let shape = row.shape.take();
+        let (op, key) = row.into_op(p)?;
+        ops.push(op);
+        keys.push((key, outcome, shape));
+    }
+    Ok((ops, keys))
+}
+
+/// Run one batch request; rows keep their own outcomes.
+async fn batch_ops(
+    c: &Client,
+    policy: &BatchPolicy,
+    ops: Vec<BatchOperation>,
+) -> OpResult<Vec<BatchOperation>> {
+    match crate_batch(c, policy, ops).await {
+        (ops, None) => Ok(ops),
+        // node-level failures leave their rows with their own result codes
+        (ops, Some(_)) if ops.iter().any(|o| o.result_code().is_some()) => Ok(ops),
+        (_, Some(e)) => Err(e.into()),
+    }
+}
+
+/// Run one batch request through the crate: the rows, and its error when a node failed.
+pub(crate) async fn crate_batch(
+    c: &Client,
+    policy: &BatchPolicy,
+    mut ops: Vec<BatchOperation>,
+) -> (Vec<BatchOperation>, Option<aerospike::Error>) {
+    let failed = c.batch(policy, &mut ops).await.err();
+    (ops, failed)
+}
+
+/// Read-only rows split into batch requests of `size` rows, each a future to spawn on the
+/// worker runtime (which hashes the keys, builds the request and parses the reply).
+pub fn batch_parts(
+    i: &Arc<Inner>,
+    p: &Arc<Natives>,
+    rows: Vec<Row>,
+    size: usize,
+) -> Vec<BatchPart> {
+    let size = size.max(1);
+    let mut out = Vec::with_capacity(rows.len().div_ceil(size));
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let part: Vec<Row> = rows.by_ref().take(size).collect();
+        let (i, p) = (i.clone(), p.clone());
+        out.push(Box::pin(batch(i, p, part)) as BatchPart);
+    }
+    out
+}
+
+/// The rows of a split batch, gathered part by part on the loop thread.
+#[derive(Default)]
+pub struct BatchRows(Vec<Py<BatchRow>>);
+
+impl crate::exec::completion::Parts for BatchRows {
+    type Part = BatchOut;
+
+    fn push(&mut self, py: Python<'_>, part: BatchOut) -> PyResult<()> {
+        part.push_rows(py, &mut self.0)
+    }
+
+    fn finish(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(PyList::new(py, self.0)?.into_any().unbind())
+    }
+}
+
+/// One part of a split batch.
+pub type BatchPart =
+    std::pin::Pin<Box<dyn std::future::Future<Output = OpResult<BatchOut>> + Send + 'static>>;
+
+/// Info reply as a dict.
+pub struct InfoOut(Vec<(String, String)>);
+
+impl IntoPy for InfoOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let d = PyDict::new(py);
+        for (k, v) in self.0 {
+            d.set_item(k, v)?;
+        }
+        Ok(d.into_any().unbind())
+    }
+}
+
+/// Send an info command to one node (or any node).
+pub async fn info(
+    i: Arc<Inner>,
+    admin: AdminPolicy,
+    command: String,
+    node: Option<String>,
+) -> OpResult<InfoOut> {
+    let cmds: Vec<&str> = command.split('\n').filter(|c| !c.is_empty()).collect();
+    let map = match node {
+        Some(n) => i.client.get_node(&n)?.info(&admin, &cmds).await?,
+        None => i.client.info(&admin, &cmds).await?,
+    };
+    Ok(InfoOut(map.into_iter().collect()))
+}
+
+/// Per node name, the answers of one info command.
+pub struct InfoAllOut(Vec<(String, InfoOut)>);
+
+impl IntoPy for InfoAllOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let d = PyDict::new(py);
+        for (node, answers) in self.0 {
+            d.set_item(node, answers.into_py(py)?)?;
+        }
+        Ok(d.into_any().unbind())
+    }
+}
+
+/// Send an info command to every node at once.
+pub async fn info_all(i: Arc<Inner>, admin: AdminPolicy, command: String) -> OpResult<InfoAllOut> {
+    let cmds: Vec<&str> = command.split('\n').filter(|c| !c.is_empty()).collect();
+    let nodes = i.client.nodes();
+    let asks = nodes.iter().map(|n| n.info(&admin, &cmds));
+    let mut out = Vec::with_capacity(nodes.len());
+    for (node, answer) in nodes.iter().zip(futures::future::join_all(asks).await) {
+        out.push((
+            node.name().to_owned(),
+            InfoOut(answer?.into_iter().collect()),
+        ));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(InfoAllOut(out))
+}
+
+/// Per node name, the partitions of a namespace it masters and the replicas it holds.
+pub struct OwnersOut(Vec<(String, usize, usize)>);
+
+impl IntoPy for OwnersOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let d = PyDict::new(py);
+        for (node, masters, replicas) in self.0 {
+            d.set_item(node, (masters, replicas))?;
+        }
+        Ok(d.into_any().unbind())
+    }
+}
+
+/// Where `ns`'s partitions are in the client's view (the one every call routes by).
+pub async fn partition_owners(i: Arc<Inner>, ns: String) -> OpResult<OwnersOut> {
+    Ok(OwnersOut(i.worker_wire.owners(&i.client, &ns).await))
+}
+
+/// The cluster's nodes: name, address, whether active, and per namespace the partitions each
+/// masters and the replicas it holds.
+pub struct NodesOut(Vec<NodeView>);
+
+/// Name, address, whether active, and per namespace (masters, replicas).
+type NodeView = (String, String, bool, Vec<(String, usize, usize)>);
+
+impl IntoPy for NodesOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let out = PyList::empty(py);
+        for (name, address, active, partitions) in self.0 {
+            let d = PyDict::new(py);
+            d.set_item("name", name)?;
+            d.set_item("address", address)?;
+            d.set_item("active", active)?;
+            let held = PyDict::new(py);
+            for (ns, masters, replicas) in partitions {
+                held.set_item(ns, (masters, replicas))?;
+            }
+            d.set_item("partitions", held)?;
+            out.append(d)?;
+        }
+        Ok(out.into_any().unbind())
+    }
+}
+
+/// The cluster's nodes as the client's view has them (see [`NodesOut`]).
+pub async fn nodes(i: Arc<Inner>) -> OpResult<NodesOut> {
+    let nodes = i.client.nodes();
+    let asks = nodes.iter().map(|n| n.info(&i.admin, &["namespaces"]));
+    let mut namespaces = std::collections::BTreeSet::new();
+    for answer in futures::future::join_all(asks).await.into_iter().flatten() {
+        if let Some(list) = answer.get("namespaces") {
+            namespaces.extend(list.split(';').filter(|n| !n.is_empty()).map(str::to_owned));
+        }
+    }
+    let mut owners = Vec::with_capacity(namespaces.len());
+    for ns in namespaces {
+        let held = i.worker_wire.owners(&i.client, &ns).await;
+        owners.push((ns, held));
+    }
+    let mut out: Vec<_> = nodes
+        .iter()
+        .map(|n| {
+            let partitions = owners
+                .iter()
+                .filter_map(|(ns, held)| {
+                    let (_, m, r) = held.iter().find(|(name, ..)| name == n.name())?;
+                    Some((ns.clone(), *m, *r))
+                })
+                .collect();
+            (
+                n.name().to_owned(),
+                n.address().to_owned(),
+                n.is_active(),
+                partitions,
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(NodesOut(out))
+}
+
+/// Remove a set's (or namespace's) records.
+pub async fn truncate(i: Arc<Inner>, ns: String, set: String, before_ns: i64) -> OpResult<()> {
+    Ok(i.client.truncate(&i.admin, &ns, &set, before_ns).await?)
+}
+
+/// Register a Lua module.
+pub async fn udf_register(i: Arc<Inner>, code: Vec<u8>, path: String) -> OpResult<()> {
+    let task = i
+        .client
+        .register_udf(&i.admin, &code, &path, UdfLang::Lua)
+        .await?;
+    task.wait_till_complete(Some(TASK_WAIT)).await?;
+    Ok(())
+}
+
+/// Remove a Lua module.
+pub async fn udf_remove(i: Arc<Inner>, path: String) -> OpResult<()> {
+    let task = i.client.remove_udf(&i.admin, &path).await?;
+    task.wait_till_complete(Some(TASK_WAIT)).await?;
+    Ok(())
+}
+
+/// A UDF's return value.
+pub struct ValueOut(Option<Value>);
+
+impl IntoPy for ValueOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.0 {
+            Some(v) => from_value(py, &v),
+            None => Ok(py.None()),
+        }
+    }
+}
+
+/// Call a record UDF.
+/// A record UDF inside a transaction, as a batch: the crate's single-record UDF command
+/// carries no transaction fields, its batch rows do. A batch of one key is sent as that
+/// single command, so a header read of the same key rides along (it runs after the UDF, on
+/// the transaction's own provisional record).
+async fn udf_in_txn(
+    c: &RuntimeClient,
+    p: &Natives,
+    key: &Key,
+    module: String,
+    function: String,
+    args: Vec<Value>,
+) -> OpResult<Option<Value>> {
+    let mut ops = [
+        BatchOperation::udf(&p.batch_udf_row, key.clone(), module, function, args),
+        BatchOperation::read(&p.batch_read_row, key.clone(), Bins::None),
+    ];
+    c.crate_client
+        .batch(&p.batch_write, &mut ops)
+        .await
+        .map_err(Failure::keyed(key))?;
+    let [op, _] = ops;
+    let row = op.into_batch_record();
+    if let Some(e) = row.error() {
+        return Err(Failure::Native(e.clone(), Some(Box::new(key.clone()))));
+    }
+    Ok(row.record.and_then(|mut r| r.bins.shift_remove("SUCCESS")))
+}
+
+pub async fn udf_apply(
+    c: RuntimeClient,
+    p: Arc<Natives>,
+    key: Key,
+    module: String,
+    function: String,
+    args: Vec<Value>,
+) -> OpResult<ValueOut> {
+    let mut value = if p.udf.base_policy.txn.is_some() {
+        udf_in_txn(&c, &p, &key, module, function, args).await?
+    } else {
+        c.crate_client
+            .execute_udf(&p.udf, &key, &module, &function, &args)
+            .await
+            .map_err(Failure::keyed(&key))?
+    };
+    if let Some(v) = value.as_mut() {
+        depth::bound_value(v, None).map_err(|t| Failure::TooDeep(t, Some(Box::new(key))))?;
+    }
+    Ok(ValueOut(value))
+}

@@ -1,0 +1,227 @@
+//! After the single-record wire path missed (`request::single::Miss`): the failure to report, or
+//! the policy the crate's path runs the call with, so that a call makes no more attempts and
+//! takes no longer than its policy allows, counting the wire path's attempt.
+//!
+//! - Nothing sent: the crate's path runs the whole call (with what is left of the total
+//!   timeout, or 1 ms when nothing is, so that it reports why, e.g. an exhausted pool).
+//! - The server refused it: the refusal is the result, unless the crate would retry that code
+//!   (timeout, partition unavailable, key busy, device overload) and a retry is left.
+//! - No connection came free before the deadline: a `TimeoutError` naming the exhausted pool.
+//! - The node could not be connected to: the crate's path runs the call (the cluster may have
+//!   moved the partition); if it too finds no connection, a `ConnectionError` naming the node
+//!   and why, not an exhausted pool.
+//! - Sent without an answer: a `TimeoutError` or `ConnectionError`, unless a retry and time
+//!   are left. A write is then in doubt, also when the crate's retries fail.
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use aerospike::policy::{BasePolicy, BatchPolicy};
+use aerospike::{Key, ReadPolicy, ResultCode, WritePolicy};
+
+use crate::exec::completion::Failure;
+use crate::request::single::Miss;
+
+/// A single-record policy, seen through its base policy.
+pub trait Based: Clone {
+    fn base(&self) -> &BasePolicy;
+    fn base_mut(&mut self) -> &mut BasePolicy;
+}
+
+impl Based for ReadPolicy {
+    fn base(&self) -> &BasePolicy {
+        &self.base_policy
+    }
+    fn base_mut(&mut self) -> &mut BasePolicy {
+        &mut self.base_policy
+    }
+}
+
+impl Based for WritePolicy {
+    fn base(&self) -> &BasePolicy {
+        &self.base_policy
+    }
+    fn base_mut(&mut self) -> &mut BasePolicy {
+        &mut self.base_policy
+    }
+}
+
+impl Based for BatchPolicy {
+    fn base(&self) -> &BasePolicy {
+        &self.base_policy
+    }
+    fn base_mut(&mut self) -> &mut BasePolicy {
+        &mut self.base_policy
+    }
+}
+
+/// What follows a miss.
+pub enum Next<'a, P: Based> {
+    /// Run the call through the crate with this policy; `in_doubt`: a write's earlier attempt
+    /// may have been applied, whatever the crate's run reports.
+    Crate {
+        policy: Cow<'a, P>,
+        in_doubt: bool,
+        /// The node the wire path could not connect to, and why: the crate's run, if it
+        /// only waits for a connection, fails naming this rather than a busy pool.
+        unreachable: Option<Refusal>,
+    },
+    Fail(Refusal),
+}
+
+/// The failure a miss ends the call with.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub code: i32,
+    pub message: String,
+    pub in_doubt: bool,
+}
+
+impl Refusal {
+    /// The failure of a call about `key`.
+    pub fn about(self, key: &Key) -> Failure {
+        Failure::Keyed {
+            code: self.code,
+            message: self.message,
+            in_doubt: self.in_doubt,
+            key: Box::new(key.clone()),
+        }
+    }
+}
+
+/// What is left of a total timeout of `total_ms` (0: none) after `started` (`None`: nothing).
+fn time_left(total_ms: u32, started: Instant) -> Option<u32> {
+    if total_ms == 0 {
+        return Some(0);
+    }
+    let spent = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+    (spent < total_ms).then(|| total_ms - spent)
+}
+
+const SERVER_TIMEOUT: u8 = 9;
+
+fn retried_by_the_crate(code: u8) -> bool {
+    // timeout, partition unavailable, key busy, device overload
+    matches!(code, 9 | 11 | 14 | 18)
+}
+
+/// What follows `miss` on a call under `policy` started at `started` (`write`: it writes).
+pub fn after<'a, P: Based>(
+    miss: Miss,
+    policy: &'a P,
+    started: Instant,
+    write: bool,
+) -> Next<'a, P> {
+    let base = policy.base();
+    let left = time_left(base.total_timeout, started);
+    let fail = |code: i32, message: String, in_doubt: bool| {
+        Next::Fail(Refusal {
+            code,
+            message,
+            in_doubt,
+        })
+    };
+    let mut unreachable = None;
+    let in_doubt = match miss {
+        Miss::NotSent | Miss::Unreachable { .. } => {
+            // Nothing was sent: the crate runs the whole call with what is left of the time.
+            let mut p = Cow::Borrowed(policy);
+            let total = left.unwrap_or(1);
+            if total != base.total_timeout {
+                p.to_mut().base_mut().total_timeout = total;
+            }
+            let unreachable = match miss {
+                Miss::Unreachable { node, why } => Some(Refusal {
+                    code: -8,
+                    message: format!("Server not available: cannot connect to node {node}: {why}"),
+                    in_doubt: false,
+                }),
+                _ => None,
+            };
+            return Next::Crate {
+                policy: p,
+                in_doubt: false,
+                unreachable,
+            };
+        }
+        Miss::Refused { code, node } => {
+            let in_doubt = write && code == SERVER_TIMEOUT;
+            if !retried_by_the_crate(code) || base.max_retries == 0 || left.is_none() {
+                let text = ResultCode::from(code);
+                return fail(
+                    i32::from(code),
+                    format!("Error {code}, node={node}: {text}"),
+                    in_doubt,
+                );
+            }
+            in_doubt
+        }
+        Miss::Busy { node, size } => {
+            let text = format!(
+                "Timeout: connection pool exhausted: every connection to node {node} stayed busy \
+                 until the deadline (max_conns_per_node={size}, the client's budget for all its \
+                 calls: raise it or lower the concurrency)"
+            );
+            return fail(9, text, false);
+        }
+        Miss::Lost { timed_out } => {
+            if base.max_retries == 0 || left.is_none() {
+                let limits = format!(
+                    "total timeout {} ms, socket timeout {} ms, 1 attempt made (max_retries={})",
+                    base.total_timeout, base.socket_timeout, base.max_retries
+                );
+                let (code, text) = if timed_out {
+                    (
+                        9,
+                        format!("Timeout: no answer before the deadline ({limits})"),
+                    )
+                } else {
+                    (
+                        -8,
+                        format!(
+                            "Server not available: the connection was lost before the answer \
+                             ({limits})"
+                        ),
+                    )
+                };
+                return fail(code, text, write);
+            }
+            if !timed_out {
+                unreachable = Some(Refusal {
+                    code: -8,
+                    message: "Server not available: the connection to the node was lost and no \
+                              new one could be opened"
+                        .to_owned(),
+                    in_doubt: write,
+                });
+            }
+            write
+        }
+    };
+    let mut p = policy.clone();
+    p.base_mut().max_retries -= 1;
+    p.base_mut().total_timeout = left.unwrap_or(0);
+    Next::Crate {
+        policy: Cow::Owned(p),
+        in_doubt,
+        unreachable,
+    }
+}
+
+/// The crate's failure `e` on `key` after the wire path found the node `unreachable`: that,
+/// when the crate only waited for a connection that never came.
+pub fn explained(unreachable: Option<Refusal>, e: aerospike::Error, key: Key) -> Failure {
+    match unreachable {
+        Some(r) if crate::py::errors::waited_for_a_connection(&e) => r.about(&key),
+        _ => Failure::Native(e, Some(Box::new(key))),
+    }
+}
+
+/// `f`, in doubt when an earlier attempt may have been applied.
+pub fn in_doubt_if(in_doubt: bool, f: Failure) -> Failure {
+    if in_doubt {
+        Failure::InDoubt(Box::new(f))
+    } else {
+        f
+    }
+}
