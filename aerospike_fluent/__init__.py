@@ -56,8 +56,8 @@ NEVER_EXPIRE = -1
 KEEP_TTL = -2
 """TTL: an update keeps the record's current TTL."""
 
-_LAZY = frozenset({"dask"})
-"""Submodules that import optional libraries: loaded on first use (``af.dask``)."""
+_LAZY = frozenset({"dask", "polars"})
+"""Submodules that import optional libraries: loaded on first use (``af.dask``, ``af.polars``)."""
 
 
 def __getattr__(name: str) -> object:
@@ -119,6 +119,7 @@ __all__ = [
     "exp",
     "metrics",
     "partition_ranges",
+    "polars",
     "progress",
     "sync",
 ]

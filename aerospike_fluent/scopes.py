@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar, Generic, TypedDict, Unpack, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, Unpack, overload
 
 from aerospike_fluent import _native, _policy, _validate
 from aerospike_fluent._arrow_write import ArrowWriteResult, WriteMode, put_arrow
@@ -32,6 +32,11 @@ from aerospike_fluent.progress import (
 )
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from aerospike_fluent.polars import ScanOptions
 
 
 class ArrowWriteOptions(TypedDict, total=False):
@@ -259,6 +264,15 @@ class RecordSet(_Scope[M]):
     def put_dataframe(self, data: object, *, key: str, **options: Unpack[ArrowWriteOptions]) -> Any:
         """:meth:`put_arrow` (the same options), named for DataFrames."""
         return self.put_arrow(data, key=key, **options)
+
+    def scan_polars(self: RecordSet[Sync], **options: Unpack[ScanOptions]) -> pl.LazyFrame:
+        """Return this set as a lazy ``polars.LazyFrame`` with pushdown (blocking clients only).
+
+        See :func:`aerospike_fluent.polars.scan_set` for the options. Needs polars.
+        """
+        from aerospike_fluent.polars import scan
+
+        return scan(self, **options)
 
     def put(self, obj: object, **options: Any) -> Any:
         """Upsert a model instance under its key field (see :meth:`KeyRef.put`)."""
