@@ -35,6 +35,9 @@ __all__ = ["read_set"]
 
 DEFAULT_PARTITIONS = 16
 DEFAULT_SAMPLE = 1000
+DEFAULT_ROWS = 1024
+"""Rows per record batch (the chunk fetched) in a task: a range's scan costs more per record as
+this grows (16 ranges of 200,000 records: 1.5 µs of CPU per record at 1024, 2.2 at 4096)."""
 
 
 class ReadRange:
@@ -153,6 +156,7 @@ def read_set(
     schema: Any = None,
     meta: pd.DataFrame | None = None,
     sample: int = DEFAULT_SAMPLE,
+    rows: int = DEFAULT_ROWS,
     key: bool | str = False,
     digest: bool | str = False,
     generation: bool | str = False,
@@ -182,6 +186,7 @@ def read_set(
             and their types come from the first ``sample`` records, read here.
         meta: an empty pandas DataFrame of the columns instead of ``schema``.
         sample: records read here to infer the columns (and to check the set can be read).
+        rows: rows per record batch (the chunk fetched) in each task, 1-100000.
         key: add the user key column (``True`` or a column name); ``digest``, ``generation``
             and ``ttl`` likewise.
         digest: see ``key``.
@@ -223,6 +228,7 @@ def read_set(
         )
         if value
     }
+    arrow["rows"] = _validate.integer("rows", rows, 1, 100_000)
     names = None if bins is None else tuple(bins)
     task = ReadRange(seeds_text, namespace, set_name, names, where, arrow, dict(options), None)
     _check_pickles(task)
