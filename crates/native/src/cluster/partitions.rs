@@ -65,6 +65,18 @@ impl Map {
                 .all(|(a, b)| same(a, b))
     }
 
+    /// The node (index in `nodes`) of copy `sequence` of partition `pid`: the master for 0,
+    /// then each replica in turn, wrapping round the copies some node holds.
+    pub fn copy(&self, pid: usize, sequence: usize) -> Option<usize> {
+        let holders = || {
+            std::iter::once(self.master.get(pid).copied().flatten())
+                .chain(self.replicas.iter().map(|r| r.get(pid).copied().flatten()))
+                .flatten()
+        };
+        let n = holders().count();
+        (n > 0).then(|| holders().nth(sequence % n)).flatten()
+    }
+
     /// Some node serves the namespace, and none in strong-consistency mode.
     pub fn known_ap(&self) -> bool {
         self.listed > 0 && !self.strong_consistency
@@ -174,6 +186,18 @@ mod tests {
         let older = format!("test:1,1,{}", b64(0b1000_0000));
         let map = from_answers(Vec::new(), vec![Some(newer), Some(older)], "test");
         assert_eq!(map.master[0], Some(0));
+    }
+
+    #[test]
+    fn the_sequence_goes_master_first_then_each_replica_and_wraps() {
+        let a = format!("test:1,2,{},{}", b64(0b1000_0000), b64(0b0100_0000));
+        let b = format!("test:1,2,{},{}", b64(0b0100_0000), b64(0b1000_0000));
+        let map = from_answers(Vec::new(), vec![Some(a), None, Some(b)], "test");
+        let copies = |pid| (0..4).map(|s| map.copy(pid, s)).collect::<Vec<_>>();
+        assert_eq!(copies(0), [Some(0), Some(2), Some(0), Some(2)]);
+        assert_eq!(copies(1), [Some(2), Some(0), Some(2), Some(0)]);
+        // a partition no node holds has no copy to go to
+        assert_eq!(copies(2), [None; 4]);
     }
 
     #[test]

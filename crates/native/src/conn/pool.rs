@@ -372,20 +372,18 @@ impl Pool {
         }
     }
 
-    /// The node mastering partition `pid` of `namespace` (`None`: none known; the crate's
-    /// path then serves the call).
+    /// The node holding copy `sequence` of partition `pid` of `namespace`, counting the
+    /// master as copy 0 and wrapping round the copies the table knows (`None`: none known;
+    /// the crate's path then serves the call).
     pub async fn node_for(
         self: &Arc<Self>,
         client: &aerospike::Client,
         namespace: &str,
         pid: u16,
+        sequence: usize,
     ) -> Option<Arc<NodeConns>> {
         let table = self.table(client, namespace).await;
-        let at = table
-            .map
-            .master
-            .get(usize::from(pid) % PARTITIONS)
-            .copied()??;
+        let at = table.map.copy(usize::from(pid) % PARTITIONS, sequence)?;
         let local = self.local.read().get(namespace).cloned();
         let local = match local {
             Some(l) if Arc::ptr_eq(&l.table, &table) => l,

@@ -188,7 +188,7 @@ pub async fn read(
     for (i, ask) in asks.iter().enumerate() {
         answers.push(Answer::Missed(Miss::NotSent));
         let pid = partition_of(&ask.key.digest());
-        let route = pool.node_for(client, ask.key.namespace(), pid);
+        let route = pool.node_for(client, ask.key.namespace(), pid, 0);
         let Some(node) = within(limits.total, route).await.flatten() else {
             continue;
         };

@@ -109,17 +109,29 @@ pub async fn get(
     let mut unreachable = None;
     if p.wire_read && c.wire.enabled() {
         let started = Instant::now();
-        match single::get(&c.wire, &c.crate_client, &p.read, &key, &bins).await {
-            Ok(Some(r)) => return Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
-            Ok(None) => return Ok(RecordOut(None, key, orig)),
-            Err(miss) => match retry::after(miss, &p.read, started, false) {
-                Next::Crate {
-                    policy: q,
-                    unreachable: u,
-                    ..
-                } => (policy, unreachable) = (q, u),
-                Next::Fail(f) => return Err(f.about(&key)),
-            },
+        let mut sequence = 0;
+        loop {
+            match single::get(&c.wire, &c.crate_client, &policy, &key, sequence, &bins).await {
+                Ok(Some(r)) => return Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
+                Ok(None) => return Ok(RecordOut(None, key, orig)),
+                Err(miss) => match retry::after_read(miss, policy.as_ref(), started, sequence) {
+                    Ok(again) => {
+                        (policy, sequence) = (Cow::Owned(again.policy), again.sequence);
+                        if !again.pause.is_zero() {
+                            tokio::time::sleep(again.pause).await;
+                        }
+                    }
+                    Err(Next::Crate {
+                        policy: q,
+                        unreachable: u,
+                        ..
+                    }) => {
+                        (policy, unreachable) = (Cow::Owned(q.into_owned()), u);
+                        break;
+                    }
+                    Err(Next::Fail(f)) => return Err(f.about(&key)),
+                },
+            }
         }
     }
     match c.crate_client.get(&policy, &key, bins).await {

@@ -1,22 +1,28 @@
-//! After the single-record wire path missed (`request::single::Miss`): the failure to report, or
-//! the policy the crate's path runs the call with, so that a call makes no more attempts and
-//! takes no longer than its policy allows, counting the wire path's attempt.
+//! The one rule for what follows an attempt our path did not finish (`single::Miss`): try
+//! again on our path, hand the call to the crate with what is left of its budget, or end it
+//! with which error, and whether a write is in doubt. Every path asks it: single-record
+//! calls ([`after_read`], [`after`]), batch rows and Arrow writes ([`after`]); scans ask
+//! [`round_after`] between rounds. A call makes no more attempts and takes no longer than its
+//! policy allows, counting every attempt on either path.
 //!
+//! - A read under the `sequence` replica policy whose attempt was lost, timed out, could not
+//!   connect, or was refused with a code worth retrying goes again on our path, to the next
+//!   copy of its partition (master, then each replica), as the crate's sequence does.
 //! - Nothing sent: the crate's path runs the whole call (with what is left of the total
 //!   timeout, or 1 ms when nothing is, so that it reports why, e.g. an exhausted pool).
-//! - The server refused it: the refusal is the result, unless the crate would retry that code
+//! - The server refused it: the refusal is the result, unless the code is worth retrying
 //!   (timeout, partition unavailable, key busy, device overload) and a retry is left.
 //! - No connection came free before the deadline: a `TimeoutError` naming the exhausted pool.
-//! - The node could not be connected to: the crate's path runs the call (the cluster may have
-//!   moved the partition); if it too finds no connection, a `ConnectionError` naming the node
-//!   and why, not an exhausted pool.
+//! - The node could not be connected to, or no node holds the partition: the crate's path
+//!   runs the call (its view may differ); if it too finds no connection, a `ConnectionError`
+//!   naming the node and why, not an exhausted pool.
 //! - Sent without an answer: a `TimeoutError` or `ConnectionError`, unless a retry and time
 //!   are left. A write is then in doubt, also when the crate's retries fail.
 
 use std::borrow::Cow;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use aerospike::policy::{BasePolicy, BatchPolicy};
+use aerospike::policy::{BasePolicy, BatchPolicy, Replica};
 use aerospike::{Key, ReadPolicy, ResultCode, WritePolicy};
 
 use crate::exec::completion::Failure;
@@ -53,6 +59,14 @@ impl Based for BatchPolicy {
     fn base_mut(&mut self) -> &mut BasePolicy {
         &mut self.base_policy
     }
+}
+
+/// A read tried again on our path: copy `sequence` of the partition, under `policy` (the
+/// retries and time left), after `pause`.
+pub struct Again<P: Based> {
+    pub policy: P,
+    pub sequence: usize,
+    pub pause: Duration,
 }
 
 /// What follows a miss.
@@ -123,7 +137,7 @@ pub fn after<'a, P: Based>(
     };
     let mut unreachable = None;
     let in_doubt = match miss {
-        Miss::NotSent | Miss::Unreachable { .. } => {
+        Miss::NotSent | Miss::Unreachable { .. } | Miss::NoNode { .. } => {
             // Nothing was sent: the crate runs the whole call with what is left of the time.
             let mut p = Cow::Borrowed(policy);
             let total = left.unwrap_or(1);
@@ -134,6 +148,14 @@ pub fn after<'a, P: Based>(
                 Miss::Unreachable { node, why } => Some(Refusal {
                     code: -8,
                     message: format!("Server not available: cannot connect to node {node}: {why}"),
+                    in_doubt: false,
+                }),
+                Miss::NoNode { pid } => Some(Refusal {
+                    code: -8,
+                    message: format!(
+                        "Server not available: no node of the cluster answers for partition \
+                         {pid} (nodes down, or the cluster changing)"
+                    ),
                     in_doubt: false,
                 }),
                 _ => None,
@@ -206,6 +228,44 @@ pub fn after<'a, P: Based>(
         in_doubt,
         unreachable,
     }
+}
+
+/// What follows `miss` on a read under `policy` started at `started`, whose attempt went to
+/// copy `sequence` of its partition: under the `sequence` replica policy a lost, timed-out,
+/// unconnectable or retryable-refused attempt goes again on our path to the next copy, while
+/// retries and time are left; anything else as [`after`] decides.
+pub fn after_read<'a, P: Based>(
+    miss: Miss,
+    policy: &'a P,
+    started: Instant,
+    sequence: usize,
+) -> Result<Again<P>, Next<'a, P>> {
+    let base = policy.base();
+    let fails_over = matches!(base.replica, Replica::Sequence)
+        && match &miss {
+            Miss::Lost { .. } | Miss::Unreachable { .. } => true,
+            Miss::Refused { code, .. } => retried_by_the_crate(*code),
+            Miss::NotSent | Miss::Busy { .. } | Miss::NoNode { .. } => false,
+        };
+    let left = time_left(base.total_timeout, started);
+    if !fails_over || base.max_retries == 0 || left.is_none() {
+        return Err(after(miss, policy, started, false));
+    }
+    let mut p = policy.clone();
+    p.base_mut().max_retries -= 1;
+    p.base_mut().total_timeout = left.unwrap_or(0);
+    let pause = Duration::from_millis(u64::from(base.sleep_between_retries));
+    Ok(Again {
+        policy: p,
+        sequence: sequence + 1,
+        pause,
+    })
+}
+
+/// Whether a scan goes on after `attempts` rounds that left partitions unread, under at most
+/// `max_retries` retries and a deadline it is `late` for.
+pub fn round_after(attempts: usize, max_retries: usize, late: bool) -> bool {
+    attempts <= max_retries && !late
 }
 
 /// The crate's failure `e` on `key` after the wire path found the node `unreachable`: that,

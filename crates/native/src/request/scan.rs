@@ -194,7 +194,7 @@ pub async fn run(client: &Client, pool: &std::sync::Arc<Pool>, plan: Plan, tx: &
         }
         attempt += 1;
         let late = deadline.is_some_and(|d| Instant::now() + pause >= d);
-        if attempt > plan.max_retries || late {
+        if !crate::request::retry::round_after(attempt, plan.max_retries, late) {
             let f = last.unwrap_or_else(|| {
                 let left = parts.iter().filter(|p| !p.done).count();
                 coded(

@@ -49,6 +49,8 @@ pub enum Miss {
     Busy { node: String, size: usize },
     /// No connection to the node could be opened (nothing was sent): `why`.
     Unreachable { node: String, why: String },
+    /// No node of the table holds the partition (nothing was sent).
+    NoNode { pid: u16 },
 }
 
 const NOT_SENT: Miss = Miss::NotSent;
@@ -210,12 +212,13 @@ fn user_key_particle(v: &Value) -> Option<(u8, ValueBytes<'_>)> {
     }
 }
 
-/// Run the request in `encode` on the master of `key`'s partition; the reply's header and
-/// the connection (released once read).
+/// Run the request in `encode` on copy `sequence` of `key`'s partition (0: the master); the
+/// reply's header and the connection (released once read).
 async fn call(
     pool: &Arc<Pool>,
     client: &aerospike::Client,
     key: &Key,
+    sequence: usize,
     until: Option<Instant>,
     encode: impl FnOnce(&mut Vec<u8>),
 ) -> Result<
@@ -227,7 +230,7 @@ async fn call(
     Miss,
 > {
     let pid = partition_of(&key.digest());
-    let route = pool.node_for(client, key.namespace(), pid);
+    let route = pool.node_for(client, key.namespace(), pid, sequence);
     let node = match until {
         Some(at) => tokio::time::timeout_at(at, route).await.ok().flatten(),
         None => route.await,
@@ -239,12 +242,7 @@ async fn call(
                 node: "every node of the cluster".to_owned(),
             });
         }
-        // The crate's path tries (its view may differ); if it too finds no node, this says why.
-        return Err(Miss::Unreachable {
-            node: format!("mastering partition {pid}"),
-            why: "no node of the cluster answers for it (nodes down, or the cluster changing)"
-                .to_owned(),
-        });
+        return Err(Miss::NoNode { pid });
     };
     let mut lease = match pool.lease(&node, until).await {
         Ok(lease) => lease,
@@ -285,6 +283,7 @@ pub async fn get(
     client: &aerospike::Client,
     policy: &ReadPolicy,
     key: &Key,
+    sequence: usize,
     bins: &Bins,
 ) -> Result<Option<AsRecord>, Miss> {
     let names: &[String] = match bins {
@@ -313,7 +312,7 @@ pub async fn get(
         }
         finish(out);
     };
-    let (mut lease, size, node) = call(pool, client, key, until, encode).await?;
+    let (mut lease, size, node) = call(pool, client, key, sequence, until, encode).await?;
     let conn = lease.conn();
     let whole = conn.buf.len() == 8 + size;
     let body = &conn.buf[8..8 + size];
@@ -376,7 +375,7 @@ pub async fn put(
         }
         finish(out);
     };
-    let (mut lease, size, node) = call(pool, client, key, until, encode).await?;
+    let (mut lease, size, node) = call(pool, client, key, 0, until, encode).await?;
     let conn = lease.conn();
     let whole = conn.buf.len() == 8 + size;
     let m =
