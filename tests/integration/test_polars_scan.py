@@ -231,7 +231,7 @@ def _compare(name: str, values: st.SearchStrategy[Any]) -> st.SearchStrategy[pl.
     def build(t: tuple[Callable[[Any, Any], Any], Any, bool]) -> pl.Expr:
         op, value, flipped = t
         column = pl.col(name)
-        return op(value, column) if flipped else op(column, value)  # type: ignore[no-any-return]
+        return op(pl.lit(value), column) if flipped else op(column, value)  # type: ignore[no-any-return]
 
     return st.tuples(st.sampled_from(_CMPS), values, st.booleans()).map(build)
 
