@@ -68,6 +68,8 @@ bench: bench-deps
 	$(PY) -m benchmarks.typed_records
 	$(PY) -m benchmarks.transactions
 	$(PY) -m benchmarks.arrow_writes
+	$(PY) -m benchmarks.dask_reads
+	$(PY) -m benchmarks.bulk_build
 
 ## CI smoke: every workload briefly, writes benchmarks/results/ (asserts nothing about time)
 bench-quick: bench-deps
@@ -79,6 +81,8 @@ bench-quick: bench-deps
 	$(PY) -m benchmarks.typed_records --quick
 	$(PY) -m benchmarks.transactions --quick
 	$(PY) -m benchmarks.arrow_writes --quick
+	$(PY) -m benchmarks.dask_reads --quick
+	$(PY) -m benchmarks.bulk_build --quick
 
 ## a release wheel (manylinux_2_28: zig links against that glibc) and the sdist, into dist/
 wheel: $(VENV)/.runtime
