@@ -90,6 +90,8 @@ def measure(seeds: str) -> dict[str, dict[str, float]]:
         s = db.namespace("test").set("ab")
         out["sync_put"] = _sequential(lambda i: s.key(i).put({"i": i}))
         out["sync_get"] = _sequential(lambda i: s.key(i).get())
+        out["sync_exists"] = _sequential(lambda i: s.key(i).exists())
+        out["sync_operate"] = _sequential(lambda i: s.key(i).add("i", 1).read("i").execute())
         s.keys(keys).get()
         lat = []
         for _ in range(BATCH_ROUNDS):
@@ -112,6 +114,9 @@ def measure(seeds: str) -> dict[str, dict[str, float]]:
             a = db.namespace("test").set("ab")
             out["async_put"] = await _awaited(lambda i: a.key(i).put({"i": i}))
             out["async_get"] = await _awaited(lambda i: a.key(i).get())
+            out["async_operate"] = await _awaited(
+                lambda i: a.key(i).add("i", 1).read("i").execute()
+            )
             out["c50_put"] = await _concurrent(lambda i: a.key(i % N).put({"i": i}))
             out["c50_get"] = await _concurrent(lambda i: a.key(i % N).get())
             await a.keys(keys).get()
