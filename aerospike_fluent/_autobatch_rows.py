@@ -133,6 +133,11 @@ def deliver(waiters: Sequence[Waiter], rows: list[BatchRow]) -> None:
 def _own(error: BaseException, key: Any, in_doubt: bool | None) -> BaseException:
     """Return a copy of ``error`` for one caller: its key (and, when given, whether in doubt)."""
     own = copy.copy(error)
+    if own.__dict__ is error.__dict__:
+        # A copyreg reducer can hand the copy the same __dict__: tblib's, which importing dask
+        # installs for every exception class then defined. The key set below would be every
+        # copy's.
+        own.__dict__ = dict(error.__dict__)
     if hasattr(own, "key"):
         own.key = key
     if in_doubt is not None and hasattr(own, "in_doubt"):
