@@ -1,7 +1,7 @@
-"""Single-record gets and puts over the SDK's own connections (the default) give exactly what
-the crate's path gives (``AEROSPIKE_FLUENT_CRATE_RECORDS=1``): records, missing keys, named
-bins, metadata, a server's refusal, a dropped connection and a timeout, with the same error
-class, result code and in-doubt flag; sync, asyncio and trio.
+"""Single-record gets, puts, exists and deletes over the SDK's own connections (the default)
+give exactly what the crate's path gives (``AEROSPIKE_FLUENT_CRATE_RECORDS=1``): records,
+missing keys, named bins, metadata, a server's refusal, a dropped connection and a timeout,
+with the same error class, result code and in-doubt flag; sync, asyncio and trio.
 """
 
 from __future__ import annotations
@@ -77,6 +77,11 @@ async def test_records_and_missing_keys_read_the_same(
             _record(await fl.run(s.key("a").get("s", "i", "absent"))),
             _record(await fl.run(s.key(7).get())),
             _record(await fl.run(s.key("missing").get())),
+            await fl.run(s.key("a").exists()),
+            await fl.run(s.key("missing").exists()),
+            await fl.run(s.key(7).delete()),
+            await fl.run(s.key(7).delete()),
+            await fl.run(s.key(7).exists()),
         ]
 
     crate, wire = await both_paths(fl, srv.seeds, monkeypatch, run, set_name)
@@ -85,13 +90,15 @@ async def test_records_and_missing_keys_read_the_same(
     assert wire[1][2] == {"s": "é-text", "i": 1}
     assert wire[2][2] == {"y": 2}
     assert wire[3] is None
+    assert wire[4:] == [True, False, True, False, False]
 
 
-def get_then_put(
+def each_verb(
     fl: Flavor, fault: Callable[[], None], timeout: float | None = None, pause: float = 0.0
 ) -> Callable[[af.Client[Any], str], Any]:
-    """A run that reads a record, then writes it, each right after ``fault()`` (with
-    ``timeout``: that total timeout and no retries; ``pause``: a wait after each)."""
+    """A run that reads a record, writes it, asks whether it exists and deletes it, each right
+    after ``fault()`` (with ``timeout``: that total timeout and no retries; ``pause``: a wait
+    after each)."""
 
     async def run(db: af.Client[Any], set_name: str) -> Any:
         k = db.namespace("test").set(set_name).key("k")
@@ -99,7 +106,7 @@ def get_then_put(
         if timeout is not None:
             k = k.timeout(timeout, retries=0)
         out: list[tuple[Any, ...]] = []
-        for verb in (k.get, lambda: k.put({"v": 1})):
+        for verb in (k.get, lambda: k.put({"v": 1}), k.exists, k.delete):
             fault()
             out.append(await attempt(fl, verb))
             if pause:
@@ -113,34 +120,37 @@ def get_then_put(
 async def test_a_refusal_raises_the_same_error(
     fl: Flavor, srv: EmbeddedServer, monkeypatch: pytest.MonkeyPatch, set_name: str, code: int
 ) -> None:
-    run = get_then_put(fl, lambda: srv.fault_fail(code, 1))
+    run = each_verb(fl, lambda: srv.fault_fail(code, 1))
     crate, wire = await both_paths(fl, srv.seeds, monkeypatch, run, set_name)
     assert wire == crate
     if code == 22:  # refused for good
-        assert [o[:3] for o in wire] == [("error", "ForbiddenError", 22)] * 2
+        assert [o[:3] for o in wire] == [("error", "ForbiddenError", 22)] * 4
         assert not any(o[3] for o in wire)
-    else:  # key busy: retried, so the read goes through; the write reports the refusal
+    else:  # key busy: reads are retried and go through; writes report the refusal
         assert wire[0] == ("ok", ("k", 1, {"v": 0}))
         assert wire[1][:3] == ("error", "KeyBusyError", 14)
+        assert wire[2] == ("ok", True)
+        assert wire[3][:3] == ("error", "KeyBusyError", 14)
 
 
 async def test_a_late_reply_times_out_the_same(
     fl: Flavor, srv: EmbeddedServer, monkeypatch: pytest.MonkeyPatch, set_name: str
 ) -> None:
-    run = get_then_put(fl, lambda: srv.fault_delay(800, 1), timeout=0.2, pause=0.9)
+    run = each_verb(fl, lambda: srv.fault_delay(800, 1), timeout=0.2, pause=0.9)
     crate, wire = await both_paths(fl, srv.seeds, monkeypatch, run, set_name)
     assert wire == crate
     # a read that timed out changed nothing; a write that did may have been applied
-    assert wire == [("error", "TimeoutError", 9, False), ("error", "TimeoutError", 9, True)]
+    read, write = ("error", "TimeoutError", 9, False), ("error", "TimeoutError", 9, True)
+    assert wire == [read, write, read, write]
 
 
 async def test_a_dropped_connection_fails_the_same(
     fl: Flavor, srv: EmbeddedServer, monkeypatch: pytest.MonkeyPatch, set_name: str
 ) -> None:
-    run = get_then_put(fl, lambda: srv.fault_drop(0), timeout=2)
+    run = each_verb(fl, lambda: srv.fault_drop(0), timeout=2)
     crate, wire = await both_paths(fl, srv.seeds, monkeypatch, run, set_name)
     assert wire == crate
-    assert [o[0] for o in wire] == ["error", "error"]
+    assert [o[0] for o in wire] == ["error"] * 4
 
 
 async def test_a_node_that_is_down_is_named_not_a_busy_pool(fl: Flavor) -> None:

@@ -61,7 +61,7 @@ use crate::py::policy::Natives;
 use crate::request::calls;
 
 /// The crate client of one runtime, and the connections the wire path keeps there
-/// (`wire::pool`).
+/// (`conn::pool`).
 #[derive(Clone)]
 pub struct RuntimeClient {
     pub crate_client: aerospike::Client,

@@ -94,12 +94,13 @@ pub struct Natives {
     pub batch_udf_row: BatchUdfPolicy,
     /// Scans and queries.
     pub query: QueryPolicy,
-    /// Whether gets and puts under these policies can take the wire path (`wire::single`).
+    /// Whether single-record reads and writes under these policies can take the wire path
+    /// (`request::single`).
     pub wire_read: bool,
     pub wire_write: bool,
-    /// Whether read-only batches (and read rows) under these policies can (`wire::batch`).
+    /// Whether read-only batches (and read rows) under these policies can (`request::batch`).
     pub wire_batch: bool,
-    /// Whether batches of put rows (and put rows) under these policies can (`wire::batch`).
+    /// Whether batches of put rows (and put rows) under these policies can (`request::batch`).
     pub wire_batch_put: bool,
 }
 

@@ -1,5 +1,5 @@
-//! Batches of plain read rows, or of plain put rows, go over the wire path (`wire::batch`),
-//! one request per node; the crate's batch runs the rows it could not finish, as `fallback`
+//! Batches of plain read rows, or of plain put rows, go over the wire path (`request::batch`),
+//! one request per node; the crate's batch runs the rows it could not finish, as `retry`
 //! decides for a single record:
 //!
 //! - a row whose partition has no known master, or whose node could not be asked (nothing

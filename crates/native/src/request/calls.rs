@@ -1,9 +1,8 @@
 //! One `async fn` per operation; `py/client.rs` exposes each twice (async and blocking).
 //! Single-record calls take the crate client of the runtime they run on (see `exec/routes.rs`).
 
-use std::borrow::Cow;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aerospike::policy::{AdminPolicy, BatchPolicy, ReadModeSc};
 use aerospike::ReadPolicy;
@@ -23,7 +22,7 @@ use crate::ops::{Answers, Ops};
 use crate::py::client::Inner;
 use crate::py::policy::Natives;
 use crate::request::batch_wire::{self, Done};
-use crate::request::retry::{self, Next};
+use crate::request::retry::{self, Tries};
 use crate::request::single;
 
 /// How long index / UDF tasks may take to complete.
@@ -105,82 +104,101 @@ pub async fn get(
     bins: Bins,
 ) -> OpResult<RecordOut> {
     check_read_mode(&c, &p.read, key.namespace()).await?;
-    let mut policy = Cow::Borrowed(&p.read);
-    let mut unreachable = None;
+    let mut tries = Tries::new(&p.read, false);
     if p.wire_read && c.wire.enabled() {
-        let started = Instant::now();
-        let mut sequence = 0;
         loop {
-            match single::get(&c.wire, &c.crate_client, &policy, &key, sequence, &bins).await {
+            let policy = tries.policy();
+            match single::get(
+                &c.wire,
+                &c.crate_client,
+                policy,
+                &key,
+                tries.sequence(),
+                &bins,
+            )
+            .await
+            {
                 Ok(Some(r)) => return Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
                 Ok(None) => return Ok(RecordOut(None, key, orig)),
-                Err(miss) => match retry::after_read(miss, policy.as_ref(), started, sequence) {
-                    Ok(again) => {
-                        (policy, sequence) = (Cow::Owned(again.policy), again.sequence);
-                        if !again.pause.is_zero() {
-                            tokio::time::sleep(again.pause).await;
-                        }
-                    }
-                    Err(Next::Crate {
-                        policy: q,
-                        unreachable: u,
-                        ..
-                    }) => {
-                        (policy, unreachable) = (Cow::Owned(q.into_owned()), u);
-                        break;
-                    }
-                    Err(Next::Fail(f)) => return Err(f.about(&key)),
+                Err(miss) => match tries.again(miss).await {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(f) => return Err(f.about(&key)),
                 },
             }
         }
     }
-    match c.crate_client.get(&policy, &key, bins).await {
+    match c.crate_client.get(tries.policy(), &key, bins).await {
         Ok(r) => Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
         Err(e) if not_found(&e) => Ok(RecordOut(None, key, orig)),
-        Err(e) => Err(retry::explained(unreachable, e, key)),
+        Err(e) => Err(retry::explained(tries.unreachable, e, key)),
     }
 }
 
 /// Write bins.
 pub async fn put(c: RuntimeClient, p: Arc<Natives>, key: Key, bins: Vec<Bin>) -> OpResult<()> {
-    let mut policy = Cow::Borrowed(&p.write);
-    let mut in_doubt = false;
-    let mut unreachable = None;
+    let mut tries = Tries::new(&p.write, true);
     if p.wire_write && c.wire.enabled() && single::writable(&bins) {
-        let started = Instant::now();
-        match single::put(&c.wire, &c.crate_client, &p.write, &key, &bins).await {
+        match single::put(&c.wire, &c.crate_client, tries.policy(), &key, &bins).await {
             Ok(()) => return Ok(()),
-            Err(miss) => match retry::after(miss, &p.write, started, true) {
-                Next::Crate {
-                    policy: q,
-                    in_doubt: d,
-                    unreachable: u,
-                } => (policy, in_doubt, unreachable) = (q, d, u),
-                Next::Fail(f) => return Err(f.about(&key)),
-            },
+            Err(miss) => {
+                if let Err(f) = tries.again(miss).await {
+                    return Err(f.about(&key));
+                }
+            }
         }
     }
     c.crate_client
-        .put(&policy, &key, &bins)
+        .put(tries.policy(), &key, &bins)
         .await
-        .map_err(|e| retry::in_doubt_if(in_doubt, retry::explained(unreachable, e, key)))
+        .map_err(|e| crate_failure(tries, e, key))
 }
 
 /// Delete; true if the record existed.
 pub async fn delete(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<bool> {
+    let mut tries = Tries::new(&p.write, true);
+    if p.wire_write && c.wire.enabled() {
+        match single::delete(&c.wire, &c.crate_client, tries.policy(), &key).await {
+            Ok(existed) => return Ok(existed),
+            Err(miss) => {
+                if let Err(f) = tries.again(miss).await {
+                    return Err(f.about(&key));
+                }
+            }
+        }
+    }
     c.crate_client
-        .delete(&p.write, &key)
+        .delete(tries.policy(), &key)
         .await
-        .map_err(Failure::keyed(&key))
+        .map_err(|e| crate_failure(tries, e, key))
+}
+
+/// The crate's failure `e` on `key` after our path's attempts `tries`.
+fn crate_failure<P: retry::Based>(tries: Tries<'_, P>, e: aerospike::Error, key: Key) -> Failure {
+    retry::in_doubt_if(tries.in_doubt, retry::explained(tries.unreachable, e, key))
 }
 
 /// Whether the record exists.
 pub async fn exists(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<bool> {
     check_read_mode(&c, &p.read, key.namespace()).await?;
+    let mut tries = Tries::new(&p.read, false);
+    if p.wire_read && c.wire.enabled() {
+        loop {
+            let policy = tries.policy();
+            match single::exists(&c.wire, &c.crate_client, policy, &key, tries.sequence()).await {
+                Ok(found) => return Ok(found),
+                Err(miss) => match tries.again(miss).await {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(f) => return Err(f.about(&key)),
+                },
+            }
+        }
+    }
     c.crate_client
-        .exists(&p.read, &key)
+        .exists(tries.policy(), &key)
         .await
-        .map_err(Failure::keyed(&key))
+        .map_err(|e| retry::explained(tries.unreachable, e, key))
 }
 
 /// Reset the record's TTL.

@@ -1,8 +1,9 @@
 //! What a call sends and the one rule for what follows a failed attempt.
 //!
-//! Our own requests: single-record gets and puts (`single`), batch reads and puts of plain rows
-//! (`batch`, one request per node), scans and index queries (`scan`, `scan_request`, `index`,
-//! with records kept as the server's bytes until the consumer converts them). Every other
+//! Our own requests: single-record gets, puts, exists and deletes (`single`), batch reads and
+//! puts of plain rows (`batch`, one request per node), scans and index queries (`scan`,
+//! `scan_request`, `index`, with records kept as the server's bytes until the consumer
+//! converts them). Every other
 //! operation is a crate call (`calls`, `crate_calls`); `retry` decides, for both, whether a
 //! missed attempt is tried again, handed to the crate with what is left of its budget, or
 //! ends the call with which error, and whether a write is in doubt.

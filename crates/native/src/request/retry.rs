@@ -1,9 +1,9 @@
 //! The one rule for what follows an attempt our path did not finish (`single::Miss`): try
 //! again on our path, hand the call to the crate with what is left of its budget, or end it
 //! with which error, and whether a write is in doubt. Every path asks it: single-record
-//! calls ([`after_read`], [`after`]), batch rows and Arrow writes ([`after`]); scans ask
-//! [`round_after`] between rounds. A call makes no more attempts and takes no longer than its
-//! policy allows, counting every attempt on either path.
+//! calls through [`Tries`] (over [`after_read`] and [`after`]), batch rows and Arrow writes
+//! through [`after`], scans between rounds through [`round_after`]. A call makes no more
+//! attempts and takes no longer than its policy allows, counting every attempt on either path.
 //!
 //! - A read under the `sequence` replica policy whose attempt was lost, timed out, could not
 //!   connect, or was refused with a code worth retrying goes again on our path, to the next
@@ -260,6 +260,74 @@ pub fn after_read<'a, P: Based>(
         sequence: sequence + 1,
         pause,
     })
+}
+
+/// The attempts of one single-record call on our path, as the rule above decides them: the
+/// policy and copy of the next attempt, and what the crate's path is handed if it takes over.
+pub struct Tries<'a, P: Based> {
+    policy: Cow<'a, P>,
+    sequence: usize,
+    started: Instant,
+    write: bool,
+    /// A write's earlier attempt may have been applied.
+    pub in_doubt: bool,
+    /// The node our path could not reach, for the crate's error if it only waits too.
+    pub unreachable: Option<Refusal>,
+}
+
+impl<'a, P: Based> Tries<'a, P> {
+    /// The first attempt of a call under `policy` (`write`: it writes).
+    pub fn new(policy: &'a P, write: bool) -> Self {
+        Tries {
+            policy: Cow::Borrowed(policy),
+            sequence: 0,
+            started: Instant::now(),
+            write,
+            in_doubt: false,
+            unreachable: None,
+        }
+    }
+
+    /// The policy of the next attempt (what is left of its retries and time).
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+
+    /// The copy of the partition the next attempt goes to (0: the master).
+    pub fn sequence(&self) -> usize {
+        self.sequence
+    }
+
+    /// After `miss`: `Ok(true)` to try again on our path (the pause slept), `Ok(false)` to
+    /// hand the call to the crate with [`Self::policy`], `Err` to end it.
+    pub async fn again(&mut self, miss: Miss) -> Result<bool, Refusal> {
+        let next = if self.write {
+            Err(after(miss, self.policy.as_ref(), self.started, true))
+        } else {
+            after_read(miss, self.policy.as_ref(), self.started, self.sequence)
+        };
+        let (policy, go_on) = match next {
+            Ok(again) => {
+                if !again.pause.is_zero() {
+                    tokio::time::sleep(again.pause).await;
+                }
+                self.sequence = again.sequence;
+                (again.policy, true)
+            }
+            Err(Next::Crate {
+                policy,
+                in_doubt,
+                unreachable,
+            }) => {
+                self.in_doubt = in_doubt;
+                self.unreachable = unreachable;
+                (policy.into_owned(), false)
+            }
+            Err(Next::Fail(f)) => return Err(f),
+        };
+        self.policy = Cow::Owned(policy);
+        Ok(go_on)
+    }
 }
 
 /// Whether a scan goes on after `attempts` rounds that left partitions unread, under at most

@@ -28,6 +28,8 @@ use crate::request::scan_request::{
 
 pub(crate) const INFO1_GET_ALL: u8 = 1 << 1;
 const INFO2_WRITE: u8 = 1;
+const INFO2_DELETE: u8 = 1 << 1;
+const INFO1_NOBINDATA: u8 = 1 << 5;
 const FIELD_KEY: u8 = 2;
 const FIELD_DIGEST: u8 = 4;
 const OP_WRITE: u8 = 2;
@@ -375,25 +377,101 @@ pub async fn put(
         }
         finish(out);
     };
-    let (mut lease, size, node) = call(pool, client, key, 0, until, encode).await?;
+    let (lease, size, node) = call(pool, client, key, 0, until, encode).await?;
+    match answer(pool, lease, size)? {
+        OK => Ok(()),
+        code => Err(refused(pool, key, code, &node)),
+    }
+}
+
+/// Whether `key` exists (read under `policy`, at copy `sequence` of its partition).
+pub async fn exists(
+    pool: &Arc<Pool>,
+    client: &aerospike::Client,
+    policy: &ReadPolicy,
+    key: &Key,
+    sequence: usize,
+) -> Result<bool, Miss> {
+    let (info1, info2) = (INFO1_READ | INFO1_NOBINDATA, 0);
+    let ttl = policy.base_policy.read_touch_ttl.into();
+    header_only(
+        pool,
+        client,
+        &policy.base_policy,
+        key,
+        sequence,
+        (info1, info2, ttl),
+    )
+    .await
+}
+
+/// Delete `key`; whether it existed.
+pub async fn delete(
+    pool: &Arc<Pool>,
+    client: &aerospike::Client,
+    policy: &WritePolicy,
+    key: &Key,
+) -> Result<bool, Miss> {
+    let flags = (0, INFO2_WRITE | INFO2_DELETE, 0);
+    header_only(pool, client, &policy.base_policy, key, 0, flags).await
+}
+
+/// A request of `key` alone, no bins, with header `(info1, info2, ttl)`, at copy `sequence`:
+/// whether the record was there.
+async fn header_only(
+    pool: &Arc<Pool>,
+    client: &aerospike::Client,
+    base: &BasePolicy,
+    key: &Key,
+    sequence: usize,
+    (info1, info2, ttl): (u8, u8, u32),
+) -> Result<bool, Miss> {
+    let (until, timeout) = limits(base);
+    let encode = |out: &mut Vec<u8>| {
+        let head = Head {
+            info1,
+            info2,
+            ttl,
+            timeout,
+            fields: key_field_count(key, false),
+            ops: 0,
+        };
+        begin(out, &head);
+        key_fields(out, key, None);
+        finish(out);
+    };
+    let (lease, size, node) = call(pool, client, key, sequence, until, encode).await?;
+    match answer(pool, lease, size)? {
+        OK => Ok(true),
+        KEY_NOT_FOUND => Ok(false),
+        code => Err(refused(pool, key, code, &node)),
+    }
+}
+
+/// The result code of a reply that carries no record; the connection goes back to the pool
+/// when the reply was read whole.
+fn answer(pool: &Pool, mut lease: crate::conn::pool::Lease, size: usize) -> Result<u8, Miss> {
     let conn = lease.conn();
     let whole = conn.buf.len() == 8 + size;
     let m =
         message::locate(&conn.buf[8..8 + size], 0).map_err(|_| Miss::Lost { timed_out: false })?;
     let (code, whole) = (m.result_code, whole && m.span.end == size);
-    if code != OK {
-        if code == PARTITION_UNAVAILABLE {
-            pool.stale(key.namespace());
-        }
-        return Err(Miss::Refused {
-            code,
-            node: node.name().to_owned(),
-        });
-    }
-    if whole {
+    if whole && matches!(code, OK | KEY_NOT_FOUND) {
         lease.release(pool);
     }
-    Ok(())
+    Ok(code)
+}
+
+/// The miss of a refusal with `code` by `node`; a partition the node no longer holds marks
+/// the table stale.
+fn refused(pool: &Arc<Pool>, key: &Key, code: u8, node: &crate::conn::pool::NodeConns) -> Miss {
+    if code == PARTITION_UNAVAILABLE {
+        pool.stale(key.namespace());
+    }
+    Miss::Refused {
+        code,
+        node: node.name().to_owned(),
+    }
 }
 
 #[cfg(test)]
