@@ -238,7 +238,8 @@ def read_set(
         arrow["schema"] = schema  # read natively as these columns, in every task
     with sync.connect(seeds_text, **options) as db:
         # also checks the names, the filter, the namespace and that the cluster answers
-        inferred = task.table(db, None, 1 if meta is not None else sample).schema
+        given = schema is not None or meta is not None
+        inferred = task.table(db, None, 1 if given else sample).schema
     task.schema = _columns(inferred, meta)
     pickle.dumps(task)
     empty = task.schema.empty_table().to_pandas(types_mapper=pd.ArrowDtype)
@@ -263,11 +264,10 @@ def _columns(schema: Any, meta: pd.DataFrame | None) -> Any:
 
 
 def _check_pickles(task: ReadRange) -> None:
-    for what, value in (("where=", task.where), *task.options.items()):
+    for name, value in (("where", task.where), *task.options.items()):
         try:
             pickle.dumps(value)
         except Exception as exc:
             raise InvalidArgumentError(
-                f"{what if what == 'where=' else what + '='} does not pickle, so it cannot be "
-                f"sent to the workers: {exc}"
+                f"{name}= does not pickle, so it cannot be sent to the workers: {exc}"
             ) from exc
