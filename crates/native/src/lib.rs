@@ -39,6 +39,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     exec::blocking::init(m)?;
     exec::exit::register(m)?;
     convert::arrow::register(m)?;
+    ops::wire::register(m)?;
     m.add_class::<convert::record::Record>()?;
     m.add_class::<convert::record::BatchRow>()?;
     m.add_class::<convert::models::ModelPlan>()?;

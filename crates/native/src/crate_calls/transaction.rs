@@ -120,6 +120,7 @@ pub(crate) fn natives_in(txn: &Arc<Txn>, p: &Natives) -> PyResult<Arc<Natives>> 
     n.batch_write_row.durable_delete = true;
     n.wire_read = false;
     n.wire_write = false;
+    n.wire_operate = false;
     n.wire_batch = false;
     n.wire_batch_put = false;
     Ok(Arc::new(n))

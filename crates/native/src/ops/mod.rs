@@ -8,6 +8,7 @@ mod hll;
 mod list;
 mod map;
 mod scalar;
+pub mod wire;
 
 use aerospike::operations::bitwise::BitwiseOverflowActions;
 use aerospike::operations::Operation;
@@ -27,6 +28,8 @@ pub struct Ops {
     pub read_only: bool,
     /// How the server's answers map back to the ops.
     pub answers: Answers,
+    /// The same ops as the SDK sends them itself (then `ops` is empty).
+    pub wire: Option<wire::WireOps>,
 }
 
 /// How an operate's answers map back to its ops: the record shape every chain returns.
@@ -42,14 +45,28 @@ pub struct Answers {
 
 /// Convert a sequence of op tuples (a panic in the crate's op builders becomes `ClientError`).
 pub fn to_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
-    crate::exec::guard::sync("op conversion", || convert_ops(seq))
+    crate::exec::guard::sync("op conversion", || convert_ops(seq, None))
 }
 
-fn convert_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
+/// Convert a sequence of op tuples to the wire's form; in the crate's form when one of them
+/// is of a family the SDK does not encode yet.
+pub fn to_wire_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
+    crate::exec::guard::sync("op conversion", || {
+        match convert_ops(seq, Some(wire::WireOps::default())) {
+            Err(e) if e.is_instance_of::<NotEncoded>(seq.py()) => convert_ops(seq, None),
+            other => other,
+        }
+    })
+}
+
+pyo3::create_exception!(_native, NotEncoded, pyo3::exceptions::PyException);
+
+fn convert_ops(seq: &Bound<'_, PyAny>, wire: Option<wire::WireOps>) -> PyResult<Ops> {
     let mut out = Ops {
         ops: Vec::new(),
         read_only: true,
         answers: Answers::default(),
+        wire,
     };
     if let Ok(l) = seq.cast::<PyList>() {
         out.reserve(l.len());
@@ -69,7 +86,7 @@ fn convert_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
             out.push(&item?)?;
         }
     }
-    if out.ops.is_empty() {
+    if out.ops.is_empty() && out.wire.as_ref().is_none_or(|w| w.count == 0) {
         return Err(invalid_argument("operate needs at least one op"));
     }
     Ok(out)
@@ -80,7 +97,9 @@ type Converted = (Operation, bool, Option<String>);
 
 impl Ops {
     fn reserve(&mut self, n: usize) {
-        self.ops.reserve_exact(n);
+        if self.wire.is_none() {
+            self.ops.reserve_exact(n);
+        }
         self.answers.reports.reserve_exact(n);
     }
 
@@ -89,6 +108,16 @@ impl Ops {
         let t = item
             .cast::<PyTuple>()
             .map_err(|_| invalid_argument("each op must be a tuple (name, bin, *args)"))?;
+        if let Some(wire) = &mut self.wire {
+            let reads = match wire.push(t) {
+                Some(reads) => reads?,
+                None => return Err(NotEncoded::new_err(())),
+            };
+            let report = self.bookkeeping(t, reads)?;
+            self.read_only &= reads;
+            self.answers.reports.push(report);
+            return Ok(());
+        }
         let (op, reads, report) = match scalar::fast(t) {
             Some(converted) => converted?,
             None => self.any_op(t)?,
@@ -102,11 +131,17 @@ impl Ops {
     /// Any op tuple, through `to_op` (whose errors name the op).
     fn any_op(&mut self, t: &Bound<'_, PyTuple>) -> PyResult<Converted> {
         let (op, reads) = to_op(t)?;
+        let report = self.bookkeeping(t, reads)?;
+        Ok((op, reads, report))
+    }
+
+    /// Note what op `t` answers (`reads`: it only reads); the bin it reports, if any.
+    fn bookkeeping(&mut self, t: &Bound<'_, PyTuple>, reads: bool) -> PyResult<Option<String>> {
         let name = t.get_item(0)?;
         let name = name.extract::<&str>().unwrap_or("");
         self.answers.whole |= matches!(name, "read_all" | "read_header");
         if name == "touch" {
-            self.answers.touches.push(self.ops.len());
+            self.answers.touches.push(self.answers.reports.len());
         }
         // Writes answer nothing (a server's nil): they name no bin in the result.
         let silent = (name.starts_with("bit_") && !reads)
@@ -125,12 +160,11 @@ impl Ops {
                     | "read_all"
                     | "read_header"
             );
-        let report = if silent {
+        Ok(if silent {
             None
         } else {
             t.get_item(1)?.extract::<String>().ok()
-        };
-        Ok((op, reads, report))
+        })
     }
 }
 

@@ -23,7 +23,7 @@ use crate::exec::routes::close_on_loop;
 use crate::exec::runtime;
 use crate::exec::spin::Spin;
 use crate::metrics::{Call, Kind, Meter, Metrics, NodeRow, Snapshot};
-use crate::ops::to_ops;
+use crate::ops::{to_ops, to_wire_ops};
 use crate::py::errors::closed;
 use crate::py::policy::{CallDefaults, Defaults, Natives, Policy};
 use crate::request::calls;
@@ -712,12 +712,13 @@ operations! {
         ops: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) {
-        let _ = inner;
-        let (k, o, p) = (
-            (to_key(key)?, key.clone().unbind()),
-            to_ops(ops)?,
-            this.natives(policy)?,
-        );
+        let p = this.natives(policy)?;
+        let o = if p.wire_operate && inner.worker_wire.enabled() {
+            to_wire_ops(ops)?
+        } else {
+            to_ops(ops)?
+        };
+        let k = (to_key(key)?, key.clone().unbind());
         let meter = Meter::of_key(Kind::Operate, &k.0);
         (Call::metered(!o.read_only, meter), move |c| calls::operate(c, p, k, o))
     }

@@ -98,6 +98,8 @@ pub struct Natives {
     /// (`request::single`).
     pub wire_read: bool,
     pub wire_write: bool,
+    /// Whether operate and touch under these policies can (`request::operate`).
+    pub wire_operate: bool,
     /// Whether read-only batches (and read rows) under these policies can (`request::batch`).
     pub wire_batch: bool,
     /// Whether batches of put rows (and put rows) under these policies can (`request::batch`).
@@ -249,6 +251,7 @@ impl Natives {
         Natives {
             wire_read: crate::request::single::plain_read(&read),
             wire_write: crate::request::single::plain_write(&write),
+            wire_operate: crate::request::operate::operable(&write),
             wire_batch: crate::request::batch::plain(&batch, &batch_read_row),
             wire_batch_put: crate::request::batch::plain_put(&batch_write, &batch_write_row),
             read,

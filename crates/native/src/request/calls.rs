@@ -23,7 +23,7 @@ use crate::py::client::Inner;
 use crate::py::policy::Natives;
 use crate::request::batch_wire::{self, Done};
 use crate::request::retry::{self, Tries};
-use crate::request::single;
+use crate::request::{operate, single};
 
 /// How long index / UDF tasks may take to complete.
 pub(crate) const TASK_WAIT: Duration = Duration::from_secs(30);
@@ -203,6 +203,10 @@ pub async fn exists(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<boo
 
 /// Reset the record's TTL.
 pub async fn touch(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<()> {
+    if p.wire_operate && c.wire.enabled() {
+        let ops = crate::ops::wire::WireOps::touch();
+        return own_operate(&c, &p, &key, &ops).await.map(|_| ());
+    }
     c.crate_client
         .touch(&p.write, &key)
         .await
@@ -216,6 +220,10 @@ pub async fn operate(
     (key, orig): (Key, Py<PyAny>),
     ops: Ops,
 ) -> OpResult<OperateOut> {
+    if let Some(wire) = &ops.wire {
+        let r = own_operate(&c, &p, &key, wire).await?;
+        return Ok(OperateOut(r, (key, orig), ops.answers));
+    }
     match c.crate_client.operate(&p.write, &key, &ops.ops).await {
         Ok(r) => Ok(OperateOut(
             Some(bounded(r, &key)?),
@@ -224,6 +232,40 @@ pub async fn operate(
         )),
         Err(e) if ops.read_only && not_found(&e) => Ok(OperateOut(None, (key, orig), ops.answers)),
         Err(e) => Err(Failure::Native(e, Some(Box::new(key)))),
+    }
+}
+
+/// `ops` on `key` over our path alone, retried as `retry` decides.
+async fn own_operate(
+    c: &RuntimeClient,
+    p: &Natives,
+    key: &Key,
+    ops: &crate::ops::wire::WireOps,
+) -> OpResult<Option<AsRecord>> {
+    let mut tries = Tries::new(&p.write, ops.writes());
+    loop {
+        let attempt = if c.wire.enabled() {
+            operate::operate(
+                &c.wire,
+                &c.crate_client,
+                tries.policy(),
+                key,
+                tries.sequence(),
+                ops,
+            )
+            .await
+        } else {
+            Err(single::Miss::NotSent)
+        };
+        match attempt {
+            Ok(Some(r)) => return Ok(Some(bounded(r, key)?)),
+            Ok(None) => return Ok(None),
+            Err(miss) => {
+                if let Err(f) = tries.again_own(miss).await {
+                    return Err(f.about(key));
+                }
+            }
+        }
     }
 }
 

@@ -22,6 +22,7 @@ pub mod batch;
 pub mod batch_wire;
 pub mod calls;
 pub mod index;
+pub mod operate;
 pub mod query;
 pub mod redelivery;
 pub mod retry;

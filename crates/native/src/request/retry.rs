@@ -178,6 +178,13 @@ pub fn after<'a, P: Based>(
             }
             in_doubt
         }
+        Miss::Unreadable { why } => {
+            return fail(
+                -2,
+                format!("Parse error: the server's answer could not be read ({why})"),
+                write,
+            );
+        }
         Miss::Busy { node, size } => {
             let text = format!(
                 "Timeout: connection pool exhausted: every connection to node {node} stayed busy \
@@ -245,7 +252,9 @@ pub fn after_read<'a, P: Based>(
         && match &miss {
             Miss::Lost { .. } | Miss::Unreachable { .. } => true,
             Miss::Refused { code, .. } => retried_by_the_crate(*code),
-            Miss::NotSent | Miss::Busy { .. } | Miss::NoNode { .. } => false,
+            Miss::NotSent | Miss::Busy { .. } | Miss::NoNode { .. } | Miss::Unreadable { .. } => {
+                false
+            }
         };
     let left = time_left(base.total_timeout, started);
     if !fails_over || base.max_retries == 0 || left.is_none() {
@@ -269,6 +278,8 @@ pub struct Tries<'a, P: Based> {
     sequence: usize,
     started: Instant,
     write: bool,
+    /// The call's total timeout.
+    total: u32,
     /// A write's earlier attempt may have been applied.
     pub in_doubt: bool,
     /// The node our path could not reach, for the crate's error if it only waits too.
@@ -282,6 +293,7 @@ impl<'a, P: Based> Tries<'a, P> {
             policy: Cow::Borrowed(policy),
             sequence: 0,
             started: Instant::now(),
+            total: policy.base().total_timeout,
             write,
             in_doubt: false,
             unreachable: None,
@@ -327,6 +339,48 @@ impl<'a, P: Based> Tries<'a, P> {
         };
         self.policy = Cow::Owned(policy);
         Ok(go_on)
+    }
+}
+
+impl<P: Based> Tries<'_, P> {
+    /// After `miss`, for a call only our path serves: `Ok` to try again (the pause slept), or
+    /// the failure that ends it. What the crate's path would have been handed is tried again
+    /// here while retries and time are left (nothing sent, or a lost attempt the policy lets
+    /// be retried); the failure is in doubt when any attempt of a write may have applied.
+    pub async fn again_own(&mut self, miss: Miss) -> Result<(), Refusal> {
+        let counted = matches!(miss, Miss::Lost { .. } | Miss::Refused { .. });
+        let generic = Refusal {
+            code: -8,
+            message: "Server not available: the request could not be sent to the node".to_owned(),
+            in_doubt: false,
+        };
+        let doubt = self.in_doubt;
+        let handed = match self.again(miss).await {
+            Ok(true) => return Ok(()),
+            Ok(false) => true,
+            Err(mut f) => {
+                f.in_doubt |= doubt || self.in_doubt;
+                return Err(f);
+            }
+        };
+        debug_assert!(handed);
+        let left = time_left(self.total, self.started);
+        let mut policy = self.policy.clone().into_owned();
+        let base = policy.base_mut();
+        if !counted {
+            if base.max_retries == 0 || left.is_none() {
+                let mut f = self.unreachable.take().unwrap_or(generic);
+                f.in_doubt |= doubt || self.in_doubt;
+                return Err(f);
+            }
+            base.max_retries -= 1;
+        }
+        base.total_timeout = left.unwrap_or(0);
+        let pause = Duration::from_millis(u64::from(base.sleep_between_retries.max(1)));
+        self.policy = Cow::Owned(policy);
+        self.in_doubt |= doubt;
+        tokio::time::sleep(pause).await;
+        Ok(())
     }
 }
 

@@ -53,6 +53,8 @@ pub enum Miss {
     Unreachable { node: String, why: String },
     /// No node of the table holds the partition (nothing was sent).
     NoNode { pid: u16 },
+    /// The answer could not be read: `why`.
+    Unreadable { why: String },
 }
 
 const NOT_SENT: Miss = Miss::NotSent;
@@ -96,14 +98,14 @@ fn particle(v: &Value) -> Option<(u8, ValueBytes<'_>)> {
     })
 }
 
-enum ValueBytes<'a> {
+pub(super) enum ValueBytes<'a> {
     Slice(&'a [u8]),
     Eight([u8; 8]),
     One([u8; 1]),
 }
 
 impl ValueBytes<'_> {
-    fn bytes(&self) -> &[u8] {
+    pub(super) fn bytes(&self) -> &[u8] {
         match self {
             ValueBytes::Slice(s) => s,
             ValueBytes::Eight(b) => b,
@@ -136,7 +138,7 @@ pub fn writable(bins: &[Bin]) -> bool {
 pub(crate) const MAX_BIN_NAME: usize = 15;
 
 /// A request's time limits: the client's (one attempt) and the one the server is told.
-fn limits(b: &BasePolicy) -> (Option<Instant>, u32) {
+pub(super) fn limits(b: &BasePolicy) -> (Option<Instant>, u32) {
     let socket = match (b.socket_timeout, b.total_timeout) {
         (0, 0) => 0,
         (d, 0) | (0, d) => d,
@@ -148,26 +150,31 @@ fn limits(b: &BasePolicy) -> (Option<Instant>, u32) {
 }
 
 /// Header fields of one request message.
-struct Head {
-    info1: u8,
-    info2: u8,
-    ttl: u32,
-    timeout: u32,
-    fields: u16,
-    ops: u16,
+#[derive(Default)]
+pub(super) struct Head {
+    pub info1: u8,
+    pub info2: u8,
+    pub info3: u8,
+    pub info4: u8,
+    pub generation: u32,
+    pub ttl: u32,
+    pub timeout: u32,
+    pub fields: u16,
+    pub ops: u16,
 }
 
-fn begin(out: &mut Vec<u8>, h: &Head) {
+pub(super) fn begin(out: &mut Vec<u8>, h: &Head) {
     out.clear();
     out.extend_from_slice(&[0; 8]);
-    out.extend_from_slice(&[HEADER_SIZE, h.info1, h.info2, 0, 0, 0, 0, 0, 0, 0]);
+    out.extend_from_slice(&[HEADER_SIZE, h.info1, h.info2, h.info3, h.info4, 0]);
+    out.extend_from_slice(&h.generation.to_be_bytes());
     out.extend_from_slice(&h.ttl.to_be_bytes());
     out.extend_from_slice(&h.timeout.to_be_bytes());
     out.extend_from_slice(&h.fields.to_be_bytes());
     out.extend_from_slice(&h.ops.to_be_bytes());
 }
 
-fn field(out: &mut Vec<u8>, kind: u8, parts: &[&[u8]]) {
+pub(super) fn field(out: &mut Vec<u8>, kind: u8, parts: &[&[u8]]) {
     let len: usize = parts.iter().map(|p| p.len()).sum();
     out.extend_from_slice(&u32::try_from(len + 1).unwrap_or(u32::MAX).to_be_bytes());
     out.push(kind);
@@ -185,13 +192,13 @@ fn op(out: &mut Vec<u8>, kind: u8, ptype: u8, name: &[u8], value: &[u8]) {
     out.extend_from_slice(value);
 }
 
-fn finish(out: &mut [u8]) {
+pub(super) fn finish(out: &mut [u8]) {
     let header = proto_header(AS_MSG, out.len() - 8);
     out[..8].copy_from_slice(&header);
 }
 
 /// Namespace, set, digest and (`send_key`) the user key; returns how many fields.
-fn key_fields(out: &mut Vec<u8>, key: &Key, user_key: Option<(u8, &[u8])>) {
+pub(super) fn key_fields(out: &mut Vec<u8>, key: &Key, user_key: Option<(u8, &[u8])>) {
     field(out, FIELD_NAMESPACE, &[key.namespace().as_bytes()]);
     if !key.set_name().is_empty() {
         field(out, FIELD_SET, &[key.set_name().as_bytes()]);
@@ -202,12 +209,12 @@ fn key_fields(out: &mut Vec<u8>, key: &Key, user_key: Option<(u8, &[u8])>) {
     }
 }
 
-fn key_field_count(key: &Key, user_key: bool) -> u16 {
+pub(super) fn key_field_count(key: &Key, user_key: bool) -> u16 {
     2 + u16::from(!key.set_name().is_empty()) + u16::from(user_key)
 }
 
 /// The user key as a key field carries it (`None`: a type keys are not sent as here).
-fn user_key_particle(v: &Value) -> Option<(u8, ValueBytes<'_>)> {
+pub(super) fn user_key_particle(v: &Value) -> Option<(u8, ValueBytes<'_>)> {
     match v {
         Value::Int(_) | Value::String(_) | Value::Blob(_) => particle(v),
         _ => None,
@@ -216,7 +223,7 @@ fn user_key_particle(v: &Value) -> Option<(u8, ValueBytes<'_>)> {
 
 /// Run the request in `encode` on copy `sequence` of `key`'s partition (0: the master); the
 /// reply's header and the connection (released once read).
-async fn call(
+pub(super) async fn call(
     pool: &Arc<Pool>,
     client: &aerospike::Client,
     key: &Key,
@@ -306,6 +313,7 @@ pub async fn get(
             timeout,
             fields: key_field_count(key, false),
             ops: u16::try_from(names.len()).unwrap_or(u16::MAX),
+            ..Head::default()
         };
         begin(out, &head);
         key_fields(out, key, None);
@@ -366,6 +374,7 @@ pub async fn put(
             timeout,
             fields: key_field_count(key, user_key.is_some()),
             ops: u16::try_from(bins.len()).unwrap_or(u16::MAX),
+            ..Head::default()
         };
         begin(out, &head);
         let uk = user_key.as_ref().map(|(t, b)| (*t, b.bytes()));
@@ -435,6 +444,7 @@ async fn header_only(
             timeout,
             fields: key_field_count(key, false),
             ops: 0,
+            ..Head::default()
         };
         begin(out, &head);
         key_fields(out, key, None);
@@ -464,7 +474,12 @@ fn answer(pool: &Pool, mut lease: crate::conn::pool::Lease, size: usize) -> Resu
 
 /// The miss of a refusal with `code` by `node`; a partition the node no longer holds marks
 /// the table stale.
-fn refused(pool: &Arc<Pool>, key: &Key, code: u8, node: &crate::conn::pool::NodeConns) -> Miss {
+pub(super) fn refused(
+    pool: &Arc<Pool>,
+    key: &Key,
+    code: u8,
+    node: &crate::conn::pool::NodeConns,
+) -> Miss {
     if code == PARTITION_UNAVAILABLE {
         pool.stale(key.namespace());
     }
@@ -497,6 +512,7 @@ mod tests {
             timeout: 1000,
             fields: key_field_count(&key, true),
             ops: 1,
+            ..Head::default()
         };
         let out = request(&head, &key, Some((3, b"k")));
         let proto = u64::from_be_bytes(out[..8].try_into().unwrap());
