@@ -107,6 +107,23 @@ async def test_ttl_and_send_key_reach_the_records(fl: Flavor, set_name: str) -> 
     assert rows[0].key[2] == 7
 
 
+async def test_a_row_without_a_key_is_refused_naming_its_row(fl: Flavor, set_name: str) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    cases = [
+        (pa.table({"id": ["a", "b", ""], "v": [1, 2, 3]}), "an empty str at row 2"),
+        (pa.table({"id": pa.array([b"a", b""], pa.binary()), "v": [1, 2]}), "empty bytes at row 1"),
+        (pd.DataFrame({"id": ["a", None], "v": [1, 2]}), "null at row 1"),
+    ]
+    for data, what in cases:
+        with pytest.raises(errors.InvalidArgumentError, match=f"key column 'id' is {what}"):
+            await fl.run(s.put_arrow(data, key="id"))
+    assert await fl.run(s.query().count()) == 0
+    six = pa.table({"id": ["a", "b", "c", "d", "e", ""], "v": list(range(6))})
+    with pytest.raises(errors.InvalidArgumentError, match="an empty str at row 5"):
+        await fl.run(s.put_arrow(six, key="id", batch_size=2, concurrency=1))
+    assert await fl.run(s.query().count()) == 4  # the batches before it were written
+
+
 def test_bad_input_is_refused_before_anything_is_sent(seeds: str, set_name: str) -> None:
     with af_sync.connect(seeds) as db:
         s = db.namespace("test").set(set_name)
@@ -139,7 +156,7 @@ def test_bad_input_is_refused_before_anything_is_sent(seeds: str, set_name: str)
         for data, options, error, text in cases:
             with pytest.raises(error, match=text):
                 s.put_arrow(data, **options)
-        with pytest.raises(errors.InvalidArgumentError, match="has no key"):
+        with pytest.raises(errors.InvalidArgumentError, match=r"key column 'id' is null at row 1"):
             s.put_arrow(pa.table({"id": [1, None], "v": [1, 2]}), key="id")
         assert s.query().count() == 0
 

@@ -57,5 +57,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py::embedded_cluster::EmbeddedCluster>()?;
     m.add_function(wrap_pyfunction!(py::connect::connect, m)?)?;
     m.add_function(wrap_pyfunction!(py::connect::connect_blocking, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster::answering::nodes_answering, m)?)?;
     Ok(())
 }

@@ -6,6 +6,7 @@
 //! written and each failed row with its key and error.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -44,6 +45,9 @@ pub struct ArrowWriter {
     namespace: String,
     set: String,
     key: usize,
+    key_name: String,
+    /// Rows handed out so far: where the next batch starts, for the row numbers of errors.
+    rows_read: AtomicUsize,
     /// The columns written as bins: index and bin name.
     bins: Vec<(usize, String)>,
 }
@@ -78,6 +82,8 @@ impl ArrowWriter {
             namespace,
             set,
             key: key_at,
+            key_name: key.to_owned(),
+            rows_read: AtomicUsize::new(0),
             bins,
         })
     }
@@ -131,12 +137,11 @@ impl ArrowWriter {
             .iter()
             .map(|(i, name)| (batch.column(*i).as_ref(), name.as_str()))
             .collect();
+        let first = self
+            .rows_read
+            .fetch_add(batch.num_rows(), Ordering::Relaxed);
         for row in 0..batch.num_rows() {
-            let user_key = value_at(keys.as_ref(), row).ok_or_else(|| {
-                invalid_argument(format!(
-                    "row {row} of the batch has no key (the key column is null there)"
-                ))
-            })?;
+            let user_key = self.user_key(keys.as_ref(), row, first + row)?;
             let key = Key::new(self.namespace.as_str(), self.set.as_str(), user_key)
                 .map_err(|e| invalid_argument(e.to_string()))?;
             let bins = columns
@@ -146,6 +151,24 @@ impl ArrowWriter {
             out.push(Put { key, bins });
         }
         Ok(())
+    }
+
+    /// The user key at `row` of the key column (row `number` of the stream): neither null
+    /// nor empty, as a row left without a key would be written under one shared key.
+    fn user_key(&self, keys: &dyn Array, row: usize, number: usize) -> PyResult<Value> {
+        let refuse = |what: &str| {
+            invalid_argument(format!(
+                "key column '{}' is {what} at row {number} (counting from 0): every row needs \
+                 a key of its own",
+                self.key_name
+            ))
+        };
+        match value_at(keys, row) {
+            None => Err(refuse("null")),
+            Some(Value::String(s)) if s.is_empty() => Err(refuse("an empty str")),
+            Some(Value::Blob(b)) if b.is_empty() => Err(refuse("empty bytes")),
+            Some(key) => Ok(key),
+        }
     }
 }
 
