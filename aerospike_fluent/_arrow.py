@@ -74,9 +74,7 @@ def spec(
     options: BatchArrowOptions, bins: tuple[str, ...] | None, *, batch: bool
 ) -> _native.ArrowSpec:
     """Check the columns asked for (``bins``: the selected bins, if any)."""
-    unknown = set(options) - (_BATCH_OPTIONS if batch else _OPTIONS)
-    if unknown:
-        raise InvalidArgumentError(f"unknown Arrow option(s): {', '.join(sorted(unknown))}")
+    _validate.known_names("Arrow option", options, _BATCH_OPTIONS if batch else _OPTIONS)
     return _native.ArrowSpec(
         options.get("schema"),
         None if bins is None else list(bins),

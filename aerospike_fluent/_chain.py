@@ -183,7 +183,8 @@ class OpChain(Frozen, Generic[M]):
         """Set transaction limits for this chain's request.
 
         Args:
-            total: whole-transaction timeout, seconds (float) or ``timedelta``; 0 = none.
+            total: whole-call timeout, seconds (float) or ``timedelta``; 0 = none, at least
+                1 ms otherwise.
             socket: per-attempt socket idle timeout.
             retries: attempts after the first; by default they apply to reads only.
             retry_writes: let writes (put, operate with writes, delete, touch, UDF) be retried

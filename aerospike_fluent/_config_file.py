@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from aerospike_fluent import _validate
 from aerospike_fluent.errors import AerospikeError, InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.policy import Policy
 
@@ -100,6 +100,4 @@ def _policy(file: Path, where: str, settings: dict[str, Any]) -> Policy:
 
 
 def _unknown(file: Path, what: str, key: str, known: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(key, known, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"{file}: unknown {what} {key!r}{hint} (known: {', '.join(known)})"
+    return f"{file}: {_validate.unknown(what, key, known)}"

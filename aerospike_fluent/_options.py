@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import inspect
 import os
 import warnings
 from collections.abc import Iterable, Mapping
-from datetime import timedelta
 from typing import Any, Final
 
-from aerospike_fluent import _config_file, _native
+from aerospike_fluent import _config_file, _native, _validate
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.models.codecs import Codecs
 from aerospike_fluent.policy import BUILT_IN, Policy
@@ -113,7 +111,20 @@ def prepare(seeds: Any, options: dict[str, Any], stacklevel: int) -> Prepared:
     auto_batch = given.pop("auto_batch", None)
     codecs = given.pop("codecs", None)
     policy.resolved()  # every setting checked before anything starts
+    has_rack = given.get("rack_ids") is not None
+    check_rack(policy, has_rack, "policy")
+    for name, profile in profiles.items():
+        check_rack(profile, has_rack, f"profile {name!r}")
     return Prepared(seeds, given, policy, profiles, auto_batch, _codecs(codecs))
+
+
+def check_rack(policy: Policy, has_rack: bool, where: str) -> None:
+    """Refuse ``replica="prefer_rack"`` for a client that has no rack: every read would fail."""
+    if policy.replica == "prefer_rack" and not has_rack:
+        raise InvalidArgumentError(
+            f"{where}: replica='prefer_rack' reads from the client's own rack, and this client "
+            "has none: give connect(rack_id=...) (or rack_ids=[...]) too"
+        )
 
 
 def _split(options: dict[str, Any]) -> tuple[Policy, dict[str, Any]]:
@@ -161,11 +172,7 @@ def _checked(
         elif name in public:
             out[name] = _typed(name, value, where)
         else:
-            close = difflib.get_close_matches(name, public, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise InvalidArgumentError(
-                f"unknown {where} {name!r}{hint} (options: {', '.join(sorted(public))})"
-            )
+            raise InvalidArgumentError(_validate.unknown(where, name, sorted(public), "options"))
     return out
 
 
@@ -242,29 +249,7 @@ def _profiles(value: object) -> dict[str, Policy]:
 
 def units(name: str, value: object, per_second: int, what: str = "connect option") -> int:
     """Whole units (ms or µs) of a duration option given in seconds or as a ``timedelta``."""
-    if isinstance(value, timedelta):
-        seconds = value.total_seconds()
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = float(value)
-    else:
-        raise InvalidTypeError(
-            f"{what} {name} is a number of seconds or a timedelta, not {value!r}"
-        )
-    if not 0 <= seconds < float("inf"):
-        raise InvalidArgumentError(
-            f"{what} {name} must be a finite number of seconds >= 0, not {value!r}"
-        )
-    count = round(seconds * per_second)
-    if count > OPTION_MAX:
-        raise InvalidArgumentError(
-            f"{what} {name}={value!r} is too long (at most {OPTION_MAX / per_second:g} s)"
-        )
-    if seconds > 0 and count == 0:
-        smallest = "1 ms" if per_second == 1000 else "1 µs"
-        raise InvalidArgumentError(
-            f"{what} {name}={value!r} is below {smallest} (0 means no limit)"
-        )
-    return count
+    return _validate.duration(f"{what} {name}", value, per_second, OPTION_MAX)
 
 
 def config(seeds: str, prepared: Prepared) -> _native.ClientConfig:

@@ -7,9 +7,10 @@ contain themselves, are rejected). Strings must be encodable as UTF-8 (no lone s
 
 from __future__ import annotations
 
+import difflib
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, NoReturn
 
@@ -101,7 +102,7 @@ def user_key(value: object) -> str | int | bytes:
     if (t is str and value.isascii()) or (t is int and INT_MIN <= value <= INT_MAX):  # type: ignore[attr-defined,operator]
         return value  # type: ignore[return-value]
     if isinstance(value, bool) or not isinstance(value, str | int | bytes | bytearray):
-        raise InvalidTypeError(f"key must be str, int or bytes, not {type(value).__name__}")
+        raise InvalidTypeError(f"key must be str, int or bytes, not {type_name(value)}")
     if isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
         raise InvalidArgumentError(f"integer key {value} does not fit in 64 bits")
     if isinstance(value, str):
@@ -109,6 +110,52 @@ def user_key(value: object) -> str | int | bytes:
     if isinstance(value, bytearray):
         return bytes(value)
     return value
+
+
+def record_key(what: str, value: object) -> str | int | bytes:
+    """Check a user key taken from data (a model's key field, a ``put_many`` key): not empty.
+
+    ``what`` names where it came from. An empty key is most often a field left at its
+    default: every record written under it would overwrite the last.
+    """
+    t = type(value)
+    if (t is str and value and value.isascii()) or (t is int and INT_MIN <= value <= INT_MAX):  # type: ignore[attr-defined,operator]
+        return value  # type: ignore[return-value]
+    if isinstance(value, bool) or not isinstance(value, str | int | bytes | bytearray):
+        raise InvalidTypeError(
+            f"{what} is {value!r}: a key is a str, int or bytes, not {type_name(value)}"
+        )
+    if not isinstance(value, int) and not value:
+        raise InvalidArgumentError(
+            f"{what} is {value!r}, an empty key: records written under it overwrite each "
+            "other; give each record a key of its own"
+        )
+    try:
+        return user_key(value)
+    except InvalidArgumentError as e:
+        raise type(e)(f"{what} is {value!r}: {e}") from None
+
+
+def type_name(value: object) -> str:
+    """Return the name of ``value``'s type, with its module unless built in (``numpy.bool``)."""
+    t = type(value)
+    if t.__module__ == "builtins":
+        return t.__qualname__
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def unknown(what: str, name: str, known: Iterable[str], label: str = "known") -> str:
+    """Return the message refusing ``name``: the closest of ``known`` to it, then all of them."""
+    known = list(known)
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown {what} {name!r}{hint} ({label}: {', '.join(known)})"
+
+
+def known_names(what: str, given: Iterable[str], known: Collection[str]) -> None:
+    """Refuse the first name of ``given`` that is not in ``known`` (e.g. an option)."""
+    for name in sorted(set(given) - set(known)):
+        raise InvalidArgumentError(unknown(what, name, sorted(known), "options"))
 
 
 def digest(value: object) -> bytes:
@@ -163,20 +210,34 @@ def generation(value: int | None) -> int | None:
 
 def millis(what: str, value: float | timedelta | None) -> int | None:
     """Convert a timeout (seconds as float, or ``timedelta``) to whole milliseconds."""
-    if value is None:
-        return None
+    return None if value is None else duration(what, value)
+
+
+def duration(what: str, value: object, per_second: int = 1000, most: int = MILLIS_MAX) -> int:
+    """Whole units (ms, or µs when ``per_second`` is a million) of a duration in seconds.
+
+    ``value`` is a number of seconds or a ``timedelta``; 0 means no limit. A positive duration
+    shorter than one unit is refused: rounded to 0 it would mean no limit at all.
+    """
     if isinstance(value, timedelta):
-        value = value.total_seconds()
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidTypeError(f"{what} must be seconds (int/float) or timedelta")
-    if not math.isfinite(value):
-        raise InvalidArgumentError(f"{what} must be a finite number of seconds, not {value}")
-    if value < 0:
-        raise InvalidArgumentError(f"{what} must not be negative")
-    ms = round(value * 1000)
-    if ms > MILLIS_MAX:
-        raise InvalidArgumentError(f"{what} {value} s is over the maximum ({MILLIS_MAX} ms)")
-    return ms
+        seconds = value.total_seconds()
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value)
+    else:
+        raise InvalidTypeError(f"{what} is a number of seconds or a timedelta, not {value!r}")
+    if not 0 <= seconds < math.inf:
+        raise InvalidArgumentError(f"{what} must be a finite number of seconds >= 0, not {value!r}")
+    count = round(seconds * per_second)
+    if count > most:
+        raise InvalidArgumentError(
+            f"{what}={value!r} is over the maximum ({most / per_second:g} s)"
+        )
+    if seconds > 0 and count == 0:
+        smallest = "1 ms" if per_second == 1000 else "1 µs"
+        raise InvalidArgumentError(
+            f"{what}={value!r} is below {smallest}, the shortest duration (0 means no limit)"
+        )
+    return count
 
 
 def value(bin_: str, v: object) -> None:
@@ -213,7 +274,7 @@ def _walk(bin_: str, root: object, v: Any, depth: int) -> None:
         for k, item in v.items():
             if type(k) not in _MAP_KEYS and (isinstance(k, bool) or not isinstance(k, _KEYS)):
                 raise InvalidTypeError(
-                    f"bin {bin_!r}: map key must be str, int or bytes, not {type(k).__name__}"
+                    f"bin {bin_!r}: map key must be str, int or bytes, not {type_name(k)}"
                 )
             _walk(bin_, root, k, depth + 1)
             _walk(bin_, root, item, depth + 1)
@@ -229,7 +290,7 @@ def _other(bin_: str, root: object, v: object, depth: int) -> None:
     elif isinstance(v, int):
         _walk(bin_, root, int(v), depth)
     elif v is not _native.INFINITY and v is not _native.WILDCARD:
-        raise InvalidTypeError(f"bin {bin_!r}: cannot store a value of type {type(v).__name__}")
+        raise InvalidTypeError(f"bin {bin_!r}: cannot store a value of type {type_name(v)}")
 
 
 def _too_deep(bin_: str, root: object) -> NoReturn:

@@ -151,5 +151,5 @@ def _map_key(k: object) -> Any:
     if isinstance(k, bool) or not isinstance(k, str | int | bytes):
         from aerospike_fluent.errors import InvalidTypeError
 
-        raise InvalidTypeError(f"map key must be str, int or bytes, not {type(k).__name__}")
+        raise InvalidTypeError(f"map key must be str, int or bytes, not {_validate.type_name(k)}")
     return cdt_value(k)

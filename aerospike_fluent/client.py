@@ -27,7 +27,7 @@ from aerospike_fluent._exec import (
 )
 from aerospike_fluent._fork import started
 from aerospike_fluent._indexes import IndexInfo, parse_index_list
-from aerospike_fluent._options import Prepared, config, prepare
+from aerospike_fluent._options import Prepared, check_rack, config, prepare
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo, node_infos
@@ -70,6 +70,11 @@ def seeds_string(seeds: Seeds) -> str:
     if not text:
         raise InvalidArgumentError("no seed hosts given")
     for part in text.split(","):
+        if "://" in part:
+            raise InvalidArgumentError(
+                f"seed {part.strip()!r} is not host:port: give it without a scheme, as "
+                "'127.0.0.1:3000' ('embedded://' alone starts an in-process server)"
+            )
         host, sep, port = part.strip().rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise InvalidArgumentError(f"seed {part!r} is not host:port")
@@ -79,7 +84,7 @@ def seeds_string(seeds: Seeds) -> str:
 class Client(Generic[M]):
     """A connected client. Start chains with :meth:`namespace` or :meth:`batch`."""
 
-    __slots__ = ("_ex", "_native", "_policy", "_profiles", "_server")
+    __slots__ = ("_ex", "_has_rack", "_native", "_policy", "_profiles", "_server")
     _ex: Executor[M]
 
     def __init__(
@@ -89,16 +94,19 @@ class Client(Generic[M]):
         server: Embedded | None = None,
         policy: Policy | None = None,
         profiles: Mapping[str, Policy] | None = None,
+        *,
+        has_rack: bool = False,
     ) -> None:
         self._native = native
         self._ex = executor
         self._server = server
         self._policy = policy or Policy()
         self._profiles: Mapping[str, Policy] = MappingProxyType(dict(profiles or {}))
+        self._has_rack = has_rack
 
     def __repr__(self) -> str:
         kind = "async" if self._ex.is_async else "sync"
-        state = "connected" if self.is_connected else "closed"
+        state = "closed" if self._native.closed else "connected"
         return f"<aerospike_fluent {kind} client, {state}>"
 
     # ------------------------------------------------------------------ scopes
@@ -131,8 +139,12 @@ class Client(Generic[M]):
 
     @property
     def is_connected(self) -> bool:
-        """Whether the cluster connection is open."""
-        return self._native.is_connected
+        """Whether the client is open and a node of the cluster answered its last tend.
+
+        It turns False at the first tend (every ``tend_interval``) after the last node stopped
+        answering, and True again once one answers.
+        """
+        return self._native.is_connected and _native.nodes_answering(self._native)
 
     def node_names(self) -> list[str]:
         """Names of the cluster's nodes."""
@@ -164,8 +176,8 @@ class Client(Generic[M]):
         """
         if isinstance(policy, str):
             if policy not in self._profiles:
-                known = ", ".join(map(repr, self._profiles)) or "none"
-                raise InvalidArgumentError(f"unknown profile {policy!r} (profiles: {known})")
+                message = _validate.unknown("profile", policy, self._profiles, "profiles")
+                raise InvalidArgumentError(message)
             policy = self._profiles[policy]
         elif policy is not None and not isinstance(policy, Policy):
             raise InvalidTypeError(
@@ -174,8 +186,10 @@ class Client(Generic[M]):
         layered = (policy or Policy()).over(self._policy)
         if changes:
             layered = Policy.from_mapping(dict(changes), where="with_policy option").over(layered)
+        check_rack(layered, self._has_rack, "with_policy")
         native = self._native.with_defaults(layered._call_defaults())
-        return Client(native, self._ex.on(native), None, layered, self._profiles)
+        ex = self._ex.on(native)
+        return Client(native, ex, None, layered, self._profiles, has_rack=self._has_rack)
 
     def transaction(self, timeout: float | timedelta | None = None) -> Transaction[M]:
         """Start a multi-record transaction (no I/O): a view whose calls run inside it.
@@ -466,6 +480,9 @@ def _embedded_options(rest: str) -> EmbeddedOptions:
             strong.append(value)
         elif name in ("nodes", "replication_factor") and sep and value.isdigit():
             values[name] = int(value)
+        elif name not in EmbeddedOptions._fields:
+            unknown = _validate.unknown("embedded option", name, EmbeddedOptions._fields, "options")
+            raise InvalidArgumentError(f"{unknown}: {usage}")
         else:
             raise InvalidArgumentError(f"bad embedded option {part!r}: {usage}")
     nodes = values.get("nodes", 1)
@@ -503,7 +520,7 @@ class Connecting:
                 server.stop()
             raise
         executor = AsyncExecutor(native, self._auto_batch).with_codecs(prepared.codecs)
-        return Client(native, executor, server, prepared.policy, prepared.profiles)
+        return _client(native, executor, server, prepared)
 
     def __await__(self) -> Generator[Any, None, Client[Async]]:
         return self._connect().__await__()
@@ -562,4 +579,11 @@ def connect_sync(seeds: Seeds = None, **options: Any) -> Client[Sync]:
             server.stop()
         raise
     executor = SyncExecutor(native).with_codecs(prepared.codecs)
-    return Client(native, executor, server, prepared.policy, prepared.profiles)
+    return _client(native, executor, server, prepared)
+
+
+def _client(
+    native: _native.Client, executor: Executor[M], server: Embedded | None, prepared: Prepared
+) -> Client[M]:
+    has_rack = prepared.native.get("rack_ids") is not None
+    return Client(native, executor, server, prepared.policy, prepared.profiles, has_rack=has_rack)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from aerospike_fluent import _validate, sync
 from aerospike_fluent._exec import Sync
-from aerospike_fluent.client import Client, seeds_string
+from aerospike_fluent.client import EMBEDDED, Client, seeds_string
 from aerospike_fluent.errors import ArrowSchemaError, InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
 from aerospike_fluent.partitions import partition_ranges
@@ -207,12 +207,12 @@ def read_set(
 
     ranges = partition_ranges(partitions)
     _validate.integer("sample", sample, 1, 100_000)
-    seeds_text = seeds_string(seeds)
-    if seeds_text.startswith("embedded://"):
+    if isinstance(seeds, str) and seeds.strip().startswith(EMBEDDED):
         raise InvalidArgumentError(
             "read_set needs a server every worker reaches: embedded:// would start one per "
             "worker; start an EmbeddedServer and pass its seeds"
         )
+    seeds_text = seeds_string(seeds)
     if where is not None and not isinstance(where, Exp | str):
         raise InvalidTypeError(
             f"where= takes an expression or AEL text, not {type(where).__name__}"

@@ -126,9 +126,7 @@ class _Source:
                 "a polars scan needs a blocking client: polars calls its sources from its own "
                 "threads and waits for them; connect with aerospike_fluent.sync.connect()"
             )
-        unknown = set(options) - set(ScanOptions.__annotations__)
-        if unknown:
-            raise InvalidArgumentError(f"unknown scan option(s): {', '.join(sorted(unknown))}")
+        _validate.known_names("scan option", options, ScanOptions.__annotations__)
         self._records = records
         self._options = options
         self._meta: dict[str, str] = {}

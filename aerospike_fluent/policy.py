@@ -8,7 +8,6 @@ the built-in defaults in :data:`BUILT_IN`). ``connect(policy=...)`` sets a clien
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, Final, Literal, TypedDict, Unpack
@@ -100,6 +99,10 @@ class Policy:
 
     ``replica`` and the read modes apply to reads (single, batch, scan and query);
     ``send_key``, ``ttl`` and ``durable_delete`` to writes (single, batch rows, UDF).
+    ``replica="prefer_rack"`` needs a client with a rack (``connect(rack_id=...)``).
+
+    A policy never changes: :meth:`derive` returns a changed copy. Durations are seconds
+    (a number or a ``timedelta``): 0 means no limit, otherwise at least 1 ms.
     """
 
     total_timeout: Duration | None = None
@@ -157,8 +160,8 @@ class Policy:
         return f"Policy({', '.join(f'{k}={v!r}' for k, v in self.changes().items())})"
 
     def derive(self, **changes: Unpack[PolicyOptions]) -> Policy:
-        """Return this policy with ``changes`` (a family section merges with this one's)."""
-        return self.over(Policy.from_mapping(dict(changes), where="derive option"))
+        """Return a copy with ``changes`` (a family section merges with this one's)."""
+        return Policy.from_mapping(dict(changes), where="derive option").over(self)
 
     def over(self, base: Policy) -> Policy:
         """Return a policy with this one's settings, and ``base``'s where this one has none."""
@@ -191,7 +194,7 @@ class Policy:
             raise InvalidTypeError(f"a policy is a mapping of options, not {data!r}")
         for key in data:
             if key not in _FIELDS:
-                raise InvalidArgumentError(_unknown(where, str(key), _FIELDS))
+                raise InvalidArgumentError(_validate.unknown(where, str(key), _FIELDS))
         return cls(**data)
 
     def resolved(self) -> Policy:
@@ -276,14 +279,9 @@ def _section(family: str, value: object) -> Limits:
         )
     for key in value:
         if key not in _LIMITS:
-            raise InvalidArgumentError(_unknown(f"policy section {family}", str(key), _LIMITS))
+            where = f"policy section {family}"
+            raise InvalidArgumentError(_validate.unknown(where, str(key), _LIMITS))
     return Limits(**value)
-
-
-def _unknown(where: str, key: str, known: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(key, known, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"unknown {where} {key!r}{hint} (known: {', '.join(known)})"
 
 
 BUILT_IN: Final = Policy(

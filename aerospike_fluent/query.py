@@ -382,7 +382,8 @@ class Query(Frozen, Generic[M]):
         """Return this query with its records as instances of ``model``.
 
         A dataclass, pydantic model, attrs class, msgspec Struct or TypedDict: ``collect()``,
-        ``first()``, ``page()`` and iteration return instances.
+        ``first()``, ``page()``, ``stream()`` and iteration return instances; ``count()``
+        counts. For DataFrames, read the query itself (``to_arrow()``...).
         """
         return TypedQuery(self, model)
 

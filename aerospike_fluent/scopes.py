@@ -228,7 +228,11 @@ class RecordSet(_Scope[M]):
         if batch_size is not None:
             _validate.integer("batch_size", batch_size, 1, 1_000_000)
         ex = self._ex
-        rows = [("put", self._key(k), _bins_of(ex, bins), None) for k, bins in records.items()]
+        ns, set_name, check = self._ns, self._set, _validate.record_key
+        rows = [
+            ("put", (ns, set_name, check("put_many key", k), None), _bins_of(ex, bins), None)
+            for k, bins in records.items()
+        ]
         return self._ex.run(_batches(rows, policy, batch_size or len(rows) or 1, report))
 
     @overload
@@ -252,11 +256,7 @@ class RecordSet(_Scope[M]):
         ``raise_on_error``. Returns an :class:`ArrowWriteResult`: rows written, and each
         failed row's key and error.
         """
-        unknown = sorted(set(options) - set(ARROW_WRITE_DEFAULTS))
-        if unknown:
-            raise InvalidArgumentError(
-                f"unknown put_arrow option(s) {unknown} (options: {sorted(ARROW_WRITE_DEFAULTS)})"
-            )
+        _validate.known_names("put_arrow option", options, ARROW_WRITE_DEFAULTS)
         o = {**ARROW_WRITE_DEFAULTS, **options}
         program = put_arrow(self._ns, self._set, data, key=key, **o)  # type: ignore[arg-type]
         return self._ex.run(program)
@@ -388,10 +388,7 @@ def _model_key(ex: Executor[Any], obj: object) -> str | int | bytes:
             f"{type(obj).__name__} has no key field: mark one with Annotated[str, af.models.Key] "
             "or give the key: s.key(k).put(obj)"
         )
-    key = mapping.user_key(obj)
-    if key is None:
-        raise InvalidArgumentError(f"{type(obj).__name__}.{mapping.key} is None: no key to write")
-    return key  # type: ignore[no-any-return]
+    return _validate.record_key(f"{type(obj).__name__}.{mapping.key}", mapping.user_key(obj))
 
 
 def _bins_of(ex: Executor[Any], bins: object) -> dict[str, Any]:

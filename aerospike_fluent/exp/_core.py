@@ -333,7 +333,7 @@ def val(v: object) -> Exp:
     if isinstance(v, dict):
         _validate.value("<expression>", v)
         return Exp(_LIT, "map_val", (("map_val", v),), "map")
-    raise InvalidTypeError(f"cannot use a {type(v).__name__} in an expression")
+    raise InvalidTypeError(f"cannot use a {_validate.type_name(v)} in an expression")
 
 
 def value_type(t: str) -> str:

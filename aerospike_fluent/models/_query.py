@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from aerospike_fluent._exec import Async, M, Sync, then
-from aerospike_fluent._native import Record
 from aerospike_fluent.models._mapping import Mapping_, mapping_of
+from aerospike_fluent.models._stream import AsyncModelStream, ModelStream
 from aerospike_fluent.results import Page
-from aerospike_fluent.streams import AsyncRecordStream, RecordStream
+from aerospike_fluent.streams import AsyncRecordStream
 
 if TYPE_CHECKING:
     from aerospike_fluent.query import Query
@@ -62,21 +62,33 @@ class TypedQuery(Generic[M, T]):
         page = q._page(size, self._mapping.plan)
         return q._ex.run(then(page, lambda p: Page(self._all(p.records), p.token)))
 
+    @overload
+    def count(self: TypedQuery[Async, T]) -> Coroutine[Any, Any, int]: ...
+    @overload
+    def count(self: TypedQuery[Sync, T]) -> int: ...
+    def count(self) -> Any:
+        """How many records match (no bin data is transferred)."""
+        return self._query.count()
+
+    @overload
+    def stream(self: TypedQuery[Async, T]) -> AsyncModelStream[T]: ...
+    @overload
+    def stream(self: TypedQuery[Sync, T]) -> ModelStream[T]: ...
+    def stream(self) -> AsyncModelStream[T] | ModelStream[T]:
+        """Start the query; iterate the instances as they arrive (``async for`` / ``for``)."""
+        stream = self._query._stream(self._mapping.plan)
+        if isinstance(stream, AsyncRecordStream):
+            return AsyncModelStream(stream, self._all)
+        return ModelStream(stream, self._all)
+
     def __aiter__(self: TypedQuery[Async, T]) -> AsyncIterator[T]:
         return self._instances()
 
     async def _instances(self: TypedQuery[Async, T]) -> AsyncIterator[T]:
-        decode = self._mapping.decode_many
-        stream = self._query._stream(self._mapping.plan)
-        assert isinstance(stream, AsyncRecordStream)
-        async with stream:
-            async for record in stream:
-                yield record if type(record) is not Record else decode([record])[0]
+        async with self.stream() as stream:
+            async for instance in stream:
+                yield instance
 
     def __iter__(self: TypedQuery[Sync, T]) -> Iterator[T]:
-        decode = self._mapping.decode_many
-        stream = self._query._stream(self._mapping.plan)
-        assert isinstance(stream, RecordStream)
-        with stream:
-            for record in stream:
-                yield record if type(record) is not Record else decode([record])[0]
+        with self.stream() as stream:
+            yield from stream

@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import Any, Final, Generic, TypeVar
 from uuid import UUID
 
+from aerospike_fluent._validate import type_name
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 
 T = TypeVar("T")
@@ -149,7 +150,7 @@ def _generic(codecs: Codecs, value: Any, where: str) -> Any:
         ]
     )
     raise InvalidTypeError(
-        f"{where}: cannot store a value of type {type(value).__name__} (supported: {supported}; "
+        f"{where}: cannot store a value of type {type_name(value)} (supported: {supported}; "
         "register a Codec for others)"
     )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -89,3 +90,30 @@ def test_is_connected_follows_the_cluster() -> None:
             db.namespace("test").set("gone").key(1).get()
     finally:
         db.close()
+
+
+async def _until(fl: Flavor, holds: Callable[[], bool]) -> None:
+    """Wait until ``holds()``; a guard against a hang, not a measure of time."""
+    for _ in range(600):
+        if holds():
+            return
+        await fl.sleep(0.05)
+    pytest.fail("the state never came")
+
+
+@pytest.mark.skipif(bool(os.environ.get("AEROSPIKE_HOST")), reason="embedded server")
+async def test_is_connected_turns_false_when_the_only_node_stops_answering(fl: Flavor) -> None:
+    with EmbeddedCluster(nodes=1, replication_factor=1) as cluster:
+        node = cluster.nodes[0]
+        async with fl.connect(cluster.seeds, total_timeout=0.3, max_retries=0) as db:
+            key = db.namespace("test").set("gone").key(1)
+            await fl.run(key.put({"a": 1}))
+            node.kill(keep_data=True)
+            with pytest.raises((errors.ConnectionError, errors.TimeoutError)):
+                await fl.run(key.get())
+            await _until(fl, lambda: not db.is_connected)
+            # not because the tend dropped the node (that takes several failed tends)
+            assert db.node_names() == [node.name]
+            node.restart()
+            await _until(fl, lambda: db.is_connected)
+            assert (await fl.run(key.get()))["a"] == 1

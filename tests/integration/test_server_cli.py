@@ -76,7 +76,9 @@ def test_connect_embedded_cluster_url() -> None:
 
 
 def test_connect_embedded_refuses_unknown_options() -> None:
-    with pytest.raises(errors.InvalidArgumentError, match="bad embedded option 'node=3'"):
+    with pytest.raises(
+        errors.InvalidArgumentError, match="unknown embedded option 'node'; did you mean 'nodes'"
+    ):
         af_sync.connect("embedded://?node=3")
     with pytest.raises(errors.InvalidArgumentError, match="replication_factor must be within"):
         af_sync.connect("embedded://?nodes=2&replication_factor=3")

@@ -37,7 +37,7 @@ def _prepare(options: dict[str, Any]) -> Any:
         ({"total_timeout": float("nan")}, errors.InvalidArgumentError, "finite number"),
         ({"total_timeout": 0.0001}, errors.InvalidArgumentError, "below 1 ms"),
         ({"spin_wait": 5e-8}, errors.InvalidArgumentError, "below 1 µs"),
-        ({"tend_interval": 2**32}, errors.InvalidArgumentError, "too long"),
+        ({"tend_interval": 2**32}, errors.InvalidArgumentError, "over the maximum"),
         ({"total_timeout": 1, "total_timeout_ms": 5}, errors.InvalidArgumentError, "not both"),
     ],
 )
