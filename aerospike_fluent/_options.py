@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any, Final
 
-from aerospike_fluent import _config_file, _native
+from aerospike_fluent import _config_file, _native, _validate
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.models.codecs import Codecs
 from aerospike_fluent.policy import BUILT_IN, Policy
@@ -242,10 +242,11 @@ def _profiles(value: object) -> dict[str, Policy]:
 
 def units(name: str, value: object, per_second: int, what: str = "connect option") -> int:
     """Whole units (ms or µs) of a duration option given in seconds or as a ``timedelta``."""
+    seconds: float
     if isinstance(value, timedelta):
         seconds = value.total_seconds()
     elif isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = float(value)
+        seconds = value  # an int stays one: it may be too large for a float
     else:
         raise InvalidTypeError(
             f"{what} {name} is a number of seconds or a timedelta, not {value!r}"
@@ -254,8 +255,8 @@ def units(name: str, value: object, per_second: int, what: str = "connect option
         raise InvalidArgumentError(
             f"{what} {name} must be a finite number of seconds >= 0, not {value!r}"
         )
-    count = round(seconds * per_second)
-    if count > OPTION_MAX:
+    count = _validate.scaled(seconds, per_second, OPTION_MAX)
+    if count is None:
         raise InvalidArgumentError(
             f"{what} {name}={value!r} is too long (at most {OPTION_MAX / per_second:g} s)"
         )

@@ -169,14 +169,25 @@ def millis(what: str, value: float | timedelta | None) -> int | None:
         value = value.total_seconds()
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidTypeError(f"{what} must be seconds (int/float) or timedelta")
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):
         raise InvalidArgumentError(f"{what} must be a finite number of seconds, not {value}")
     if value < 0:
         raise InvalidArgumentError(f"{what} must not be negative")
-    ms = round(value * 1000)
-    if ms > MILLIS_MAX:
+    ms = scaled(value, 1000, MILLIS_MAX)
+    if ms is None:
         raise InvalidArgumentError(f"{what} {value} s is over the maximum ({MILLIS_MAX} ms)")
     return ms
+
+
+def scaled(seconds: float, per_second: int, limit: int) -> int | None:
+    """``seconds`` (>= 0) in whole units of ``1 / per_second`` s; None above ``limit`` units.
+
+    Seconds too large to multiply into a finite float are over any limit.
+    """
+    if seconds > limit:
+        return None
+    count = round(seconds * per_second)
+    return None if count > limit else count
 
 
 def value(bin_: str, v: object) -> None:

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from aerospike_fluent.policy import Policy, PolicyOptions
 
 T = TypeVar("T")
+TIMEOUT_MAX: Final = 2**32 - 1
+"""Longest transaction timeout, in seconds (32 bits on the wire)."""
 
 log: Final = logging.getLogger("aerospike_fluent.transactions")
 
@@ -74,9 +76,14 @@ def _seconds(timeout: float | timedelta | None) -> int:
         return 0
     if isinstance(timeout, timedelta):
         timeout = timeout.total_seconds()
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 <= timeout <= TIMEOUT_MAX  # also refuses NaN
+    ):
         raise InvalidArgumentError(
-            f"transaction timeout must be seconds >= 0 or a timedelta, not {timeout!r}"
+            f"transaction timeout must be seconds within 0..{TIMEOUT_MAX} or a timedelta, "
+            f"not {timeout!r}"
         )
     seconds = int(timeout)
     if seconds != timeout:
