@@ -19,7 +19,12 @@ from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 NAMESPACE_MAX = 31
 SET_MAX = 63
 BIN_MAX = 15
-TTL_MAX = 0xFFFF_FFFF - 1  # u32 on the wire; 0xFFFFFFFF is "never expire" (-1)
+TTL_MAX = 315_360_000
+"""Longest TTL a server takes: 10 years, in seconds (a longer one is a ParameterError)."""
+NEVER_EXPIRE = -1
+"""TTL: never expire (0xFFFFFFFF on the wire)."""
+KEEP_TTL = -2
+"""TTL: an update keeps the record's TTL (0xFFFFFFFE on the wire)."""
 GENERATION_MAX = 0xFFFF
 INT_MIN = -(2**63)
 INT_MAX = 2**63 - 1
@@ -128,7 +133,12 @@ def integer(what: str, value: object, low: int, high: int) -> int:
 
 
 def ttl(value: int | timedelta | None) -> int | None:
-    """Check a TTL: seconds or a ``timedelta``; -1 never expires, -2 keeps the current TTL."""
+    """Check a TTL: seconds or a ``timedelta``; -1 never expires, -2 keeps the current TTL.
+
+    0 is the namespace's default TTL. Above :data:`TTL_MAX` lie the 32-bit wire forms of the
+    special TTLs (0xFFFFFFFF never expire, 0xFFFFFFFE keep the TTL, 0xFFFFFFFD the client's
+    default): refused, as a number meaning one of those is better written by its name.
+    """
     if value is None:
         return None
     if isinstance(value, timedelta):
@@ -136,7 +146,15 @@ def ttl(value: int | timedelta | None) -> int | None:
         if seconds != int(seconds):
             raise InvalidArgumentError(f"ttl {value} is not a whole number of seconds")
         value = int(seconds)
-    return integer("ttl", value, -2, TTL_MAX)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(f"ttl must be int or timedelta, not {type(value).__name__}")
+    if KEEP_TTL <= value <= TTL_MAX:
+        return value
+    raise InvalidArgumentError(
+        f"ttl {value} is out of range: at most {TTL_MAX} s (10 years), or "
+        f"af.NEVER_EXPIRE ({NEVER_EXPIRE}) to never expire, af.KEEP_TTL ({KEEP_TTL}) to keep "
+        "the record's TTL, 0 for the namespace's default"
+    )
 
 
 def expire_at(when: object) -> int:
@@ -152,7 +170,9 @@ def expire_at(when: object) -> int:
     if seconds <= 0:
         raise InvalidArgumentError(f"expire_at {when.isoformat()} is not in the future")
     if seconds > TTL_MAX:
-        raise InvalidArgumentError(f"expire_at {when.isoformat()} is beyond the largest TTL")
+        raise InvalidArgumentError(
+            f"expire_at {when.isoformat()} is beyond the largest TTL ({TTL_MAX} s, 10 years)"
+        )
     return seconds
 
 
