@@ -59,11 +59,17 @@ def text(what: str, value: str) -> str:
 
 
 def name(kind: str, value: object, limit: int) -> str:
-    """Check a namespace/set/bin/index name: a non-empty str of at most ``limit`` UTF-8 bytes."""
+    """Check a namespace/set/bin/index name: a non-empty str of at most ``limit`` UTF-8 bytes.
+
+    A server reads names as C strings: a NUL would cut one short, so it is refused.
+    """
     if not isinstance(value, str):
         raise InvalidTypeError(f"{kind} name must be str, not {type(value).__name__}")
     if not value:
         raise InvalidArgumentError(f"{kind} name must not be empty")
+    nul = value.find("\0")
+    if nul >= 0:
+        raise InvalidArgumentError(f"{kind} name {value!r} holds a NUL character (at {nul})")
     size = len(value) if value.isascii() else len(text(f"{kind} name", value).encode())
     if size > limit:
         raise InvalidArgumentError(f"{kind} name {value!r} is {size} bytes (max {limit})")
@@ -83,6 +89,8 @@ def set_name(value: object) -> str:
 _BIN_NAMES: set[str] = set()
 """Bin names (exact ``str``) already checked; bounded by :data:`_BIN_NAMES_MAX`."""
 _BIN_NAMES_MAX = 4096
+_known_names: Callable[[Any], bool] = _BIN_NAMES.issuperset
+_join_names: Callable[[object], str] = "".join  # type: ignore[assignment]
 
 
 def bin_name(value: object) -> str:
@@ -282,9 +290,20 @@ def _contains_itself(v: object, path: tuple[int, ...]) -> bool:
     return any(_contains_itself(c, here) for c in children)
 
 
+def _new_names_ok(values: Any) -> bool:
+    """Whether names the native pass vouched for hold no NUL; those that do not are remembered."""
+    if "\0" in _join_names(values):
+        return False
+    if len(_BIN_NAMES) + len(values) <= _BIN_NAMES_MAX:
+        _BIN_NAMES.update(values)
+    return True
+
+
 def bins(values: object) -> dict[str, Any]:
     """Check a bins mapping for a write; returns a plain ``dict``."""
-    if _bins_ok(values):  # the common case, checked natively in one pass
+    # the common case, checked natively in one pass; that pass lets NUL in names through, so
+    # they are names checked before, or new ones looked at here
+    if _bins_ok(values) and (_known_names(values) or _new_names_ok(values)):
         return _copy_dict(values)
     if type(values) is not dict and not isinstance(values, Mapping):
         raise InvalidTypeError(f"bins must be a mapping, not {type(values).__name__}")
