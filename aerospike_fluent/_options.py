@@ -144,6 +144,7 @@ def _checked(
             new, per = DEPRECATED[name]
             if not stacklevel:
                 raise InvalidArgumentError(f"{where} {name} is an old name: use {new} in seconds")
+            _whole(name, value, where)  # before value / per: a huge int overflows a float
             if stacklevel:
                 example = (
                     value / per if isinstance(value, int) and not isinstance(value, bool) else 1
@@ -153,7 +154,6 @@ def _checked(
                     DeprecationWarning,
                     stacklevel=stacklevel + 1,
                 )
-            _whole(name, value, where)
             if new in POLICY_SHORTHANDS:
                 out[new] = value / per
             else:
@@ -191,7 +191,9 @@ def _whole(name: str, value: object, where: str) -> None:
         unit = _UNITS.get(name.rsplit("_", 1)[-1], "a count")
         raise InvalidTypeError(f"{where} {name} takes a whole number ({unit}), not {value!r}")
     if not 0 <= value <= OPTION_MAX:
-        raise InvalidArgumentError(f"{where} {name} must be within 0..{OPTION_MAX}, not {value}")
+        raise InvalidArgumentError(
+            f"{where} {name} must be within 0..{OPTION_MAX}, not {_validate.shown(value)}"
+        )
 
 
 def _rack_ids(value: object, where: str) -> list[int] | None:
@@ -253,12 +255,13 @@ def units(name: str, value: object, per_second: int, what: str = "connect option
         )
     if not 0 <= seconds < float("inf"):
         raise InvalidArgumentError(
-            f"{what} {name} must be a finite number of seconds >= 0, not {value!r}"
+            f"{what} {name} must be a finite number of seconds >= 0, not {_validate.shown(value)}"
         )
     count = _validate.scaled(seconds, per_second, OPTION_MAX)
     if count is None:
         raise InvalidArgumentError(
-            f"{what} {name}={value!r} is too long (at most {OPTION_MAX / per_second:g} s)"
+            f"{what} {name}={_validate.shown(value)} is too long "
+            f"(at most {OPTION_MAX / per_second:g} s)"
         )
     if seconds > 0 and count == 0:
         smallest = "1 ms" if per_second == 1000 else "1 µs"

@@ -44,6 +44,19 @@ _value_ok = _native.value_ok
 _copy_dict: Callable[[object], dict[str, Any]] = dict.copy  # type: ignore[assignment]
 
 
+_SHOWN_BITS = 128
+"""Integers longer than this are shown by their size: Python refuses to print one of more than
+4,300 digits (a ``ValueError`` raised while the message is formatted)."""
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, a huge integer shown by its number of digits."""
+    if isinstance(value, int) and value.bit_length() > _SHOWN_BITS:
+        digits = int(value.bit_length() * math.log10(2)) + 1
+        return f"{'-' if value < 0 else ''}<an integer of about {digits:,} digits>"
+    return repr(value)
+
+
 def text(what: str, value: str) -> str:
     """Check that a str can be encoded as UTF-8 (no lone surrogates); returns it."""
     if not value.isascii():
@@ -116,7 +129,7 @@ def user_key(value: object) -> str | int | bytes:
     if isinstance(value, bool) or not isinstance(value, str | int | bytes | bytearray):
         raise InvalidTypeError(f"key must be str, int or bytes, not {type(value).__name__}")
     if isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
-        raise InvalidArgumentError(f"integer key {value} does not fit in 64 bits")
+        raise InvalidArgumentError(f"integer key {shown(value)} does not fit in 64 bits")
     if isinstance(value, str):
         return text("key", value)
     if isinstance(value, bytearray):
@@ -136,7 +149,7 @@ def integer(what: str, value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidTypeError(f"{what} must be int, not {type(value).__name__}")
     if not low <= value <= high:
-        raise InvalidArgumentError(f"{what} {value} is out of range [{low}, {high}]")
+        raise InvalidArgumentError(f"{what} {shown(value)} is out of range [{low}, {high}]")
     return value
 
 
@@ -159,7 +172,7 @@ def ttl(value: int | timedelta | None) -> int | None:
     if KEEP_TTL <= value <= TTL_MAX:
         return value
     raise InvalidArgumentError(
-        f"ttl {value} is out of range: at most {TTL_MAX} s (10 years), or "
+        f"ttl {shown(value)} is out of range: at most {TTL_MAX} s (10 years), or "
         f"af.NEVER_EXPIRE ({NEVER_EXPIRE}) to never expire, af.KEEP_TTL ({KEEP_TTL}) to keep "
         "the record's TTL, 0 for the namespace's default"
     )
@@ -203,7 +216,7 @@ def millis(what: str, value: float | timedelta | None) -> int | None:
         raise InvalidArgumentError(f"{what} must not be negative")
     ms = scaled(value, 1000, MILLIS_MAX)
     if ms is None:
-        raise InvalidArgumentError(f"{what} {value} s is over the maximum ({MILLIS_MAX} ms)")
+        raise InvalidArgumentError(f"{what} {shown(value)} s is over the maximum ({MILLIS_MAX} ms)")
     return ms
 
 
@@ -226,7 +239,7 @@ def value(bin_: str, v: object) -> None:
             text(f"bin {bin_!r}", v)  # type: ignore[arg-type]
     elif t is int:
         if not INT_MIN <= v <= INT_MAX:  # type: ignore[operator]
-            raise InvalidArgumentError(f"bin {bin_!r}: integer {v} does not fit in 64 bits")
+            raise InvalidArgumentError(f"bin {bin_!r}: integer {shown(v)} does not fit in 64 bits")
     elif t not in _PLAIN and not _value_ok(v):
         _walk(bin_, v, v, 0)
 
@@ -238,7 +251,7 @@ def _walk(bin_: str, root: object, v: Any, depth: int) -> None:
             text(f"bin {bin_!r}", v)
     elif t is int:
         if not INT_MIN <= v <= INT_MAX:
-            raise InvalidArgumentError(f"bin {bin_!r}: integer {v} does not fit in 64 bits")
+            raise InvalidArgumentError(f"bin {bin_!r}: integer {shown(v)} does not fit in 64 bits")
     elif t in _PLAIN:
         return
     elif isinstance(v, list):

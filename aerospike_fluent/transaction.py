@@ -24,7 +24,7 @@ from enum import StrEnum
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, Unpack
 
-from aerospike_fluent import _native
+from aerospike_fluent import _native, _validate
 from aerospike_fluent._exec import Async, Call, Executor, M, Sync
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import (
@@ -83,7 +83,7 @@ def _seconds(timeout: float | timedelta | None) -> int:
     ):
         raise InvalidArgumentError(
             f"transaction timeout must be seconds within 0..{TIMEOUT_MAX} or a timedelta, "
-            f"not {timeout!r}"
+            f"not {_validate.shown(timeout)}"
         )
     seconds = int(timeout)
     if seconds != timeout:
