@@ -223,15 +223,15 @@ class Retry:
         if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
             raise InvalidArgumentError(f"attempts must be an int >= 1, not {attempts!r}")
         for name, value in (("backoff", backoff), ("max_backoff", max_backoff)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise InvalidArgumentError(f"{name} must be seconds >= 0, not {value!r}")
+            _validate.millis(name, value)  # finite seconds >= 0, at most 2**32 - 1 ms
         self.attempts = attempts
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
 
     def pause(self, attempt: int) -> float:
         """Seconds to wait after failed attempt ``attempt`` (0-based): full jitter."""
-        return random.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))
+        doubled = self.backoff * 2 ** min(attempt, 1000)  # a float times 2**1024 overflows
+        return random.uniform(0, min(self.max_backoff, doubled))
 
     @staticmethod
     def conflict(exc: BaseException) -> bool:

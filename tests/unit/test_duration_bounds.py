@@ -17,7 +17,7 @@ from aerospike_fluent._exec import Sync
 from aerospike_fluent._options import prepare
 from aerospike_fluent.errors import InvalidArgumentError
 from aerospike_fluent.scopes import RecordSet
-from aerospike_fluent.transaction import _seconds
+from aerospike_fluent.transaction import Retry, _seconds
 
 HUGE = 1.7976931348623157e308
 
@@ -60,3 +60,20 @@ def test_hostile_transaction_timeouts_are_invalid_arguments(seconds: float) -> N
 def test_the_largest_durations_still_pass() -> None:
     assert _validate.millis("timeout", 0xFFFF_FFFF // 1000) == 0xFFFF_FFFF // 1000 * 1000
     assert prepare("127.0.0.1:3000", {"idle_timeout": 4_000_000}, stacklevel=1)
+
+
+@pytest.mark.parametrize("seconds", [HUGE, float("nan"), float("inf"), 10**400, -1])
+def test_hostile_transaction_backoffs_are_invalid_arguments(seconds: float) -> None:
+    with pytest.raises(InvalidArgumentError, match="backoff"):
+        Retry(3, seconds, 1.0)
+    with pytest.raises(InvalidArgumentError, match="max_backoff"):
+        Retry(3, 0.01, seconds)
+
+
+def test_a_long_run_of_attempts_keeps_its_pause_within_the_cap() -> None:
+    assert 0 <= Retry(10**6, 0.01, 2.0).pause(5000) <= 2.0
+
+
+def test_with_policy_options_refuse_huge_durations() -> None:
+    with pytest.raises(InvalidArgumentError, match="total_timeout"):
+        af.Policy.from_mapping({"total_timeout": HUGE}, where="with_policy option")
