@@ -17,7 +17,7 @@ from importlib import import_module as _import_module
 from importlib import metadata as _metadata
 from typing import TYPE_CHECKING
 
-from aerospike_fluent import errors, exp, metrics, progress, sync
+from aerospike_fluent import _validate, errors, exp, metrics, progress, sync
 from aerospike_fluent import exp as F
 from aerospike_fluent._arrow import ArrowBatches, AsyncArrowBatches
 from aerospike_fluent._bins import ExpRead, ExpWrite
@@ -51,9 +51,9 @@ try:
 except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
     from aerospike_fluent._native import __version__
 
-NEVER_EXPIRE = -1
+NEVER_EXPIRE = _validate.NEVER_EXPIRE
 """TTL: the record never expires."""
-KEEP_TTL = -2
+KEEP_TTL = _validate.KEEP_TTL
 """TTL: an update keeps the record's current TTL."""
 
 _LAZY = frozenset({"dask", "polars"})

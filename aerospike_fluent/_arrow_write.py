@@ -73,6 +73,22 @@ def _source(data: object) -> object:
     )
 
 
+def _check_bin_columns(source: object, key: str) -> None:
+    """Refuse NUL in the names of the columns written as bins (the native reader checks sizes).
+
+    The names come from the schema a pyarrow object carries, or the ``columns`` of a polars
+    DataFrame or DuckDB result; other sources are left to the native reader.
+    """
+    names = getattr(getattr(source, "schema", None), "names", None)
+    if not isinstance(names, list):
+        names = getattr(source, "columns", None)
+    if not isinstance(names, list):
+        return
+    for name in names:
+        if isinstance(name, str) and name != key and "\0" in name:
+            raise InvalidArgumentError(f"column {name!r} cannot be a bin: its name holds a NUL")
+
+
 def _rows_total(data: object) -> int | None:
     for name in ("num_rows", "height"):
         n = getattr(data, name, None)
@@ -121,6 +137,7 @@ def put_arrow(
         lim=lim,
     )
     source = _source(data)
+    _check_bin_columns(source, key)
     total = _rows_total(data)
     writer = _native.ArrowWriter(source, namespace, set_name, key)
     return _run(writer, policy, size, rounds, total, report, raise_on_error)

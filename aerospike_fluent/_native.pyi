@@ -361,6 +361,7 @@ def connect(done: Done, config: ClientConfig) -> Pending:
 def connect_blocking(config: ClientConfig) -> Client: ...
 def _wire_op_specs() -> list[tuple[str, str, int, list[tuple[str, int]]]]:
     """The list and map op tables of the SDK's own encoding (for its tests)."""
+
 def nodes_answering(client: Client) -> bool:
     """Whether some node of the client's cluster answered its last tend."""
 

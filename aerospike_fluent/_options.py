@@ -155,6 +155,7 @@ def _checked(
             new, per = DEPRECATED[name]
             if not stacklevel:
                 raise InvalidArgumentError(f"{where} {name} is an old name: use {new} in seconds")
+            _whole(name, value, where)  # before value / per: a huge int overflows a float
             if stacklevel:
                 example = (
                     value / per if isinstance(value, int) and not isinstance(value, bool) else 1
@@ -164,7 +165,6 @@ def _checked(
                     DeprecationWarning,
                     stacklevel=stacklevel + 1,
                 )
-            _whole(name, value, where)
             if new in POLICY_SHORTHANDS:
                 out[new] = value / per
             else:
@@ -198,7 +198,9 @@ def _whole(name: str, value: object, where: str) -> None:
         unit = _UNITS.get(name.rsplit("_", 1)[-1], "a count")
         raise InvalidTypeError(f"{where} {name} takes a whole number ({unit}), not {value!r}")
     if not 0 <= value <= OPTION_MAX:
-        raise InvalidArgumentError(f"{where} {name} must be within 0..{OPTION_MAX}, not {value}")
+        raise InvalidArgumentError(
+            f"{where} {name} must be within 0..{OPTION_MAX}, not {_validate.shown(value)}"
+        )
 
 
 def _rack_ids(value: object, where: str) -> list[int] | None:

@@ -20,7 +20,12 @@ from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 NAMESPACE_MAX = 31
 SET_MAX = 63
 BIN_MAX = 15
-TTL_MAX = 0xFFFF_FFFF - 1  # u32 on the wire; 0xFFFFFFFF is "never expire" (-1)
+TTL_MAX = 315_360_000
+"""Longest TTL a server takes: 10 years, in seconds (a longer one is a ParameterError)."""
+NEVER_EXPIRE = -1
+"""TTL: never expire (0xFFFFFFFF on the wire)."""
+KEEP_TTL = -2
+"""TTL: an update keeps the record's TTL (0xFFFFFFFE on the wire)."""
 GENERATION_MAX = 0xFFFF
 INT_MIN = -(2**63)
 INT_MAX = 2**63 - 1
@@ -40,6 +45,19 @@ _value_ok = _native.value_ok
 _copy_dict: Callable[[object], dict[str, Any]] = dict.copy  # type: ignore[assignment]
 
 
+_SHOWN_BITS = 128
+"""Integers longer than this are shown by their size: Python refuses to print one of more than
+4,300 digits (a ``ValueError`` raised while the message is formatted)."""
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, a huge integer shown by its number of digits."""
+    if isinstance(value, int) and value.bit_length() > _SHOWN_BITS:
+        digits = int(value.bit_length() * math.log10(2)) + 1
+        return f"{'-' if value < 0 else ''}<an integer of about {digits:,} digits>"
+    return repr(value)
+
+
 def text(what: str, value: str) -> str:
     """Check that a str can be encoded as UTF-8 (no lone surrogates); returns it."""
     if not value.isascii():
@@ -55,11 +73,17 @@ def text(what: str, value: str) -> str:
 
 
 def name(kind: str, value: object, limit: int) -> str:
-    """Check a namespace/set/bin/index name: a non-empty str of at most ``limit`` UTF-8 bytes."""
+    """Check a namespace/set/bin/index name: a non-empty str of at most ``limit`` UTF-8 bytes.
+
+    A server reads names as C strings: a NUL would cut one short, so it is refused.
+    """
     if not isinstance(value, str):
         raise InvalidTypeError(f"{kind} name must be str, not {type(value).__name__}")
     if not value:
         raise InvalidArgumentError(f"{kind} name must not be empty")
+    nul = value.find("\0")
+    if nul >= 0:
+        raise InvalidArgumentError(f"{kind} name {value!r} holds a NUL character (at {nul})")
     size = len(value) if value.isascii() else len(text(f"{kind} name", value).encode())
     if size > limit:
         raise InvalidArgumentError(f"{kind} name {value!r} is {size} bytes (max {limit})")
@@ -79,6 +103,8 @@ def set_name(value: object) -> str:
 _BIN_NAMES: set[str] = set()
 """Bin names (exact ``str``) already checked; bounded by :data:`_BIN_NAMES_MAX`."""
 _BIN_NAMES_MAX = 4096
+_known_names: Callable[[Any], bool] = _BIN_NAMES.issuperset
+_join_names: Callable[[object], str] = "".join  # type: ignore[assignment]
 
 
 def bin_name(value: object) -> str:
@@ -104,7 +130,7 @@ def user_key(value: object) -> str | int | bytes:
     if isinstance(value, bool) or not isinstance(value, str | int | bytes | bytearray):
         raise InvalidTypeError(f"key must be str, int or bytes, not {type_name(value)}")
     if isinstance(value, int) and not INT_MIN <= value <= INT_MAX:
-        raise InvalidArgumentError(f"integer key {value} does not fit in 64 bits")
+        raise InvalidArgumentError(f"integer key {shown(value)} does not fit in 64 bits")
     if isinstance(value, str):
         return text("key", value)
     if isinstance(value, bytearray):
@@ -170,12 +196,17 @@ def integer(what: str, value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidTypeError(f"{what} must be int, not {type(value).__name__}")
     if not low <= value <= high:
-        raise InvalidArgumentError(f"{what} {value} is out of range [{low}, {high}]")
+        raise InvalidArgumentError(f"{what} {shown(value)} is out of range [{low}, {high}]")
     return value
 
 
 def ttl(value: int | timedelta | None) -> int | None:
-    """Check a TTL: seconds or a ``timedelta``; -1 never expires, -2 keeps the current TTL."""
+    """Check a TTL: seconds or a ``timedelta``; -1 never expires, -2 keeps the current TTL.
+
+    0 is the namespace's default TTL. Above :data:`TTL_MAX` lie the 32-bit wire forms of the
+    special TTLs (0xFFFFFFFF never expire, 0xFFFFFFFE keep the TTL, 0xFFFFFFFD the client's
+    default): refused, as a number meaning one of those is better written by its name.
+    """
     if value is None:
         return None
     if isinstance(value, timedelta):
@@ -183,7 +214,15 @@ def ttl(value: int | timedelta | None) -> int | None:
         if seconds != int(seconds):
             raise InvalidArgumentError(f"ttl {value} is not a whole number of seconds")
         value = int(seconds)
-    return integer("ttl", value, -2, TTL_MAX)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(f"ttl must be int or timedelta, not {type(value).__name__}")
+    if KEEP_TTL <= value <= TTL_MAX:
+        return value
+    raise InvalidArgumentError(
+        f"ttl {shown(value)} is out of range: at most {TTL_MAX} s (10 years), or "
+        f"af.NEVER_EXPIRE ({NEVER_EXPIRE}) to never expire, af.KEEP_TTL ({KEEP_TTL}) to keep "
+        "the record's TTL, 0 for the namespace's default"
+    )
 
 
 def expire_at(when: object) -> int:
@@ -199,7 +238,9 @@ def expire_at(when: object) -> int:
     if seconds <= 0:
         raise InvalidArgumentError(f"expire_at {when.isoformat()} is not in the future")
     if seconds > TTL_MAX:
-        raise InvalidArgumentError(f"expire_at {when.isoformat()} is beyond the largest TTL")
+        raise InvalidArgumentError(
+            f"expire_at {when.isoformat()} is beyond the largest TTL ({TTL_MAX} s, 10 years)"
+        )
     return seconds
 
 
@@ -220,17 +261,19 @@ def duration(what: str, value: object, per_second: int = 1000, most: int = MILLI
     shorter than one unit is refused: rounded to 0 it would mean no limit at all.
     """
     if isinstance(value, timedelta):
-        seconds = value.total_seconds()
+        seconds: float = value.total_seconds()
     elif isinstance(value, int | float) and not isinstance(value, bool):
-        seconds = float(value)
+        seconds = value  # an int stays one: it may be too large for a float
     else:
         raise InvalidTypeError(f"{what} is a number of seconds or a timedelta, not {value!r}")
     if not 0 <= seconds < math.inf:
-        raise InvalidArgumentError(f"{what} must be a finite number of seconds >= 0, not {value!r}")
-    count = round(seconds * per_second)
-    if count > most:
         raise InvalidArgumentError(
-            f"{what}={value!r} is over the maximum ({most / per_second:g} s)"
+            f"{what} must be a finite number of seconds >= 0, not {shown(value)}"
+        )
+    count = scaled(seconds, per_second, most)
+    if count is None:
+        raise InvalidArgumentError(
+            f"{what}={shown(value)} is over the maximum ({most / per_second:g} s)"
         )
     if seconds > 0 and count == 0:
         smallest = "1 ms" if per_second == 1000 else "1 µs"
@@ -238,6 +281,17 @@ def duration(what: str, value: object, per_second: int = 1000, most: int = MILLI
             f"{what}={value!r} is below {smallest}, the shortest duration (0 means no limit)"
         )
     return count
+
+
+def scaled(seconds: float, per_second: int, limit: int) -> int | None:
+    """``seconds`` (>= 0) in whole units of ``1 / per_second`` s; None above ``limit`` units.
+
+    Seconds too large to multiply into a finite float are over any limit.
+    """
+    if seconds > limit:
+        return None
+    count = round(seconds * per_second)
+    return None if count > limit else count
 
 
 def value(bin_: str, v: object) -> None:
@@ -248,7 +302,7 @@ def value(bin_: str, v: object) -> None:
             text(f"bin {bin_!r}", v)  # type: ignore[arg-type]
     elif t is int:
         if not INT_MIN <= v <= INT_MAX:  # type: ignore[operator]
-            raise InvalidArgumentError(f"bin {bin_!r}: integer {v} does not fit in 64 bits")
+            raise InvalidArgumentError(f"bin {bin_!r}: integer {shown(v)} does not fit in 64 bits")
     elif t not in _PLAIN and not _value_ok(v):
         _walk(bin_, v, v, 0)
 
@@ -260,7 +314,7 @@ def _walk(bin_: str, root: object, v: Any, depth: int) -> None:
             text(f"bin {bin_!r}", v)
     elif t is int:
         if not INT_MIN <= v <= INT_MAX:
-            raise InvalidArgumentError(f"bin {bin_!r}: integer {v} does not fit in 64 bits")
+            raise InvalidArgumentError(f"bin {bin_!r}: integer {shown(v)} does not fit in 64 bits")
     elif t in _PLAIN:
         return
     elif isinstance(v, list):
@@ -312,9 +366,20 @@ def _contains_itself(v: object, path: tuple[int, ...]) -> bool:
     return any(_contains_itself(c, here) for c in children)
 
 
+def _new_names_ok(values: Any) -> bool:
+    """Whether names the native pass vouched for hold no NUL; those that do not are remembered."""
+    if "\0" in _join_names(values):
+        return False
+    if len(_BIN_NAMES) + len(values) <= _BIN_NAMES_MAX:
+        _BIN_NAMES.update(values)
+    return True
+
+
 def bins(values: object) -> dict[str, Any]:
     """Check a bins mapping for a write; returns a plain ``dict``."""
-    if _bins_ok(values):  # the common case, checked natively in one pass
+    # the common case, checked natively in one pass; that pass lets NUL in names through, so
+    # they are names checked before, or new ones looked at here
+    if _bins_ok(values) and (_known_names(values) or _new_names_ok(values)):
         return _copy_dict(values)
     if type(values) is not dict and not isinstance(values, Mapping):
         raise InvalidTypeError(f"bins must be a mapping, not {type(values).__name__}")

@@ -68,10 +68,23 @@ class AelSyntaxError(InvalidArgumentError):
     """
 
     def __init__(self, message: str, text: str, position: int) -> None:
-        pointer = f"\n  {text}\n  {' ' * position}^"
-        super().__init__(f"{message} at position {position}{pointer}")
+        super().__init__(f"{message} at position {position}{_pointer(text, position)}")
         self.text = text
         self.position = position
+
+
+_EXCERPT = 60
+"""Characters of the AEL text shown either side of an error (long texts are cut)."""
+
+
+def _pointer(text: str, position: int) -> str:
+    """Show the text around ``position`` and a caret under it."""
+    start = max(0, position - _EXCERPT)
+    end = position + _EXCERPT
+    before = "..." if start else ""
+    after = "..." if end < len(text) else ""
+    shown = f"{before}{text[start:end]}{after}"
+    return f"\n  {shown}\n  {' ' * (len(before) + position - start)}^"
 
 
 __all__ = [

@@ -24,7 +24,7 @@ from enum import StrEnum
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, Unpack
 
-from aerospike_fluent import _native
+from aerospike_fluent import _native, _validate
 from aerospike_fluent._exec import Async, Call, Executor, M, Sync
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import (
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from aerospike_fluent.policy import Policy, PolicyOptions
 
 T = TypeVar("T")
+TIMEOUT_MAX: Final = 2**32 - 1
+"""Longest transaction timeout, in seconds (32 bits on the wire)."""
 
 log: Final = logging.getLogger("aerospike_fluent.transactions")
 
@@ -74,9 +76,14 @@ def _seconds(timeout: float | timedelta | None) -> int:
         return 0
     if isinstance(timeout, timedelta):
         timeout = timeout.total_seconds()
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not 0 <= timeout <= TIMEOUT_MAX  # also refuses NaN
+    ):
         raise InvalidArgumentError(
-            f"transaction timeout must be seconds >= 0 or a timedelta, not {timeout!r}"
+            f"transaction timeout must be seconds within 0..{TIMEOUT_MAX} or a timedelta, "
+            f"not {_validate.shown(timeout)}"
         )
     seconds = int(timeout)
     if seconds != timeout:
@@ -216,15 +223,15 @@ class Retry:
         if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
             raise InvalidArgumentError(f"attempts must be an int >= 1, not {attempts!r}")
         for name, value in (("backoff", backoff), ("max_backoff", max_backoff)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise InvalidArgumentError(f"{name} must be seconds >= 0, not {value!r}")
+            _validate.millis(name, value)  # finite seconds >= 0, at most 2**32 - 1 ms
         self.attempts = attempts
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
 
     def pause(self, attempt: int) -> float:
         """Seconds to wait after failed attempt ``attempt`` (0-based): full jitter."""
-        return random.uniform(0, min(self.max_backoff, self.backoff * 2**attempt))
+        doubled = self.backoff * 2 ** min(attempt, 1000)  # a float times 2**1024 overflows
+        return random.uniform(0, min(self.max_backoff, doubled))
 
     @staticmethod
     def conflict(exc: BaseException) -> bool:

@@ -45,9 +45,12 @@ from aerospike_fluent.exp._ael_lex import (
     tokenize,
     unquote,
 )
+from aerospike_fluent.exp._ael_limits import MAX_NESTING
 from aerospike_fluent.exp._ael_methods import exp_module as _exp
 from aerospike_fluent.exp._ael_render import to_ael
+from aerospike_fluent.exp._ael_runs import Run
 from aerospike_fluent.exp._core import Exp, fn, val
+from aerospike_fluent.exp._intbits import as_int
 
 __all__ = ["parse", "to_ael"]
 
@@ -71,12 +74,15 @@ _CMP: dict[str, Callable[[Exp, Exp], Exp]] = {
     ">": Exp.__gt__,
     ">=": Exp.__ge__,
 }
-_ARITH = {"+": Exp.__add__, "-": Exp.__sub__, "*": Exp.__mul__, "/": Exp.__truediv__}
+_ARITH: dict[str, CoreNode] = {
+    "+": "num_add",
+    "-": "num_sub",
+    "*": "num_mul",
+    "/": "num_div",
+    "%": "num_mod",
+}
 _BITWISE = {"&": "int_and", "|": "int_or", "^": "int_xor"}
 _SHIFT = {"<<": "lshift", ">>": "arshift", ">>>": "rshift"}
-
-MAX_NESTING = 64
-"""Deepest nesting of parentheses, calls and prefix operators the parser accepts."""
 
 
 class _Parser:
@@ -144,23 +150,39 @@ class _Parser:
             raise self.error(f"unexpected {self.tok[1]!r}")
         return e
 
+    def logic_op(self, word: str, symbol: str) -> str | None:
+        """Take the operator ``word`` (or ``symbol``, its other spelling) if it comes next."""
+        if self.tok[1] == symbol or self.at(word):
+            self.i += 1
+            return word
+        return None
+
+    def op_in(self, table: Mapping[str, object]) -> str | None:
+        """Take the next token if it is an operator of ``table``."""
+        kind, text, _ = self.tok
+        if kind == "op" and text in table:
+            self.i += 1
+            return text
+        return None
+
+    @property
+    def last(self) -> Token:
+        """The token just taken."""
+        return self.tokens[self.i - 1]
+
     def or_(self) -> Exp:
         self.nest()
-        e = self.and_()
-        while self.tok[1] == "||" or self.at("or"):
-            tok = self.tok
-            self.i += 1
-            e = self.guard(tok, Exp.__or__, e, self.and_())
+        run = Run(self, self.and_(), _as_bool, _core.logic_chain)
+        while (op := self.logic_op("or", "||")) is not None:
+            run.add(op, self.last, self.and_())
         self.unnest()
-        return e
+        return run.result()
 
     def and_(self) -> Exp:
-        e = self.not_()
-        while self.tok[1] == "&&" or self.at("and"):
-            tok = self.tok
-            self.i += 1
-            e = self.guard(tok, Exp.__and__, e, self.not_())
-        return e
+        run = Run(self, self.not_(), _as_bool, _core.logic_chain)
+        while (op := self.logic_op("and", "&&")) is not None:
+            run.add(op, self.last, self.not_())
+        return run.result()
 
     def not_(self) -> Exp:
         if self.at("not") or (self.at("!") and self.tok[0] == "op"):
@@ -187,16 +209,10 @@ class _Parser:
         return self.guard(tok, _CMP[op], e, right)
 
     def bitwise(self) -> Exp:
-        e = self.shift()
-        chain = None  # the op of the chain that built ``e`` here (not inside parentheses)
-        while self.tok[0] == "op" and self.tok[1] in _BITWISE:
-            tok = self.tok
-            name = _BITWISE[tok[1]]
-            self.i += 1
-            right = self.shift()
-            e = self.guard(tok, _bitwise, name, e, right, chain == name)
-            chain = name
-        return e
+        run = Run(self, self.shift(), _as_int, _bitwise)
+        while (op := self.op_in(_BITWISE)) is not None:
+            run.add(op, self.last, self.shift())
+        return run.result()
 
     def shift(self) -> Exp:
         e = self.add()
@@ -208,19 +224,16 @@ class _Parser:
         return e
 
     def add(self) -> Exp:
-        e = self.mul()
+        run = Run(self, self.mul(), _as_number, _arithmetic)
         while (op := self.accept("+", "-")) is not None:
-            tok = self.tokens[self.i - 1]
-            e = self.guard(tok, _ARITH[op], e, self.mul())
-        return e
+            run.add(op, self.last, self.mul())
+        return run.result()
 
     def mul(self) -> Exp:
-        e = self.power()
+        run = Run(self, self.power(), _as_number, _arithmetic)
         while (op := self.accept("*", "/", "%")) is not None:
-            tok = self.tokens[self.i - 1]
-            build = Exp.__mod__ if op == "%" else _ARITH[op]
-            e = self.guard(tok, build, e, self.power())
-        return e
+            run.add(op, self.last, self.power())
+        return run.result()
 
     def power(self) -> Exp:
         e = self.unary()
@@ -318,6 +331,7 @@ class _Parser:
 
     def constant(self) -> Any:
         """Read a list ``[...]`` or map ``{k: v, ...}`` of constants."""
+        self.nest()
         closing = "]" if self.accept("[") else "}"
         if closing == "}":
             self.expect("{")
@@ -332,6 +346,7 @@ class _Parser:
                 entries[item] = self.literal_value()
             else:
                 items.append(item)
+        self.unnest()
         if closing == "}":
             return entries
         return items
@@ -449,15 +464,30 @@ class _Parser:
         return self.guard(tok, lambda: methods.path_end(self, name, parts, tok))
 
 
-def _bitwise(name: str, left: Exp, right: Exp, chained: bool) -> Exp:
-    """Return ``left OP right`` for a bitwise op, as written.
+def _as_bool(op: str, e: Exp) -> Exp:
+    return _core.as_bool(e)
 
-    ``a & b & c`` is one node (as ``int_and(a, b, c)`` builds it), ``(a & b) & c`` two.
-    """
-    build = getattr(_exp(), name)
-    if chained:
-        return build(*left._args, right)  # type: ignore[no-any-return]
-    return build(left, right)  # type: ignore[no-any-return]
+
+def _as_number(op: str, e: Exp) -> Exp:
+    return _core.as_number(_ARITH[op], e)
+
+
+def _arithmetic(op: str, first: Exp, rest: list[Exp]) -> Exp:
+    """``first op rest[0] op ...``: one node, but ``%`` (not associative) nests to the left."""
+    if op != "%":
+        return _core.num_chain(_ARITH[op], first, rest)
+    for right in rest:
+        first = first % right
+    return first
+
+
+def _as_int(op: str, e: Exp) -> Exp:
+    return as_int(_BITWISE[op], e)
+
+
+def _bitwise(op: str, first: Exp, rest: list[Exp]) -> Exp:
+    """Build ``a & b & c`` as one node (as ``int_and(a, b, c)`` does), ``(a & b) & c`` as two."""
+    return getattr(_exp(), _BITWISE[op])(first, *rest)  # type: ignore[no-any-return]
 
 
 def _regex(args: list[Exp]) -> Exp:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from aerospike_fluent.errors import AelSyntaxError
+from aerospike_fluent.exp._ael_limits import check_length, check_token
 
 _TOKEN = re.compile(
     r"""
@@ -54,7 +55,8 @@ Token = tuple[str, str, int]  # kind, text, position
 
 
 def tokenize(text: str) -> list[Token]:
-    """Split ``text`` into tokens, ending with an ``end`` token."""
+    """Split ``text`` into tokens, ending with an ``end`` token; refuse text out of bounds."""
+    check_length(text)
     tokens: list[Token] = []
     pos = 0
     while pos < len(text):
@@ -63,7 +65,9 @@ def tokenize(text: str) -> list[Token]:
             raise AelSyntaxError(f"unexpected character {text[pos]!r}", text, pos)
         kind = m.lastgroup or ""
         if kind != "ws":
-            tokens.append((kind, m.group(), pos))
+            token = m.group()
+            check_token(text, len(tokens) + 1, kind, token, pos)
+            tokens.append((kind, token, pos))
         pos = m.end()
     tokens.append(("end", "", len(text)))
     return tokens

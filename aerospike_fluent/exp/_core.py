@@ -169,7 +169,7 @@ class Exp:
         return _logic("or", other, self)
 
     def __invert__(self) -> Exp:
-        return Exp(_FN, "not", (_as_bool(self),), "bool", "bool")
+        return Exp(_FN, "not", (as_bool(self),), "bool", "bool")
 
     # ------------------------------------------------------------------ arithmetic
     def __add__(self, other: Operand) -> Exp:
@@ -278,7 +278,8 @@ def _cmp(name: CoreNode, left: Operand, right: Operand) -> Exp:
     return Exp(_CMP, name, (to_exp(left), to_exp(right)), "bool")
 
 
-def _as_bool(e: object) -> Exp:
+def as_bool(e: object) -> Exp:
+    """Check that ``e`` is an expression that may be boolean; returns it."""
     if not isinstance(e, Exp):
         raise InvalidTypeError(f"expected an expression, got {type(e).__name__}")
     if e.value_type not in (None, "bool"):
@@ -287,19 +288,41 @@ def _as_bool(e: object) -> Exp:
 
 
 def _logic(name: CoreNode, left: object, right: object) -> Exp:
-    a, b = _as_bool(left), _as_bool(right)
-    args = (*a._args, b) if a._kind == _FN and a._name == name else (a, b)
-    return Exp(_FN, name, args, "bool", "bool")
+    return logic_chain(name, as_bool(left), [as_bool(right)])
+
+
+def logic_chain(name: str, first: Exp, rest: list[Exp]) -> Exp:
+    """``first and rest[0] and ...`` (or ``or``) as one node, in time linear in the operands.
+
+    The operands are checked boolean expressions; ``first`` already of the same kind is
+    extended, as ``a & b & c`` builds one node.
+    """
+    head = first._args if first._kind == _FN and first._name == name else (first,)
+    return Exp(_FN, name, (*head, *rest), "bool", "bool")
+
+
+def as_number(name: str, e: Exp) -> Exp:
+    """Check that ``e`` may be an operand of the arithmetic ``name``; returns it."""
+    if e.value_type not in (None, "int", "float"):
+        raise InvalidArgumentError(f"{name}: operand is {e.value_type}, not a number")
+    return e
 
 
 def _num(name: CoreNode, left: Operand, right: Operand, *, flatten: bool = True) -> Exp:
-    a, b = to_exp(left), to_exp(right)
-    for side in (a, b):
-        if side.value_type not in (None, "int", "float"):
-            raise InvalidArgumentError(f"{name}: operand is {side.value_type}, not a number")
-    if flatten and a._kind == _NUM and a._name == name and len(a._args) > 1:
-        return Exp(_NUM, name, (*a._args, b), None)
+    a, b = as_number(name, to_exp(left)), as_number(name, to_exp(right))
+    if flatten:
+        return num_chain(name, a, [b])
     return Exp(_NUM, name, (a, b), None)
+
+
+def num_chain(name: str, first: Exp, rest: list[Exp]) -> Exp:
+    """``first + rest[0] + ...`` (or ``-``, ``*``, ``/``) as one node, in linear time.
+
+    The operands are checked numbers; ``first`` already of the same kind is extended.
+    """
+    same = first._kind == _NUM and first._name == name and len(first._args) > 1
+    head = first._args if same else (first,)
+    return Exp(_NUM, name, (*head, *rest), None)
 
 
 def to_exp(v: Operand) -> Exp:

@@ -8,12 +8,16 @@ from aerospike_fluent.exp._core import Exp, Operand, fn, to_exp
 _INT = "int"
 
 
+def as_int(name: str, value: Operand) -> Exp:
+    """``value`` as an expression, checked to be an int operand of ``name``."""
+    e = to_exp(value)
+    if e.value_type not in (None, _INT):
+        raise InvalidArgumentError(f"{name}: operand is {e.value_type}, not an int")
+    return e
+
+
 def _ints(name: str, values: tuple[Operand, ...]) -> tuple[Exp, ...]:
-    exps = tuple(to_exp(v) for v in values)
-    for e in exps:
-        if e.value_type not in (None, _INT):
-            raise InvalidArgumentError(f"{name}: operand is {e.value_type}, not an int")
-    return exps
+    return tuple(as_int(name, v) for v in values)
 
 
 def _fold(name: str, values: tuple[Operand, ...]) -> Exp:

@@ -272,6 +272,11 @@ def _spec(cls: type, field: Field, codecs: Codecs) -> Spec:
             f"{cls.__name__}.{field.name}: bin name {bin_name!r} is longer than "
             f"{MAX_BIN_NAME} bytes; give it a shorter one with Annotated[..., Bin('name')]"
         )
+    if "\0" in bin_name:
+        raise InvalidArgumentError(
+            f"{cls.__name__}.{field.name}: bin name {bin_name!r} holds a NUL character; "
+            "give it another with Annotated[..., Bin('name')]"
+        )
     inner = _without_none(_strip(annotation))
     where = f"{cls.__name__}.{field.name}"
     encode, decode = _converters(inner, codec, codecs, where)

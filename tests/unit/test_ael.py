@@ -71,6 +71,11 @@ def test_metadata_functions() -> None:
         ("$.n.get(type: STRING) + 1 > 2", 22),
         ("$.a.bogus()", 4),
         ("$.a > 99999999999999999999", 6),
+        # in a chain of one operator, an operand's error points at the operator before it
+        ("$.a == 1 and 2 and $.b == 1", 9),
+        ("$.a == 1 and $.b == 1 and 2", 22),
+        ("$.a + 1 + 'x' > 1", 8),
+        ("$.a & 1 & 'x' == 1", 8),
     ],
 )
 def test_syntax_errors_carry_a_position(text: str, position: int) -> None:
