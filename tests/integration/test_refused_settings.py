@@ -43,7 +43,10 @@ async def test_a_timeout_under_a_millisecond_is_refused(
         fl.db.transaction(timeout=0.0004)
     with pytest.raises(errors.InvalidArgumentError, match="whole seconds"):
         await fl.run(fl.db.run_transaction(lambda tx: None, timeout=0.0004))
-    assert await fl.run(key.timeout(0.001).exists()) is False
+    try:  # 1 ms itself is accepted (on a loaded machine it may run out)
+        assert await fl.run(key.timeout(0.001).exists()) is False
+    except errors.TimeoutError as e:
+        assert "total timeout 1 ms" in str(e)
 
 
 async def test_prefer_rack_without_a_rack_is_refused_where_it_is_set(
