@@ -44,20 +44,27 @@ class Pair:
         self.wire = n.connect_blocking(n.ClientConfig(seed))
 
     def sent(
-        self, client: n.Client, k: n.Key, ops: list[Any], policy: n.Policy | None
+        self, client: n.Client, k: n.Key, ops: list[Any] | str, policy: n.Policy | None
     ) -> bytes | str:
-        """The request sent for ``ops``, or the name of the error that kept it from leaving."""
+        """The request sent for ``ops`` (or ``"delete"``, or a put when ``ops`` holds one
+        ``("put", bins)``), or the name of the error that kept it from leaving."""
         self.rec.take()
         refused = "nothing sent"
         try:
-            client.operate_blocking(k, ops, policy)
+            if isinstance(ops, str):
+                client.delete_blocking(k, policy)
+            elif ops[0][0] == "put":
+                bins: dict[str, Any] = ops[0][1]
+                client.put_blocking(k, bins, policy)
+            else:
+                client.operate_blocking(k, ops, policy)
         except n.AerospikeError as e:
             refused = type(e).__name__  # a server's refusal still leaves the request to compare
         sent = self.rec.take()
         return sent[-1] if sent else refused
 
     def both(
-        self, ops: list[Any], policy: n.Policy | None = None
+        self, ops: list[Any] | str, policy: n.Policy | None = None
     ) -> tuple[bytes | str, bytes | str]:
         k = key()
         return self.sent(self.crate, k, ops, policy), self.sent(self.wire, k, ops, policy)
@@ -82,7 +89,7 @@ def without_timeout(msg: bytes | str) -> bytes | str:
     return msg[:14] + b"\0\0\0\0" + msg[18:]
 
 
-def assert_same(pair: Pair, ops: list[Any], policy: n.Policy | None = None) -> None:
+def assert_same(pair: Pair, ops: list[Any] | str, policy: n.Policy | None = None) -> None:
     crate, wire = pair.both(ops, policy)
     assert isinstance(wire, bytes) or wire == "InvalidArgumentError", f"{ops!r}: {wire}"
     assert without_timeout(wire) == without_timeout(crate), f"{ops!r}: {wire!r} != {crate!r}"
@@ -239,3 +246,27 @@ def test_write_policies_are_encoded_as_the_crate_does(
     pair: Pair, ops: list[Any], policy: n.Policy
 ) -> None:
     assert_same(pair, ops, policy)
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [
+        n.Policy(exists=1),
+        n.Policy(exists=2),
+        n.Policy(exists=4),
+        n.Policy(generation=2, ttl=30),
+        n.Policy(send_key=True, exists=4),
+        n.Policy(durable_delete=True, generation=1),
+        n.Policy(filter=("gt", ("int_bin", "a"), ("int_val", 1))),
+    ],
+    ids=repr,
+)
+@pytest.mark.parametrize(
+    "call",
+    [[("put", {"a": 1, "l": [1, {"m": b"x"}], "s": "t"})], "delete"],
+    ids=["put", "delete"],
+)
+def test_puts_and_deletes_under_any_policy_are_encoded_as_the_crate_does(
+    pair: Pair, call: list[Any] | str, policy: n.Policy
+) -> None:
+    assert_same(pair, call, policy)

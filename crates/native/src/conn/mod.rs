@@ -5,4 +5,4 @@ pub mod connection;
 pub mod pool;
 pub mod tls;
 
-pub use pool::{Links, Pool, Reservation};
+pub use pool::{Links, Pool};

@@ -46,7 +46,7 @@ pub struct Links {
     pub view: View,
     /// The client's `max_conns_per_node`, which errors name.
     limit: usize,
-    /// The wire path's share of it before reservations.
+    /// The wire path's share of it.
     share: usize,
     state: Mutex<Shared>,
     /// The client's metrics, which every path records into.
@@ -55,8 +55,6 @@ pub struct Links {
 
 struct Shared {
     nodes: HashMap<String, Arc<NodeBudget>>,
-    /// Places taken out of every node's budget for crate clients opened since.
-    reserved: usize,
 }
 
 /// One node's budget: a permit per open connection, and the idle lists of every runtime's
@@ -87,7 +85,6 @@ impl Links {
             share,
             state: Mutex::new(Shared {
                 nodes: HashMap::new(),
-                reserved: 0,
             }),
         }))
     }
@@ -98,9 +95,9 @@ impl Links {
     }
 
     fn budget(&self, node: &str) -> Arc<NodeBudget> {
-        let mut state = self.state.lock();
-        let places = self.share.saturating_sub(state.reserved);
-        state
+        let places = self.share;
+        self.state
+            .lock()
             .nodes
             .entry(node.to_owned())
             .or_insert_with(|| {
@@ -115,43 +112,15 @@ impl Links {
             .clone()
     }
 
-    /// Take `places` out of every node's budget (now and for nodes seen later) for a crate
-    /// client of that size; `None` when some node has not that many free, even after closing
-    /// idle connections. Given back when the reservation is dropped.
-    pub fn reserve(self: &Arc<Self>, places: usize) -> Option<Reservation> {
-        let mut state = self.state.lock();
-        if state.reserved + places >= self.share {
-            return None;
-        }
-        let mut taken = Vec::with_capacity(state.nodes.len());
-        for budget in state.nodes.values() {
-            budget.close_idle(budget.permits.available_permits() < places);
-            taken.push(
-                budget
-                    .permits
-                    .clone()
-                    .try_acquire_many_owned(places as u32)
-                    .ok()?,
-            );
-        }
-        for permit in taken {
-            permit.forget();
-        }
-        state.reserved += places;
-        Some(Reservation {
-            links: self.clone(),
-            places,
-        })
-    }
-
     /// Close connections idle for `idle` or longer, in every runtime's pool, as long as the
     /// node keeps `min` open.
     pub fn reap(&self, idle: Duration, min: usize) {
         let budgets: Vec<Arc<NodeBudget>> = self.state.lock().nodes.values().cloned().collect();
         let now = Instant::now();
         for budget in budgets {
-            let places = self.share.saturating_sub(self.state.lock().reserved);
-            let open = places.saturating_sub(budget.permits.available_permits());
+            let open = self
+                .share
+                .saturating_sub(budget.permits.available_permits());
             let mut excess = open.saturating_sub(min);
             let pools: Vec<Arc<NodeConns>> = budget
                 .pools
@@ -173,9 +142,9 @@ impl Links {
 
     /// Connections the wire path holds open to `node`, every runtime together.
     fn open_to(&self, node: &str) -> usize {
-        let state = self.state.lock();
-        let places = self.share.saturating_sub(state.reserved);
-        state
+        let places = self.share;
+        self.state
+            .lock()
             .nodes
             .get(node)
             .map_or(0, |b| places.saturating_sub(b.permits.available_permits()))
@@ -183,9 +152,9 @@ impl Links {
 
     /// Connections the wire path holds open to each node, every runtime together.
     pub fn open_per_node(&self) -> Vec<(String, usize)> {
-        let state = self.state.lock();
-        let places = self.share.saturating_sub(state.reserved);
-        state
+        let places = self.share;
+        self.state
+            .lock()
             .nodes
             .iter()
             .map(|(n, b)| {
@@ -201,9 +170,9 @@ impl Links {
 impl Links {
     /// Per node: connections open, idle, calls waiting for one, and the traffic counts.
     pub fn node_rows(&self) -> Vec<NodeCounts> {
-        let state = self.state.lock();
-        let places = self.share.saturating_sub(state.reserved);
-        state
+        let places = self.share;
+        self.state
+            .lock()
             .nodes
             .iter()
             .map(|(name, b)| {
@@ -235,36 +204,7 @@ pub struct NodeCounts {
     pub traffic: Arc<NodeTraffic>,
 }
 
-/// Places a crate client holds in every node's budget, given back when dropped.
-pub struct Reservation {
-    links: Arc<Links>,
-    places: usize,
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        let mut state = self.links.state.lock();
-        state.reserved -= self.places;
-        for budget in state.nodes.values() {
-            budget.permits.add_permits(self.places);
-        }
-    }
-}
-
 impl NodeBudget {
-    /// Close every pool's idle connections to this node (when `all`), to give their places back.
-    fn close_idle(&self, all: bool) {
-        if !all {
-            return;
-        }
-        let pools: Vec<Arc<NodeConns>> =
-            self.pools.lock().iter().filter_map(Weak::upgrade).collect();
-        for pool in pools {
-            let closed = std::mem::take(&mut *pool.idle.lock());
-            drop(closed);
-        }
-    }
-
     /// A place for a new connection: free now, or made by closing an idle connection of a
     /// pool other than `me`.
     fn take_now(&self, me: &NodeConns) -> Option<OwnedSemaphorePermit> {

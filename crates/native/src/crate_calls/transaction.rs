@@ -171,7 +171,8 @@ impl IntoPy for Aborted {
 /// marked for roll-forward it is committed: a roll-forward the client could not finish is a
 /// status (the server finishes it), as the other clients report it.
 pub async fn commit(c: RuntimeClient, txn: Arc<Txn>) -> OpResult<Committed> {
-    match c.crate_client.commit(&txn).await {
+    let cl = c.crate_client.clone();
+    match c.on_crate(async move { cl.commit(&txn).await }).await? {
         Ok(s) => Ok(Committed(s)),
         Err(e)
             if matches!(
@@ -190,7 +191,8 @@ pub async fn commit(c: RuntimeClient, txn: Arc<Txn>) -> OpResult<Committed> {
 
 /// Roll the transaction's writes back and close it.
 pub async fn abort(c: RuntimeClient, txn: Arc<Txn>) -> OpResult<Aborted> {
-    match c.crate_client.abort(&txn).await {
+    let cl = c.crate_client.clone();
+    match c.on_crate(async move { cl.abort(&txn).await }).await? {
         Ok(s) => Ok(Aborted(s)),
         Err(e) => Err(Failure::Native(e, None)),
     }

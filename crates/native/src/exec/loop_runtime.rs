@@ -18,7 +18,7 @@ use std::future::Future;
 /// A descriptor number, as `/proc` lists it.
 type RawFd = i32;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
@@ -29,8 +29,8 @@ use tokio::runtime::{Builder, Handle, Runtime};
 /// A queued operation: its outcome, or `None` when it was cancelled.
 pub type Op<R> = Pin<Box<dyn Future<Output = Option<R>> + Send>>;
 
-/// A client's clients on this runtime, connected by the first operation that needs them.
-pub type ClientCell = Arc<tokio::sync::OnceCell<crate::exec::routes::RuntimeClient>>;
+/// What a client's calls on this runtime use, made by the first one.
+pub type ClientCell = Arc<std::sync::OnceLock<crate::exec::routes::RuntimeClient>>;
 
 /// Set when an operation can progress; polled by the loop, never wakes a thread.
 #[derive(Default)]
@@ -57,16 +57,7 @@ static BUILDING: Mutex<()> = Mutex::new(());
 /// held forever: its loops then go without a runtime of their own instead of hanging).
 const BUILDING_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// A connect in progress on a loop runtime (see [`LoopRuntime::connect_guard`]).
-pub struct Connecting(Arc<AtomicUsize>);
-
-impl Drop for Connecting {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// One owner's crate client on a loop runtime, and how many calls the owner has made here.
+/// One owner's connections on a loop runtime, and how many calls the owner has made here.
 struct LoopClient {
     owner: u64,
     cell: ClientCell,
@@ -85,10 +76,8 @@ pub struct LoopRuntime<R> {
     flag: Arc<Flag>,
     ops: Mutex<FuturesUnordered<Op<R>>>,
     queued: Mutex<Vec<Op<R>>>,
-    /// Crate clients connecting right now.
-    connecting: Arc<AtomicUsize>,
-    /// Crate clients bound to this runtime, by owner (a native `Client`'s id). They live and
-    /// die with the runtime: its sockets are registered with this runtime's driver.
+    /// Wire pools bound to this runtime, by owner (a native `Client`'s id). They live and die
+    /// with the runtime: its sockets are registered with this runtime's driver.
     clients: Mutex<Vec<LoopClient>>,
 }
 
@@ -117,7 +106,6 @@ impl<R> LoopRuntime<R> {
             ops: Mutex::new(FuturesUnordered::new()),
             queued: Mutex::new(Vec::new()),
             clients: Mutex::new(Vec::new()),
-            connecting: Arc::default(),
         })
     }
 
@@ -126,7 +114,7 @@ impl<R> LoopRuntime<R> {
         self.epoll
     }
 
-    /// The crate client of `owner` on this runtime and the number of calls `owner` has made
+    /// What `owner`'s calls on this runtime use, and the number of calls `owner` has made
     /// here, this one included (1: the entry was just created).
     pub fn client_for(&self, owner: u64) -> (ClientCell, usize) {
         let mut clients = self.clients.lock();
@@ -143,16 +131,7 @@ impl<R> LoopRuntime<R> {
         (cell, 1)
     }
 
-    /// The crate client of `owner` on this runtime, when it has connected.
-    pub fn client_of(&self, owner: u64) -> Option<crate::exec::routes::RuntimeClient> {
-        let clients = self.clients.lock();
-        clients
-            .iter()
-            .find(|c| c.owner == owner)
-            .and_then(|c| c.cell.get().cloned())
-    }
-
-    /// Remove and return the crate client of `owner`.
+    /// Remove and return what `owner`'s calls on this runtime use.
     pub fn take_client(&self, owner: u64) -> Option<ClientCell> {
         let mut clients = self.clients.lock();
         let at = clients.iter().position(|c| c.owner == owner)?;
@@ -164,27 +143,13 @@ impl<R> LoopRuntime<R> {
         self.rt.as_ref().map(|rt| rt.block_on(fut))
     }
 
-    /// Whether a crate client is connecting (its waits need the runtime driven often).
-    pub fn connecting(&self) -> bool {
-        self.connecting.load(Ordering::Acquire) > 0
-    }
-
-    /// Mark a connect as running on this runtime until the returned guard is dropped.
-    pub fn connect_guard(&self) -> impl FnOnce() -> Connecting + Send + 'static {
-        let count = self.connecting.clone();
-        move || {
-            count.fetch_add(1, Ordering::AcqRel);
-            Connecting(count)
-        }
-    }
-
     /// Whether it can take operations (not released, not inherited over `fork()`).
     pub fn usable(&self) -> bool {
         !self.released.load(Ordering::Acquire)
             && self.generation == crate::exec::runtime::generation()
     }
 
-    /// Drop every operation and crate client (its loop is closed and will never tick again;
+    /// Drop every operation and connection (its loop is closed and will never tick again;
     /// what they hold, the loop's futures included, would otherwise live forever).
     pub fn release(&self) {
         self.released.store(true, Ordering::Release);

@@ -1,15 +1,12 @@
 //! Where a call runs: the runtimes and connection pools a client owns, and the route each call
 //! takes through them.
 //!
-//! A client owns up to three crate clients, each with its own pool, and a wire pool next to
-//! each; all of them share one budget per node, `max_conns_per_node` ([`shares`]):
-//! - the *worker* client on the shared multi-threaded worker runtime (`exec/runtime.rs`), connected by
-//!   `connect`;
-//! - the *direct* client on the caller-driven runtime, connected by the first blocking call the
-//!   crate serves (none for small limits: those calls run on the worker's);
-//! - one *loop* client per event loop that has its own runtime (`exec/loop_runtime.rs`), connected in
-//!   the background at the client's [`LOOP_CONNECT_AFTER`]-th call on that loop, when the wire
-//!   path can spare its places (`conn::Links::reserve`).
+//! A client owns one crate client, on the shared multi-threaded worker runtime
+//! (`exec/runtime.rs`), connected by `connect`: its tend is the client's one view of the nodes,
+//! and it serves the calls only the crate encodes. Next to it, one wire pool per runtime a call
+//! can run on (the worker's, the caller-driven runtime's, each event loop's), all within one
+//! budget per node, `max_conns_per_node` ([`shares`]). A crate call made on another runtime is
+//! run on the worker's ([`RuntimeClient::on_crate`]): the crate's sockets belong to it.
 //!
 //! Route of an async single-record call (get, put, delete, exists, touch, operate), checked in
 //! this order; the first "no" sends it to the worker runtime:
@@ -21,7 +18,6 @@
 //! | the loop may have a runtime (`loop_runtime=True`, the loop gave `call_soon`, `call_later`, `add_reader`) and it was built (`/proc` found its epoll fd) | `Completer::new`, `LoopRuntime::new` |
 //! | the loop has made at least 8 calls, all clients together ([`crate::exec::completion::LOOP_RUNTIME_AFTER`]) | `OnLoop::runtime` |
 //! | fewer than 16 operations in flight on it (`loop_ops`, [`DEFAULT_LOOP_OPS`]) | `OnLoop::of` |
-//! | this client's loop pool is connected (started at its 8th call there, retried every 1024th) | `Client::on_loop` |
 //!
 //! On the loop runtime the call sends before the native call returns; it then polls for its
 //! reply (GIL released, up to `spin_wait_us`) only when it is the one operation in flight, the
@@ -39,7 +35,6 @@
 //! read-only batches of [`PIPELINE_MIN_ROWS`] rows or more go as parts of
 //! [`PIPELINE_PART_ROWS`], converted as they land (async on asyncio and trio, and blocking).
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use aerospike::policy::ClientPolicy;
@@ -52,7 +47,7 @@ use crate::exec::blocking::{self, Driver};
 use crate::exec::completion::{
     self, AbortAll, Failure, IntoPy, OnLoop, OpResult, Pending, Ready, DEFAULT_LOOP_OPS,
 };
-use crate::exec::loop_runtime::{ClientCell, LoopRuntime};
+use crate::exec::loop_runtime::LoopRuntime;
 use crate::exec::runtime;
 use crate::metrics::{Call, Meter};
 use crate::py::client::{Client, Inner};
@@ -60,28 +55,27 @@ use crate::py::errors::join_error;
 use crate::py::policy::Natives;
 use crate::request::calls;
 
-/// The crate client of one runtime, and the connections the wire path keeps there
-/// (`conn::pool`).
+/// What a call running on one runtime uses: the client's crate client, and the connections
+/// the wire path keeps on that runtime (`conn::pool`).
 #[derive(Clone)]
 pub struct RuntimeClient {
+    /// The worker runtime's crate client: read its node list anywhere, but run its calls with
+    /// [`Self::on_crate`].
     pub crate_client: aerospike::Client,
     pub wire: Arc<conn::Pool>,
-    /// The places the crate client holds in the client's connection budget (loop runtimes).
-    _reserved: Option<Arc<conn::Reservation>>,
+    /// The worker runtime, when this is another runtime's.
+    worker: Option<Handle>,
 }
 
-/// How a client's `max_conns_per_node` is shared out: the crate clients of the worker and the
-/// caller-driven runtimes get a fixed part, the wire path the rest; an event loop's crate
-/// client takes its part out of the wire path's when it connects.
+/// How a client's `max_conns_per_node` is shared out: the crate client gets a fixed part (its
+/// tend connection and a pool for the calls only it serves), the wire path the rest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shares {
     pub worker: usize,
-    /// 0: blocking calls the crate serves run on the worker's crate client.
-    pub direct: usize,
     pub wire: usize,
 }
 
-/// Below this limit the wire path gets no share: every call goes through one crate client.
+/// Below this limit the wire path gets no share: every call goes through the crate client.
 const WIRE_FROM: usize = 8;
 
 pub fn shares(limit: usize) -> Shares {
@@ -89,17 +83,13 @@ pub fn shares(limit: usize) -> Shares {
     if limit < WIRE_FROM {
         return Shares {
             worker: limit,
-            direct: 0,
             wire: 0,
         };
     }
     let worker = limit / 4;
-    // A crate client needs two places: its tend connection and one to serve calls.
-    let direct = Some(limit / 8).filter(|d| *d >= 2).unwrap_or(0);
     Shares {
         worker,
-        direct,
-        wire: limit - worker - direct,
+        wire: limit - worker,
     }
 }
 
@@ -108,39 +98,61 @@ fn crate_pool(share: usize) -> usize {
     share.saturating_sub(1).max(1)
 }
 
+/// A task on the worker runtime, aborted when the call awaiting it is dropped.
+struct Hop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for Hop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 impl RuntimeClient {
-    async fn connect(
-        policy: &ClientPolicy,
-        inner: &Inner,
-        reserved: Option<conn::Reservation>,
-    ) -> OpResult<RuntimeClient> {
-        Ok(RuntimeClient {
-            crate_client: aerospike::Client::new(policy, &inner.hosts).await?,
-            wire: conn::Pool::new(policy, inner.links.clone()),
-            _reserved: reserved.map(Arc::new),
-        })
+    /// The client's crate client with a new wire pool, for a runtime other than the worker's.
+    fn elsewhere(inner: &Inner) -> RuntimeClient {
+        RuntimeClient {
+            crate_client: inner.client.clone(),
+            wire: conn::Pool::new(&inner.policy, inner.links.clone()),
+            worker: Some(inner.handle.clone()),
+        }
     }
 
-    /// Close the crate client's and the wire path's connections.
+    /// Run `call`, a crate call, where the crate's sockets live: here on the worker runtime,
+    /// else spawned there (one thread wake-up each way).
+    pub async fn on_crate<F, T>(&self, call: F) -> OpResult<T>
+    where
+        F: std::future::Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        match &self.worker {
+            None => Ok(call.await),
+            Some(worker) => {
+                let mut hop = Hop(worker.spawn(crate::exec::guard::future(async move {
+                    Ok::<T, Failure>(call.await)
+                })));
+                match (&mut hop.0).await {
+                    Ok(out) => out,
+                    Err(e) => Err(Failure::Py(join_error(&e))),
+                }
+            }
+        }
+    }
+
+    /// Close the wire path's connections (and, on the worker, the crate client's).
     pub async fn close(&self) {
         self.wire.close();
-        let _ = self.crate_client.close().await;
+        if self.worker.is_none() {
+            let _ = self.crate_client.close().await;
+        }
     }
 }
 
 impl Inner {
-    /// The clients of the caller-driven runtime; call only from futures run on it.
-    async fn direct_client(&self) -> OpResult<RuntimeClient> {
-        let connect = || {
-            let max = crate_pool(self.shares.direct);
-            let policy = ClientPolicy {
-                max_conns_per_node: max,
-                min_conns_per_node: 0,
-                ..self.policy.clone()
-            };
-            async move { RuntimeClient::connect(&policy, self, None).await }
-        };
-        Ok(self.direct.get_or_try_init(connect).await?.clone())
+    /// What calls on the caller-driven runtime use (made by the first one).
+    fn caller_client(&self) -> RuntimeClient {
+        self.direct
+            .get_or_init(|| RuntimeClient::elsewhere(self))
+            .clone()
     }
 
     /// The clients of the worker runtime.
@@ -148,69 +160,28 @@ impl Inner {
         RuntimeClient {
             crate_client: self.client.clone(),
             wire: self.worker_wire.clone(),
-            _reserved: None,
+            worker: None,
         }
     }
 
-    /// This client's crate client on the loop runtime `rt` (connected by
-    /// [`Self::connect_on_loop`]) and the number of calls made there so far.
-    fn loop_client(&self, rt: &Arc<LoopRuntime<Ready>>) -> (ClientCell, usize) {
+    /// What this client's calls on the loop runtime `rt` use (made by the first one).
+    fn loop_client(&self, rt: &Arc<LoopRuntime<Ready>>) -> RuntimeClient {
         let (cell, calls) = rt.client_for(self.id);
         if calls == 1 {
             let mut on_loops = self.on_loops.lock();
             on_loops.retain(|l| l.strong_count() > 0);
             on_loops.push(Arc::downgrade(rt));
         }
-        (cell, calls)
-    }
-
-    /// Connect `cell`'s crate client on the loop's runtime: a pool of up to the loop's
-    /// capacity, abandoned if this client closes first.
-    fn connect_on_loop(
-        self: &Arc<Self>,
-        rt: &LoopRuntime<Ready>,
-        max_conns: usize,
-        cell: ClientCell,
-    ) -> impl std::future::Future<Output = OpResult<()>> + Send + 'static {
-        let pool = crate_pool(max_conns);
-        let policy = ClientPolicy {
-            max_conns_per_node: pool,
-            min_conns_per_node: 0,
-            ..self.policy.clone()
-        };
-        let connecting = rt.connect_guard();
-        let inner = self.clone();
-        let connect = async move {
-            let _connecting = connecting();
-            let Some(reserved) = inner.links.reserve(max_conns) else {
-                return Err(Failure::Coded(
-                    -7,
-                    "no room in max_conns_per_node for an event loop's own pool".into(),
-                ));
-            };
-            let connect = || RuntimeClient::connect(&policy, &inner, Some(reserved));
-            let client = cell.get_or_try_init(connect).await?;
-            if inner.closed.load(Ordering::Acquire) {
-                // close() ran while this connected (and took the cell before it was set)
-                client.close().await;
-            }
-            Ok(())
-        };
-        self.until_closed(false.into(), crate::exec::guard::future(connect))
+        cell.get_or_init(|| RuntimeClient::elsewhere(self)).clone()
     }
 }
 
-/// A client's calls on a loop's runtime before it connects a pool there, and how often a failed
-/// connect is tried again (in calls).
-const LOOP_CONNECT_AFTER: usize = 8;
-const LOOP_CONNECT_RETRY: usize = 1024;
-
-/// How long `close()` drives a loop runtime to close the client on it.
+/// How long `close()` drives a loop runtime to close the client's connections on it.
 const LOOP_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Close a crate client of a loop runtime: with `py`, now (its loop may never run again, or be
-/// blocked by the caller, and only driving the runtime closes the sockets); without, at the
-/// loop's next tick.
+/// Close a client's connections on a loop runtime: with `py`, now (its loop may never run
+/// again, or be blocked by the caller, and only driving the runtime closes the sockets);
+/// without, at the loop's next tick.
 pub fn close_on_loop(py: Option<Python<'_>>, rt: &LoopRuntime<Ready>, c: RuntimeClient) {
     let close = async move {
         let _ = tokio::time::timeout(LOOP_CLOSE_WAIT, c.close()).await;
@@ -252,20 +223,6 @@ pub fn worker_policy(policy: &ClientPolicy) -> ClientPolicy {
     }
 }
 
-impl Inner {
-    /// Every crate client of this client: the worker's, the caller-driven runtime's and each
-    /// event loop's.
-    pub(crate) fn crate_clients(&self) -> Vec<aerospike::Client> {
-        let mut out = vec![self.client.clone()];
-        out.extend(self.direct.get().map(|c| c.crate_client.clone()));
-        let loops = self.on_loops.lock().clone();
-        for rt in loops.iter().filter_map(std::sync::Weak::upgrade) {
-            out.extend(rt.client_of(self.id).map(|c| c.crate_client));
-        }
-        out
-    }
-}
-
 impl Client {
     /// Async call on the worker runtime (`writes`: see [`Inner::until_closed`]).
     pub(crate) fn go<F, T>(&self, call: impl Into<Call>, done: Py<PyAny>, fut: F) -> Pending
@@ -300,8 +257,8 @@ impl Client {
         }
     }
 
-    /// The event loop of `done` and this client's crate client on its runtime, when a call can
-    /// run there now.
+    /// The event loop of `done` and what this client's calls use on its runtime, when a call
+    /// can run there now.
     pub(crate) fn on_loop<'py>(
         &self,
         py: Python<'py>,
@@ -313,18 +270,7 @@ impl Client {
         }
         let on_loop = OnLoop::of(py, done).filter(|l| l.capacity() <= DEFAULT_LOOP_OPS)?;
         let rt = on_loop.runtime()?;
-        let (cell, calls) = self.inner.loop_client(rt);
-        let Some(client) = cell.get().cloned() else {
-            // A client making a few calls on a busy loop never pays for a pool there; a busier
-            // one connects it in the background, meanwhile the worker.
-            if calls == LOOP_CONNECT_AFTER || calls % LOOP_CONNECT_RETRY == 0 {
-                let connect = self.inner.connect_on_loop(rt, on_loop.capacity(), cell);
-                on_loop.spawn(async move {
-                    let _ = connect.await;
-                });
-            }
-            return None;
-        };
+        let client = self.inner.loop_client(rt);
         Some((on_loop, client))
     }
 
@@ -343,7 +289,8 @@ impl Client {
         blocking::block(py, driver, self.inner.until_closed(call.into(), fut))
     }
 
-    /// Blocking single-record call on the caller-driven runtime: `call` gets its crate client.
+    /// Blocking single-record call on the caller-driven runtime (on the worker's when the wire
+    /// path is off: every call is then the crate's).
     pub(crate) fn wait_direct<C, F, T>(
         &self,
         py: Python<'_>,
@@ -356,7 +303,7 @@ impl Client {
         T: IntoPy,
     {
         let inner = &self.inner;
-        if inner.shares.direct == 0 {
+        if !inner.worker_wire.enabled() {
             return self.wait(py, meter, call(inner.worker_client()));
         }
         let rt = match inner.caller.get() {
@@ -366,7 +313,7 @@ impl Client {
                 inner.caller.get_or_init(|| rt)
             }
         };
-        let fut = Box::pin(async move { call(inner.direct_client().await?).await });
+        let fut = Box::pin(call(inner.caller_client()));
         blocking::block(
             py,
             Driver::Caller(rt, &inner.spin),
@@ -497,17 +444,15 @@ mod tests {
     fn every_share_together_is_the_limit() {
         for limit in 8..=1024 {
             let s = shares(limit);
-            assert_eq!(s.worker + s.direct + s.wire, limit, "{limit}: {s:?}");
+            assert_eq!(s.worker + s.wire, limit, "{limit}: {s:?}");
             assert!(s.worker >= 2 && s.wire >= 1, "{limit}: {s:?}");
-            assert!(s.direct == 0 || s.direct >= 2, "{limit}: {s:?}");
             assert!(crate_pool(s.worker) < s.worker);
         }
         assert_eq!(
             shares(256),
             Shares {
                 worker: 64,
-                direct: 32,
-                wire: 160
+                wire: 192
             }
         );
     }
@@ -516,7 +461,7 @@ mod tests {
     fn a_small_limit_is_one_crate_client() {
         for limit in 0..8 {
             let s = shares(limit);
-            assert_eq!((s.direct, s.wire), (0, 0));
+            assert_eq!(s.wire, 0);
             assert_eq!(s.worker, limit.max(1));
         }
     }

@@ -36,15 +36,14 @@ pub struct Inner {
     pub(crate) handle: Handle,
     /// The single-record wire path's connections on the worker runtime.
     pub(crate) worker_wire: Arc<crate::conn::Pool>,
-    /// The caller-driven runtime and the clients on it, both set on first use.
+    /// The caller-driven runtime and what calls on it use, both set on first use.
     pub(crate) caller: std::sync::OnceLock<Arc<tokio::runtime::Runtime>>,
-    pub(crate) direct: tokio::sync::OnceCell<crate::exec::routes::RuntimeClient>,
-    /// Identifies this client's crate clients on event loops' runtimes (see `exec/loop_runtime.rs`).
+    pub(crate) direct: std::sync::OnceLock<crate::exec::routes::RuntimeClient>,
+    /// Identifies this client's connections on event loops' runtimes (see `exec/loop_runtime.rs`).
     pub(crate) id: u64,
-    /// The loop runtimes this client has a crate client on.
+    /// The loop runtimes this client has connections on.
     pub(crate) on_loops: parking_lot::Mutex<Vec<Weak<LoopRuntime<Ready>>>>,
     pub(crate) policy: ClientPolicy,
-    pub(crate) hosts: Vec<Host>,
     pub(crate) defaults: Defaults,
     /// Admin (info/index/UDF) policy.
     pub admin: AdminPolicy,
@@ -56,8 +55,6 @@ pub struct Inner {
     pub(crate) spin: Spin,
     /// How the wire path connects, and its budget of connections per node.
     pub(crate) links: Arc<crate::conn::Links>,
-    /// How `max_conns_per_node` is shared between the crate clients and the wire path.
-    pub(crate) shares: crate::exec::routes::Shares,
     /// What the client has done since it connected.
     pub(crate) metrics: Arc<Metrics>,
     /// Calls in flight, which a draining close waits for.
@@ -274,11 +271,10 @@ pub(crate) async fn do_connect(
             handle,
             worker_wire,
             caller: std::sync::OnceLock::new(),
-            direct: tokio::sync::OnceCell::new(),
+            direct: std::sync::OnceLock::new(),
             id: NEXT_CLIENT_ID.fetch_add(1, Ordering::Relaxed),
             on_loops: parking_lot::Mutex::new(Vec::new()),
             policy,
-            hosts,
             defaults,
             admin,
             closed: AtomicBool::new(false),
@@ -286,7 +282,6 @@ pub(crate) async fn do_connect(
             generation: runtime::generation(),
             spin: Spin::new(defaults.spin_wait_us),
             links,
-            shares,
             metrics,
             flights: Arc::default(),
         }),
@@ -482,7 +477,7 @@ operations! {
         // the crate clients' connections, per node name: (open, idle)
         let mut held: std::collections::HashMap<String, (usize, usize)> = Default::default();
         if !self.closed() {
-            for c in i.crate_clients() {
+            for c in [&i.client] {
                 for n in c.nodes() {
                     let g = n.pool_gauges();
                     let at = held.entry(n.name().to_owned()).or_default();

@@ -230,10 +230,13 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
             }
         }
     }
-    let runs = reruns.iter_mut().map(|(policy, _, ops, _)| {
-        calls::crate_batch(&c.crate_client, policy, std::mem::take(ops))
-    });
-    let ran = futures::future::join_all(runs).await;
+    let runs = reruns
+        .iter_mut()
+        .map(|(policy, _, ops, _)| calls::crate_batch(&c, policy, std::mem::take(ops)));
+    let ran = futures::future::join_all(runs)
+        .await
+        .into_iter()
+        .collect::<OpResult<Vec<_>>>()?;
     let mut first_err = None;
     let total = done.len();
     for ((_, rows, _, in_doubt), (ops, err)) in reruns.into_iter().zip(ran) {

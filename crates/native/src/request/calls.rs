@@ -7,7 +7,7 @@ use std::time::Duration;
 use aerospike::policy::{AdminPolicy, BatchPolicy, ReadModeSc};
 use aerospike::ReadPolicy;
 use aerospike::{
-    BatchOperation, Bin, Bins, Client, Key, Record as AsRecord, ResultCode, Task, UdfLang, Value,
+    BatchOperation, Bin, Bins, Key, Record as AsRecord, ResultCode, Task, UdfLang, Value,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -128,7 +128,11 @@ pub async fn get(
             }
         }
     }
-    match c.crate_client.get(tries.policy(), &key, bins).await {
+    let (cl, pol, k) = (c.crate_client.clone(), tries.policy().clone(), key.clone());
+    match c
+        .on_crate(async move { cl.get(&pol, &k, bins).await })
+        .await?
+    {
         Ok(r) => Ok(RecordOut(Some(bounded(r, &key)?), key, orig)),
         Err(e) if not_found(&e) => Ok(RecordOut(None, key, orig)),
         Err(e) => Err(retry::explained(tries.unreachable, e, key)),
@@ -138,7 +142,8 @@ pub async fn get(
 /// Write bins.
 pub async fn put(c: RuntimeClient, p: Arc<Natives>, key: Key, bins: Vec<Bin>) -> OpResult<()> {
     let mut tries = Tries::new(&p.write, true);
-    if p.wire_write && c.wire.enabled() && single::writable(&bins) {
+    let plain = p.wire_write && single::writable(&bins);
+    if plain && c.wire.enabled() {
         match single::put(&c.wire, &c.crate_client, tries.policy(), &key, &bins).await {
             Ok(()) => return Ok(()),
             Err(miss) => {
@@ -148,9 +153,14 @@ pub async fn put(c: RuntimeClient, p: Arc<Natives>, key: Key, bins: Vec<Bin>) ->
             }
         }
     }
-    c.crate_client
-        .put(tries.policy(), &key, &bins)
-        .await
+    if !plain && p.wire_operate && c.wire.enabled() {
+        if let Ok(ops) = crate::ops::wire::WireOps::puts(&bins) {
+            return own_operate(&c, &p, &key, &ops).await.map(|_| ());
+        }
+    }
+    let (cl, pol, k) = (c.crate_client.clone(), tries.policy().clone(), key.clone());
+    c.on_crate(async move { cl.put(&pol, &k, &bins).await })
+        .await?
         .map_err(|e| crate_failure(tries, e, key))
 }
 
@@ -167,9 +177,13 @@ pub async fn delete(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<boo
             }
         }
     }
-    c.crate_client
-        .delete(tries.policy(), &key)
-        .await
+    if p.wire_operate && c.wire.enabled() && !p.wire_write {
+        let ops = crate::ops::wire::WireOps::delete();
+        return own_operate(&c, &p, &key, &ops).await.map(|r| r.is_some());
+    }
+    let (cl, pol, k) = (c.crate_client.clone(), tries.policy().clone(), key.clone());
+    c.on_crate(async move { cl.delete(&pol, &k).await })
+        .await?
         .map_err(|e| crate_failure(tries, e, key))
 }
 
@@ -195,9 +209,9 @@ pub async fn exists(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<boo
             }
         }
     }
-    c.crate_client
-        .exists(tries.policy(), &key)
-        .await
+    let (cl, pol, k) = (c.crate_client.clone(), tries.policy().clone(), key.clone());
+    c.on_crate(async move { cl.exists(&pol, &k).await })
+        .await?
         .map_err(|e| retry::explained(tries.unreachable, e, key))
 }
 
@@ -207,9 +221,9 @@ pub async fn touch(c: RuntimeClient, p: Arc<Natives>, key: Key) -> OpResult<()> 
         let ops = crate::ops::wire::WireOps::touch();
         return own_operate(&c, &p, &key, &ops).await.map(|_| ());
     }
-    c.crate_client
-        .touch(&p.write, &key)
-        .await
+    let (cl, pol, k) = (c.crate_client.clone(), p.write.clone(), key.clone());
+    c.on_crate(async move { cl.touch(&pol, &k).await })
+        .await?
         .map_err(Failure::keyed(&key))
 }
 
@@ -224,7 +238,16 @@ pub async fn operate(
         let r = own_operate(&c, &p, &key, wire).await?;
         return Ok(OperateOut(r, (key, orig), ops.answers));
     }
-    match c.crate_client.operate(&p.write, &key, &ops.ops).await {
+    let (cl, pol, k, list) = (
+        c.crate_client.clone(),
+        p.write.clone(),
+        key.clone(),
+        ops.ops,
+    );
+    match c
+        .on_crate(async move { cl.operate(&pol, &k, &list).await })
+        .await?
+    {
         Ok(r) => Ok(OperateOut(
             Some(bounded(r, &key)?),
             (key, orig),
@@ -370,11 +393,11 @@ pub async fn batch_on(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpRe
     if batch_wire::takes(&c, &p, &rows) {
         return batch_wire::run(c, p, rows).await;
     }
-    batch_crate(&c.crate_client, p, rows).await
+    batch_crate(&c, p, rows).await
 }
 
 /// [`batch`] through the crate's batch.
-pub async fn batch_crate(c: &Client, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
+pub async fn batch_crate(c: &RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<BatchOut> {
     let has_write = rows.iter().any(Row::writes);
     let (ops, keys) = into_ops(rows, &p)?;
     let policy = if has_write { &p.batch_write } else { &p.batch };
@@ -398,11 +421,11 @@ fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, RowKe
 
 /// Run one batch request; rows keep their own outcomes.
 async fn batch_ops(
-    c: &Client,
+    c: &RuntimeClient,
     policy: &BatchPolicy,
     ops: Vec<BatchOperation>,
 ) -> OpResult<Vec<BatchOperation>> {
-    match crate_batch(c, policy, ops).await {
+    match crate_batch(c, policy, ops).await? {
         (ops, None) => Ok(ops),
         // node-level failures leave their rows with their own result codes
         (ops, Some(_)) if ops.iter().any(|o| o.result_code().is_some()) => Ok(ops),
@@ -412,12 +435,16 @@ async fn batch_ops(
 
 /// Run one batch request through the crate: the rows, and its error when a node failed.
 pub(crate) async fn crate_batch(
-    c: &Client,
+    c: &RuntimeClient,
     policy: &BatchPolicy,
     mut ops: Vec<BatchOperation>,
-) -> (Vec<BatchOperation>, Option<aerospike::Error>) {
-    let failed = c.batch(policy, &mut ops).await.err();
-    (ops, failed)
+) -> OpResult<(Vec<BatchOperation>, Option<aerospike::Error>)> {
+    let (cl, policy) = (c.crate_client.clone(), policy.clone());
+    c.on_crate(async move {
+        let failed = cl.batch(&policy, &mut ops).await.err();
+        (ops, failed)
+    })
+    .await
 }
 
 /// Read-only rows split into batch requests of `size` rows, each a future to spawn on the
@@ -648,9 +675,10 @@ async fn udf_in_txn(
         BatchOperation::udf(&p.batch_udf_row, key.clone(), module, function, args),
         BatchOperation::read(&p.batch_read_row, key.clone(), Bins::None),
     ];
-    c.crate_client
-        .batch(&p.batch_write, &mut ops)
-        .await
+    let (cl, pol) = (c.crate_client.clone(), p.batch_write.clone());
+    let ops = c
+        .on_crate(async move { cl.batch(&pol, &mut ops).await.map(|()| ops) })
+        .await?
         .map_err(Failure::keyed(key))?;
     let [op, _] = ops;
     let row = op.into_batch_record();
@@ -671,9 +699,9 @@ pub async fn udf_apply(
     let mut value = if p.udf.base_policy.txn.is_some() {
         udf_in_txn(&c, &p, &key, module, function, args).await?
     } else {
-        c.crate_client
-            .execute_udf(&p.udf, &key, &module, &function, &args)
-            .await
+        let (cl, pol, k) = (c.crate_client.clone(), p.udf.clone(), key.clone());
+        c.on_crate(async move { cl.execute_udf(&pol, &k, &module, &function, &args).await })
+            .await?
             .map_err(Failure::keyed(&key))?
     };
     if let Some(v) = value.as_mut() {

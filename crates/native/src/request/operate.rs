@@ -52,7 +52,7 @@ fn head(p: &WritePolicy, ops: &WireOps) -> Head {
         ops: ops.count,
         ..Head::default()
     };
-    if matches!(b.read_mode_ap, ReadModeAp::All) {
+    if matches!(b.read_mode_ap, ReadModeAp::All) && !ops.record_write {
         h.info1 |= INFO1_READ_MODE_AP_ALL;
     }
     if !ops.writes() {
@@ -94,7 +94,7 @@ fn head(p: &WritePolicy, ops: &WireOps) -> Head {
 }
 
 /// Run `ops` on `key` (at copy `sequence` of its partition when they only read): the record,
-/// or `None` when it does not exist and no op writes.
+/// or `None` when it does not exist and no op writes (or `ops` deletes it).
 pub async fn operate(
     pool: &Arc<Pool>,
     client: &aerospike::Client,
@@ -106,7 +106,7 @@ pub async fn operate(
     let writes = ops.writes();
     let user_key = key
         .user_key()
-        .filter(|_| policy.send_key && writes)
+        .filter(|_| policy.send_key && writes && !ops.delete)
         .map(|v| user_key_particle(v).ok_or(Miss::NotSent))
         .transpose()?;
     let filter = match &policy.base_policy.filter_expression {
@@ -137,7 +137,7 @@ pub async fn operate(
     let done = whole && m.span.end == size;
     let out = match m.result_code {
         OK => Some(record(body, &m).map_err(|why| Miss::Unreadable { why })?),
-        KEY_NOT_FOUND if !writes => None,
+        KEY_NOT_FOUND if !writes || ops.delete => None,
         code => return Err(refused(pool, key, code, &node)),
     };
     if done {

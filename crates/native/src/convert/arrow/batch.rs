@@ -35,7 +35,7 @@ pub fn read(
     let rows = crate::convert::batch_rows::to_rows(rows, &i.defaults.calls)?;
     let (i, spec) = (i.clone(), spec.get().spec.clone());
     Ok(async move {
-        let out = calls::batch_crate(&i.client, p, rows).await?;
+        let out = calls::batch_crate(&i.worker_client(), p, rows).await?;
         Ok(BatchTable { out, spec })
     })
 }

@@ -467,7 +467,15 @@ async fn write(c: &RuntimeClient, p: &Natives, rows: Vec<Put>) -> Report {
             (BatchOperation::write(&p.batch_write_row, r.key, ops), d)
         })
         .unzip();
-    let (ops, err) = crate::request::calls::crate_batch(&c.crate_client, &p.batch_write, ops).await;
+    let (ops, err) = match crate::request::calls::crate_batch(c, &p.batch_write, ops).await {
+        Ok(ran) => ran,
+        Err(_) => (
+            Vec::new(),
+            Some(aerospike::Error::client_error(
+                "the batch's task ended without a result",
+            )),
+        ),
+    };
     for (op, earlier_doubt) in ops.into_iter().zip(doubts) {
         let code = op.result_code().map(|c| i32::from(u8::from(c)));
         let record = op.batch_record();

@@ -332,9 +332,7 @@ impl Completer {
         let Some(call_later) = &this.call_later else {
             return;
         };
-        let delay = if local.connecting() {
-            CONNECTING_TICK
-        } else if local.in_flight() > 0 {
+        let delay = if local.in_flight() > 0 {
             BUSY_TICK
         } else {
             IDLE_TICK
@@ -364,9 +362,6 @@ impl Completer {
     }
 }
 
-/// Periodic tick of a loop runtime while a crate client connects on it (it waits 1 ms between
-/// its first tend cycles).
-const CONNECTING_TICK: Duration = Duration::from_millis(1);
 /// Periodic tick of a loop runtime with operations in flight (timeout granularity).
 const BUSY_TICK: Duration = Duration::from_millis(10);
 /// Periodic tick of an idle loop runtime (cluster tend, connection upkeep).

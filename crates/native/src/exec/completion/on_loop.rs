@@ -68,14 +68,6 @@ impl<'py> OnLoop<'py> {
         Completer::build_local(&self.completer)
     }
 
-    /// Run `task` on the loop's runtime (if built), with no one waiting for it.
-    pub fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
-        if let Some(local) = self.completer.get().local() {
-            local.queue(Box::pin(task.map(|()| None)));
-            Completer::arm(&self.completer);
-        }
-    }
-
     /// Start `fut` on the loop's runtime now (it sends its request before this returns; a
     /// scheduled flush would cost the loop an iteration per sequential call). A lone operation
     /// on an otherwise idle loop may then poll for its reply as `spin` allows, and settle its

@@ -38,6 +38,7 @@ const INFO1_READ: u8 = 1;
 const INFO1_GET_ALL: u8 = 1 << 1;
 const INFO1_NOBINDATA: u8 = 1 << 5;
 const INFO2_WRITE: u8 = 1;
+const INFO2_DELETE: u8 = 1 << 1;
 const INFO2_RESPOND_ALL_OPS: u8 = 1 << 7;
 
 /// Longest bin name a server takes.
@@ -55,6 +56,10 @@ pub struct WireOps {
     pub write_attr: u8,
     /// Whether an op needs the server to answer every op in its own slot.
     pub respond_all: bool,
+    /// A put or a delete, not an operate: no read flags, nothing answered per op.
+    pub record_write: bool,
+    /// A delete: "not found" is its answer (the record was not there), not a failure.
+    pub delete: bool,
 }
 
 impl WireOps {
@@ -71,6 +76,47 @@ impl WireOps {
         ops
     }
 
+    /// A put of `bins` (each `(name, value)`): a write op each.
+    pub fn puts(bins: &[aerospike::Bin]) -> Result<Self, String> {
+        let mut ops = WireOps {
+            write_attr: INFO2_WRITE,
+            record_write: true,
+            ..WireOps::default()
+        };
+        for bin in bins {
+            if bin.name.len() > MAX_BIN_NAME {
+                return Err(format!(
+                    "bin name {:?} is {} bytes long; a server takes at most {MAX_BIN_NAME}",
+                    bin.name,
+                    bin.name.len()
+                ));
+            }
+            let start = ops.bytes.len();
+            ops.bytes
+                .extend_from_slice(&[0, 0, 0, 0, kind::WRITE, 0, 0, bin.name.len() as u8]);
+            ops.bytes.extend_from_slice(bin.name.as_bytes());
+            ops.bytes[start + 5] = pack::particle_of(&mut ops.bytes, &bin.value)?;
+            let size = u32::try_from(ops.bytes.len() - start - 4)
+                .map_err(|_| "a bin larger than a message can carry".to_owned())?;
+            ops.bytes[start..start + 4].copy_from_slice(&size.to_be_bytes());
+            ops.count = ops
+                .count
+                .checked_add(1)
+                .ok_or("more bins than one request can carry (65,535)")?;
+        }
+        Ok(ops)
+    }
+
+    /// A delete of the record.
+    pub fn delete() -> Self {
+        WireOps {
+            write_attr: INFO2_WRITE | INFO2_DELETE,
+            record_write: true,
+            delete: true,
+            ..WireOps::default()
+        }
+    }
+
     /// Whether an op writes.
     pub fn writes(&self) -> bool {
         self.write_attr & INFO2_WRITE != 0
@@ -79,7 +125,8 @@ impl WireOps {
     /// The `info2` bits, with "respond to every op" when an op or the caller asks for it (it
     /// is left out with "get all", which answers whole bins).
     pub fn info2(&self, respond_all: bool) -> u8 {
-        if (respond_all || self.respond_all) && self.read_attr & INFO1_GET_ALL == 0 {
+        let respond_all = (respond_all || self.respond_all) && !self.record_write;
+        if respond_all && self.read_attr & INFO1_GET_ALL == 0 {
             self.write_attr | INFO2_RESPOND_ALL_OPS
         } else {
             self.write_attr
