@@ -21,6 +21,16 @@ use crate::Shared;
 
 /// Version reported by `build` (the clients gate features on it).
 pub const BUILD: &str = "8.1.2.0";
+/// Whether the console log sink writes lines of `context` at `level` (0 = CRITICAL, 1 =
+/// WARNING, ... as `log-set` names them).
+pub fn log_enabled(shared: &Shared, context: &str, level: u8) -> bool {
+    node::LOG_CONTEXTS
+        .iter()
+        .position(|c| *c == context)
+        .and_then(|i| config::log_levels(shared).get(i).copied())
+        .is_some_and(|at| level <= at)
+}
+
 
 /// Result codes an info reply carries.
 const UNKNOWN: u8 = 1;

@@ -19,6 +19,7 @@ mod faults;
 #[cfg(test)]
 mod fuzz;
 mod info;
+mod log;
 mod offload;
 mod partition;
 mod query;

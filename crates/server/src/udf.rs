@@ -232,6 +232,7 @@ impl Call<'_> {
         let outcome = match outcome {
             Ok(outcome) => outcome,
             Err(failure) => {
+                crate::log::warning(self.shared, "udf", &failure.log_line());
                 reply.op(out, b"FAILURE", pt::STRING, failure.message.as_bytes());
                 reply.finish(out, 0, failure.code, 0, 0, slot);
                 return Some(failure.code);
