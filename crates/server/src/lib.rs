@@ -31,6 +31,7 @@ mod sindex;
 mod stats;
 mod store;
 mod tls;
+mod ttl;
 mod txn;
 mod udf;
 pub mod wire;
