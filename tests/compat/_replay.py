@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 PROTO_MSG = 3
@@ -16,6 +17,9 @@ NAMESPACE, SET, DIGEST, BATCH_INDEX, FILTER_EXP = 0, 1, 4, 41, 43
 OP_READ, OP_WRITE = 1, 2
 INTEGER = 1
 BATCH_ROW_REPEAT = 1
+
+# A record digest as the official client computes it (``aerospike.calc_digest``).
+Digest = bytes | bytearray
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ def header(info1: int, n_fields: int) -> bytes:
     return bytes([MSG_HEADER, info1, 0, 0, 0, 0]) + struct.pack(">IIIHH", 0, 0, 0, n_fields, 0)
 
 
-def batch_rows(namespace: str, digests: list[bytes]) -> bytes:
+def batch_rows(namespace: str, digests: Sequence[Digest]) -> bytes:
     """Batch-index rows reading every bin: the first names the namespace, the rest repeat it."""
     rows = struct.pack(">IB", len(digests), 0)
     for i, digest in enumerate(digests):
@@ -52,7 +56,7 @@ def batch_rows(namespace: str, digests: list[bytes]) -> bytes:
     return rows
 
 
-def crate_batch_with_filter(namespace: str, digests: list[bytes], filter_exp: bytes) -> bytes:
+def crate_batch_with_filter(namespace: str, digests: Sequence[Digest], filter_exp: bytes) -> bytes:
     """A batch read with a filter as the Rust crate 1.x/2.x sends it: the filter field first,
     then the batch field, whose declared length also counts the filter field."""
     filter_field = field(FILTER_EXP, filter_exp)
@@ -62,21 +66,21 @@ def crate_batch_with_filter(namespace: str, digests: list[bytes], filter_exp: by
     return frame(header(INFO1_READ | INFO1_BATCH, 2) + filter_field + batch)
 
 
-def write_int(set_name: str, digest: bytes, bin_name: bytes, value: int, ttl: int = 0) -> bytes:
+def write_int(set_name: str, digest: Digest, bin_name: bytes, value: int, ttl: int = 0) -> bytes:
     """A single-record write of integer ``value`` to bin ``bin_name`` (any bytes) with wire
     TTL ``ttl``."""
     data = struct.pack(">q", value)
     return _single(set_name, digest, 0, INFO2_WRITE, OP_WRITE, bin_name, data, ttl)
 
 
-def read_bin(set_name: str, digest: bytes, bin_name: bytes) -> bytes:
+def read_bin(set_name: str, digest: Digest, bin_name: bytes) -> bytes:
     """A single-record read of bin ``bin_name`` (any bytes)."""
     return _single(set_name, digest, INFO1_READ, 0, OP_READ, bin_name, b"")
 
 
 def _single(
     set_name: str,
-    digest: bytes,
+    digest: Digest,
     info1: int,
     info2: int,
     otype: int,
@@ -84,7 +88,8 @@ def _single(
     data: bytes,
     ttl: int = 0,
 ) -> bytes:
-    fields = field(NAMESPACE, b"test") + field(SET, set_name.encode()) + field(DIGEST, digest)
+    fields = field(NAMESPACE, b"test") + field(SET, set_name.encode())
+    fields += field(DIGEST, bytes(digest))
     ptype = INTEGER if data else 0
     op = struct.pack(">IBBBB", 4 + len(name) + len(data), otype, ptype, 0, len(name))
     head = bytes([MSG_HEADER, info1, info2, 0, 0, 0]) + struct.pack(">IIIHH", 0, ttl, 0, 3, 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import aerospike
@@ -25,11 +26,12 @@ def test_a_ttl_over_ten_years_is_a_parameter_error(client: Any, set_name: str, t
         client.put(key, {"a": 1}, policy={"ttl": ttl})
     assert err.value.code == 4
     client.put(key, {"a": 1})
-    for write in (
+    writes: list[Callable[[], Any]] = [
         lambda: client.put(key, {"a": 2}, policy={"ttl": ttl}),
         lambda: client.touch(key, ttl),
         lambda: client.operate(key, [op.write("a", 3)], policy={"ttl": ttl}),
-    ):
+    ]
+    for write in writes:
         with pytest.raises(ex.InvalidRequest):
             write()
     _, meta, bins = client.get(key)
