@@ -125,7 +125,8 @@ class EmbeddedCluster(StopsOnExit):
     partition has ``replication_factor`` copies on distinct nodes; writes reach every copy
     before they are acknowledged. With ``racks=R`` (Enterprise rules: ``edition="enterprise"``)
     node ``i`` is on rack ``i % R + 1`` and a partition's copies go to distinct racks. The
-    namespaces in ``strong_consistency`` (Enterprise rules) take transactions. Usable as
+    namespaces in ``strong_consistency`` (Enterprise rules) take transactions; every node
+    answers ``cluster_name`` to ``cluster-name`` (``null`` without one). Usable as
     a sync or async context manager; both stop every node on exit.
     """
 
@@ -145,6 +146,7 @@ class EmbeddedCluster(StopsOnExit):
         edition: Literal["community", "enterprise"] = "community",
         racks: int = 0,
         strong_consistency: Sequence[str] = (),
+        cluster_name: str | None = None,
     ) -> None:
         self._cluster = started(
             _native.EmbeddedCluster(
@@ -159,6 +161,7 @@ class EmbeddedCluster(StopsOnExit):
                 edition=edition,
                 racks=racks,
                 strong_consistency=list(strong_consistency),
+                cluster_name=cluster_name,
             )
         )
 

@@ -689,9 +689,11 @@ class EmbeddedServer:
         users: Mapping[str, str] | None = None,
         edition: Literal["community", "enterprise"] = "community",
         strong_consistency: Sequence[str] = (),
+        cluster_name: str | None = None,
     ) -> EmbeddedServer:
         """Start it (port 0 = a free port); TLS when both PEM files are given; with ``users``
-        (name -> password), data commands need a login."""
+        (name -> password), data commands need a login; ``cluster_name`` is what
+        ``cluster-name`` answers (``null`` without one)."""
     @property
     def tls(self) -> bool:
         """Whether connections use TLS."""
@@ -754,6 +756,7 @@ class EmbeddedCluster:
         edition: Literal["community", "enterprise"] = "community",
         racks: int = 0,
         strong_consistency: Sequence[str] = (),
+        cluster_name: str | None = None,
     ) -> EmbeddedCluster:
         """Start ``nodes`` nodes (consecutive ports from ``port``; 0 = free ports) keeping
         ``replication_factor`` copies of every partition."""

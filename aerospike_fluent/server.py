@@ -1,7 +1,8 @@
 """The embedded in-memory Aerospike-compatible server, for tests, notebooks and examples.
 
 Run it in the foreground with ``python -m aerospike_fluent.server [--host H] [--port 3000]
-[--namespace test ...] [--nodes 3 [--replication-factor 2] [--racks 2]]``, or in-process::
+[--namespace test ...] [--nodes 3 [--replication-factor 2] [--racks 2]]
+[--cluster-name NAME]``, or in-process::
 
     with EmbeddedServer() as server:
         async with af.connect(server.seeds) as db: ...
@@ -31,8 +32,9 @@ DEFAULT_NAMESPACES = ("test", "bar")
 class EmbeddedServer(StopsOnExit):
     """An in-process server (started on construction; ``port=0`` picks a free port).
 
-    Data lives in memory and is lost when the server stops. Usable as a sync or async context
-    manager; both stop it on exit.
+    Data lives in memory and is lost when the server stops. ``cluster_name`` is what the node
+    answers to ``cluster-name`` (clients configured with a cluster name check it); without one
+    it answers ``null``. Usable as a sync or async context manager; both stop it on exit.
     """
 
     __slots__ = ("_server",)
@@ -48,6 +50,7 @@ class EmbeddedServer(StopsOnExit):
         users: Mapping[str, str] | None = None,
         edition: Literal["community", "enterprise"] = "community",
         strong_consistency: Sequence[str] = (),
+        cluster_name: str | None = None,
     ) -> None:
         self._server = started(
             _native.EmbeddedServer(
@@ -59,6 +62,7 @@ class EmbeddedServer(StopsOnExit):
                 users=None if users is None else dict(users),
                 edition=edition,
                 strong_consistency=list(strong_consistency),
+                cluster_name=cluster_name,
             )
         )
 
@@ -165,6 +169,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="serve NAMESPACE in strong-consistency mode, for transactions (repeatable; "
         "Enterprise rules: with --edition enterprise)",
     )
+    parser.add_argument(
+        "--cluster-name",
+        default=None,
+        metavar="NAME",
+        help="the cluster's name, which clients configured with one check (default: none, "
+        "answered as 'null')",
+    )
     args = parser.parse_args(argv)
     namespaces = args.namespaces or DEFAULT_NAMESPACES
     server: EmbeddedServer | EmbeddedCluster
@@ -176,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 namespaces,
                 edition=args.edition,
                 strong_consistency=args.strong_consistency,
+                cluster_name=args.cluster_name,
             )
         else:
             rf = min(args.replication_factor, args.nodes)
@@ -188,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 edition=args.edition,
                 racks=args.racks,
                 strong_consistency=args.strong_consistency,
+                cluster_name=args.cluster_name,
             )
     except (AerospikeError, ValueError) as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)

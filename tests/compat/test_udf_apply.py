@@ -103,6 +103,26 @@ def test_apply_error(client: Any, set_name: str, udf_module: str) -> None:
     assert "boom" in str(err.value)
 
 
+def _server_text(err: pytest.ExceptionInfo[Any]) -> str:
+    """The text the server sent in bin FAILURE (the client puts the node's address first)."""
+    return str(err.value.msg).split(" ", 1)[1]
+
+
+def test_udf_errors_carry_a_real_nodes_text(client: Any, set_name: str, udf_module: str) -> None:
+    key = ("test", set_name, "u-errors")
+    client.put(key, {"a": 1})
+    with pytest.raises(ex.UDFError) as err:
+        client.apply(key, udf_module, "no_such_function", [])
+    assert err.value.code == 100 and _server_text(err) == "function not found"
+    with pytest.raises(ex.UDFError) as err:
+        client.apply(key, "no_such_module", "add", ["n", 1])
+    assert err.value.code == 100 and _server_text(err) == "UDF: Execution Error 1"
+    with pytest.raises(ex.UDFError) as err:
+        client.apply(key, udf_module, "fail", ["boom"])
+    line = MODULE.splitlines().index("  error(msg)") + 1
+    assert _server_text(err) == f"/opt/aerospike/usr/udf/lua/{udf_module}.lua:{line}: boom"
+
+
 def test_the_log_functions_format_their_message(
     client: Any, set_name: str, udf_module: str
 ) -> None:

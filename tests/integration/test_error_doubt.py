@@ -60,7 +60,7 @@ async def test_a_missing_udf_module_is_not_in_doubt(
 ) -> None:
     async with fl.connect(faulty.seeds) as db:
         rec = db.namespace("test").set(set_name).key("k")
-        with pytest.raises(errors.UdfError, match="not found") as caught:
+        with pytest.raises(errors.UdfError, match="UDF: Execution Error 1") as caught:
             await fl.run(rec.udf("no_such_module", "f"))
         assert caught.value.in_doubt is False
 

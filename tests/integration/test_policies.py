@@ -125,7 +125,7 @@ def test_each_family_has_its_own_timeout(patient: str, set_name: str) -> None:
         try:
             for family, call in calls.items():
                 if family == patient and family == "udf":
-                    with pytest.raises(errors.UdfError, match="no_such_module"):
+                    with pytest.raises(errors.UdfError, match="UDF: Execution Error 1"):
                         call()
                 elif family == patient:
                     call()

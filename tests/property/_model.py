@@ -86,9 +86,10 @@ class Selection:
 
     ``pos`` is the order values come in; ``span`` says how index and rank lists are written:
     ``("index", start, count)`` / ``("rank", start, count)`` runs (ascending, reversed numbers
-    counted from the end), ``"listed"`` (ranks in the order of the values asked for) or
-    ``"mask"`` (storage order). An inverted run that leaves a head or a tail is answered as
-    that run (``reducible``); other inverted selections come in storage order.
+    counted from the end), ``"listed"`` (ranks in the order of the values asked for),
+    ``"keys_listed"`` (a map's keys asked for: indexes in their order, ascending when inverted,
+    and no ranks) or ``"mask"`` (storage order). An inverted run that leaves a head or a tail
+    is answered as that run (``reducible``); other inverted selections come in storage order.
     """
 
     def __init__(
@@ -125,6 +126,8 @@ class Selection:
         rt &= ~INVERTED
         if inverted and self.single:
             raise ModelError(OP_NOT_APPLICABLE)
+        if self.span == "keys_listed" and rt in (RANK, REVERSE_RANK):
+            raise ModelError(OP_NOT_APPLICABLE)
         sel = self
         if inverted and (reduced := self._reduced()) is not None:
             sel, inverted = reduced, False
@@ -134,7 +137,7 @@ class Selection:
             chosen = set(pos)
             pos = [p for p in range(n) if p not in chosen]
         mask = sorted(pos, key=lambda p: slot[p])
-        if inverted or sel.span in ("mask", "listed"):
+        if inverted or sel.span in ("mask", "listed", "keys_listed"):
             pos = mask
         ranks = {p: r for r, p in enumerate(rank_order(sel.vals))}
 
@@ -151,6 +154,8 @@ class Selection:
                     for i in range(n - a - b if rev else a, (n - a - b if rev else a) + b)
                 ]
             order = sel.pos if kind == "rank" and sel.span == "listed" and not inverted else mask
+            if kind == "index" and sel.span == "keys_listed":
+                order = sorted(mask) if inverted else sel.pos
             return [n - 1 - (of[p] if of else p) if rev else (of[p] if of else p) for p in order]
 
         if rt == NONE:
@@ -330,8 +335,11 @@ class MapModel:
         return len(self.entries)
 
     def put_items(self, items: dict[Any, Any]) -> int:
-        """Set every entry; returns the size."""
+        """Set every entry; returns the size. A server rewrites an unordered map it changes
+        this way in key order."""
         self.entries.update(items)
+        if items:
+            self.entries = {k: self.entries[k] for k in self.keys()}
         return len(self.entries)
 
     def increment(self, k: Any, delta: int) -> Any:
@@ -358,7 +366,9 @@ class MapModel:
         return self._sel([p for p, x in enumerate(keys) if order_key(x) == order_key(k)], True)
 
     def by_keys(self, ks: list[Any]) -> Selection:
-        return self._listed(self.keys(), ks)
+        sel = self._listed(self.keys(), ks)
+        sel.span = "keys_listed"
+        return sel
 
     def by_values(self, vs: list[Any]) -> Selection:
         return self._listed(self._vals(), vs)

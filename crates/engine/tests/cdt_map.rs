@@ -247,3 +247,62 @@ fn map_keys_are_ints_strings_or_bytes() {
     let r = apply(4, Some(&bin), &op(67, vec![bytes.clone(), i(2)])).unwrap();
     assert_eq!(set_of(r), m(vec![(s("a"), i(1)), (bytes, i(2))]));
 }
+
+/// The keys of a map value in stored order.
+fn stored_keys(v: engine::value::Value) -> Vec<engine::value::Value> {
+    let engine::value::Value::Map(map) = v else {
+        panic!("not a map")
+    };
+    map.entries.into_iter().map(|(k, _)| k).collect()
+}
+
+#[test]
+fn put_items_leaves_an_unordered_map_in_key_order() {
+    // As a real node: put_items rewrites an unordered map it changes in key order, while put
+    // appends a new key.
+    let bin = map_p(m(vec![(s("z"), i(0))]));
+    let items = m(vec![(s("a"), i(1))]);
+    let r = apply(4, Some(&bin), &op(68, vec![items.clone(), i(0)])).unwrap();
+    assert_eq!(stored_keys(set_of(r)), vec![s("a"), s("z")]);
+    let r = apply(4, Some(&bin), &op(67, vec![s("a"), i(1), i(0)])).unwrap();
+    assert_eq!(stored_keys(set_of(r)), vec![s("z"), s("a")]);
+    // A put_items that NO_FAIL turns away leaves the map as it was.
+    let r = apply(4, Some(&bin), &op(68, vec![items, i(0), i(2 | 4)])).unwrap();
+    assert_eq!(r.value, Some(int_p(1)));
+    if let BinChange::Set(p) = &r.bin {
+        assert_eq!(stored_keys(dec(p)), vec![s("z")]);
+    }
+}
+
+#[test]
+fn by_key_list_answers_as_a_real_node() {
+    // Stored z, a, m (unordered); key order a (0), m (1), z (2).
+    let unordered = map_p(m(vec![(s("z"), i(0)), (s("a"), i(1)), (s("m"), i(2))]));
+    let ordered = map_p(km(vec![(s("z"), i(0)), (s("a"), i(1)), (s("m"), i(2))]));
+    let get = |bin: &engine::Particle, rt: i64, keys: Vec<engine::value::Value>| {
+        apply(3, Some(bin), &op(107, vec![i(rt), l(keys)])).map(|r| r.value.map(|p| dec(&p)))
+    };
+    let inv = 0x10000;
+    for bin in [&unordered, &ordered] {
+        // Indexes in the order of the keys asked for; those left, ascending.
+        let za = || vec![s("z"), s("a")];
+        assert_eq!(get(bin, 1, za()), Ok(Some(l(vec![i(2), i(0)]))));
+        assert_eq!(get(bin, 2, za()), Ok(Some(l(vec![i(0), i(2)]))));
+        assert_eq!(
+            get(bin, 1 | inv, vec![s("m")]),
+            Ok(Some(l(vec![i(0), i(2)])))
+        );
+        // No ranks.
+        assert_eq!(get(bin, 3, za()), Err(26));
+        assert_eq!(get(bin, 4 | inv, za()), Err(26));
+        assert_eq!(get(bin, 5, za()), Ok(Some(i(2))));
+    }
+    // Elements in stored order.
+    let az = || vec![s("a"), s("z")];
+    assert_eq!(get(&unordered, 7, az()), Ok(Some(l(vec![i(0), i(1)]))));
+    assert_eq!(get(&ordered, 7, az()), Ok(Some(l(vec![i(1), i(0)]))));
+    assert_eq!(
+        get(&unordered, 6 | inv, vec![s("a")]),
+        Ok(Some(l(vec![s("z"), s("m")])))
+    );
+}

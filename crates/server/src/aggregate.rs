@@ -69,6 +69,7 @@ pub(crate) fn respond(
         deadline,
     );
     if let Err(failure) = ran {
+        crate::log::warning(shared, "udf", &failure.log_line());
         let mut reply = ReplyMsg::begin(out);
         reply.op(out, b"FAILURE", pt::STRING, failure.message.as_bytes());
         reply.finish(out, 0, rc::OK, 0, 0, 0);

@@ -15,9 +15,21 @@ mod node;
 mod peers;
 mod sindex;
 
+pub use config::cluster_name_is_valid;
+
 use crate::store::N_PARTITIONS;
 use crate::wire::{begin_frame, end_frame, PROTO_INFO};
 use crate::Shared;
+
+/// Whether the console log sink writes lines of `context` at `level` (0 = CRITICAL, 1 =
+/// WARNING, ... as `log-set` names them).
+pub fn log_enabled(shared: &Shared, context: &str, level: u8) -> bool {
+    node::LOG_CONTEXTS
+        .iter()
+        .position(|c| *c == context)
+        .and_then(|i| config::log_levels(shared).get(i).copied())
+        .is_some_and(|at| level <= at)
+}
 
 /// Version reported by `build` (the clients gate features on it).
 pub const BUILD: &str = "8.1.2.0";
@@ -681,6 +693,26 @@ recs-failed={failed}"
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cluster_name_is_the_configured_one_or_null() {
+        let unnamed = Shared::new(&crate::ServerConfig::default()).expect("default config");
+        assert_eq!(answer("cluster-name", "", &unnamed), "null");
+        let config = crate::ServerConfig {
+            cluster_name: Some("fluent-ci".into()),
+            ..crate::ServerConfig::default()
+        };
+        let named = Shared::new(&config).expect("a valid name");
+        assert_eq!(answer("cluster-name", "", &named), "fluent-ci");
+        for bad in ["", &"x".repeat(64), "two words", "a;b"] {
+            let config = crate::ServerConfig {
+                cluster_name: Some(bad.into()),
+                ..crate::ServerConfig::default()
+            };
+            assert!(Shared::new(&config).is_err(), "{bad:?}");
+        }
+        assert!(cluster_name_is_valid(&"x".repeat(63)));
+    }
 
     #[test]
     fn params_split() {

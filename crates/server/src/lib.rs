@@ -19,6 +19,7 @@ mod faults;
 #[cfg(test)]
 mod fuzz;
 mod info;
+mod log;
 mod offload;
 mod partition;
 mod query;
@@ -30,9 +31,12 @@ mod sindex;
 mod stats;
 mod store;
 mod tls;
+mod ttl;
 mod txn;
 mod udf;
 pub mod wire;
+
+pub use info::cluster_name_is_valid;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -65,6 +69,8 @@ pub struct ServerConfig {
     pub rack_id: u32,
     /// Namespaces in strong-consistency mode (Enterprise-only): they take transactions.
     pub strong_consistency: Vec<String>,
+    /// The node's `cluster-name` (1 to 63 bytes); None answers `null`, as a node without one.
+    pub cluster_name: Option<String>,
 }
 
 /// The server edition whose behaviour the embedded server follows.
@@ -109,6 +115,7 @@ impl Default for ServerConfig {
             edition: Edition::Community,
             rack_id: 0,
             strong_consistency: Vec::new(),
+            cluster_name: None,
         }
     }
 }
@@ -144,6 +151,8 @@ pub(crate) struct Shared {
     pub users: Option<auth::Users>,
     pub edition: Edition,
     rack_id: u32,
+    /// `cluster-name` as configured at start (`set-config` may change it later).
+    pub cluster_name: Option<String>,
     /// Request and reply buffer bytes held by all connections beyond their base buffers.
     pub buffered: AtomicUsize,
     host: String,
@@ -177,6 +186,13 @@ impl Shared {
                 ))
             }
         };
+        if let Some(name) = &config.cluster_name {
+            if !info::cluster_name_is_valid(name) {
+                return Err(invalid(format!(
+                    "cluster name {name:?} must be 1 to 63 bytes, without ';' or whitespace"
+                )));
+            }
+        }
         if config.rack_id != 0 && config.edition == Edition::Community {
             return Err(invalid(
                 "'rack-id' is enterprise-only: start it with the enterprise edition".into(),
@@ -213,6 +229,7 @@ impl Shared {
             ),
             edition: config.edition,
             rack_id: config.rack_id,
+            cluster_name: config.cluster_name.clone(),
             sindexes,
             udfs,
             view: RwLock::new(Arc::new(cluster::View::solo(0, 1))),

@@ -7,7 +7,7 @@ use server::{Edition, Server, ServerConfig};
 fn usage() -> ExitCode {
     eprintln!(
         "usage: embedded-server [--host HOST] [--port PORT] [--namespace NS]... \
-         [--edition community|enterprise] [--strong-consistency NS]..."
+         [--edition community|enterprise] [--strong-consistency NS]... [--cluster-name NAME]"
     );
     ExitCode::from(2)
 }
@@ -28,6 +28,7 @@ fn main() -> ExitCode {
             },
             "--namespace" => namespaces.push(value),
             "--strong-consistency" => config.strong_consistency.push(value),
+            "--cluster-name" => config.cluster_name = Some(value),
             "--edition" => match value.as_str() {
                 "community" => config.edition = Edition::Community,
                 "enterprise" => config.edition = Edition::Enterprise,

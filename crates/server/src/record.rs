@@ -241,6 +241,9 @@ fn read(
         .then(|| BinIndex::of(&rec.bins));
     let index = index.as_ref();
     for op in req.ops.iter() {
+        if !BinName::is_valid(op.name) {
+            return Outcome::err(rc::BIN_NAME);
+        }
         let value = match op.op {
             op::READ if op.name.is_empty() => {
                 all_bins(&rec.bins, reply, out);
@@ -327,6 +330,15 @@ fn write(
     {
         return Outcome::err(rc::PARAMETER);
     }
+    // As a real server: every op but a touch names a valid bin (or none), before anything
+    // about the record is checked.
+    if req
+        .ops
+        .iter()
+        .any(|o| o.op != op::TOUCH && !BinName::is_valid(o.name))
+    {
+        return Outcome::err(rc::BIN_NAME);
+    }
     let must_exist = touches || req.info2 & INFO2_DELETE != 0 || req.info3 & UPDATE_OR_REPLACE != 0;
     if must_exist && existing.is_none() {
         return Outcome::err(rc::KEY_NOT_FOUND);
@@ -350,6 +362,9 @@ fn write(
         part.remove(digest); // it exists: checked above
         ns.count_change(-1);
         return Outcome::err(rc::OK);
+    }
+    if !crate::ttl::is_valid(req.ttl) {
+        return Outcome::err(rc::PARAMETER);
     }
     let mut work = Work {
         bins: match existing {

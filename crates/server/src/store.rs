@@ -30,9 +30,15 @@ impl BinName {
     /// Longest bin name the server accepts.
     pub const MAX: usize = 15;
 
-    /// None when longer than 15 bytes or not UTF-8.
+    /// Whether a real node takes `name` as a bin name: at most 15 bytes, none of them NUL
+    /// (else it answers BIN_NAME, 21).
+    pub fn is_valid(name: &[u8]) -> bool {
+        name.len() <= Self::MAX && !name.contains(&0)
+    }
+
+    /// None when not [`BinName::is_valid`] or not UTF-8.
     pub fn new(name: &[u8]) -> Option<BinName> {
-        if name.len() > Self::MAX || std::str::from_utf8(name).is_err() {
+        if !Self::is_valid(name) || std::str::from_utf8(name).is_err() {
             return None;
         }
         let mut bytes = [0u8; 15];
@@ -357,6 +363,8 @@ mod tests {
     fn bin_names() {
         assert!(BinName::new(b"0123456789abcde").is_some());
         assert!(BinName::new(b"0123456789abcdef").is_none());
+        assert!(BinName::new(b"a\0b").is_none());
+        assert!(BinName::is_valid(b"") && !BinName::is_valid(b"\0"));
         assert_eq!(
             BinName::new(b"age").map(|b| b.as_str().to_string()),
             Some("age".into())

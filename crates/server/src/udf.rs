@@ -232,6 +232,7 @@ impl Call<'_> {
         let outcome = match outcome {
             Ok(outcome) => outcome,
             Err(failure) => {
+                crate::log::warning(self.shared, "udf", &failure.log_line());
                 reply.op(out, b"FAILURE", pt::STRING, failure.message.as_bytes());
                 reply.finish(out, 0, failure.code, 0, 0, slot);
                 return Some(failure.code);
@@ -241,6 +242,11 @@ impl Call<'_> {
         let old = before.map(|(generation, _, void_time, set_id)| (generation, void_time, set_id));
         let (mut generation, mut void_time) = (rec.generation, rec.void_time);
         let deletes = rec.commit && existed && (!rec.exists || rec.bins.is_empty());
+        if rec.commit && !crate::ttl::is_valid(req.ttl) {
+            reply.discard_body(out);
+            reply.finish(out, 0, rc::PARAMETER, 0, 0, slot);
+            return Some(rc::PARAMETER);
+        }
         if deletes && req.info2 & INFO2_DURABLE_DELETE != 0 && !ns.durable_deletes {
             reply.discard_body(out);
             reply.finish(out, 0, rc::ENTERPRISE_ONLY, 0, 0, slot);

@@ -170,6 +170,22 @@ pub struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     pub fn parse(r: &mut Reader<'a>, count: u16) -> Result<Fields<'a>, Malformed> {
+        Self::parse_with(r, count, false)
+    }
+
+    /// The fields of a batch message, read as a real node reads them: each field must start
+    /// inside the message, and one that claims more bytes than remain holds what remains.
+    /// (Clients on the Rust crate 1.x/2.x count the filter field that precedes the batch
+    /// field in the batch field's length.)
+    pub fn parse_batch(r: &mut Reader<'a>, count: u16) -> Result<Fields<'a>, Malformed> {
+        Self::parse_with(r, count, true)
+    }
+
+    fn parse_with(
+        r: &mut Reader<'a>,
+        count: u16,
+        clamp_to_end: bool,
+    ) -> Result<Fields<'a>, Malformed> {
         let mut slots = [None; field::SLOTS];
         for _ in 0..count {
             let len = r.u32()? as usize;
@@ -177,7 +193,12 @@ impl<'a> Fields<'a> {
                 return Err(Malformed);
             }
             let ftype = r.u8()?;
-            let data = r.take(len - 1)?;
+            let len = if clamp_to_end {
+                (len - 1).min(r.rest().len())
+            } else {
+                len - 1
+            };
+            let data = r.take(len)?;
             if let Some(slot) = slots.get_mut(usize::from(ftype)) {
                 *slot = Some(data);
             }
@@ -279,10 +300,19 @@ pub struct Msg<'a> {
 }
 
 impl<'a> Msg<'a> {
-    /// Parses one message (without proto header) that must fill `body` exactly.
+    /// Parses one message (without proto header) that must fill `body` exactly. A batch
+    /// message is read as a real node reads one: its fields by [`Fields::parse_batch`], its
+    /// operations (which no batch uses) not at all.
     pub fn parse(body: &'a [u8]) -> Result<Msg<'a>, Malformed> {
         let mut r = Reader::new(body);
         let header = Header::parse(&mut r)?;
+        if header.info1 & INFO1_BATCH != 0 {
+            return Ok(Msg {
+                header,
+                fields: Fields::parse_batch(&mut r, header.n_fields)?,
+                ops: Ops::empty(),
+            });
+        }
         let fields = Fields::parse(&mut r, header.n_fields)?;
         let ops = Ops::parse(&mut r, header.n_ops)?;
         Ok(Msg {
@@ -467,6 +497,24 @@ mod tests {
         let mut bad = b.clone();
         bad[22..26].copy_from_slice(&0u32.to_be_bytes());
         assert!(Msg::parse(&bad).is_err());
+    }
+
+    #[test]
+    fn batch_field_overrunning_the_message_holds_what_remains() {
+        // As a Rust crate 1.x/2.x client sends it: the batch field's length also counts the
+        // filter field before it.
+        let mut b = msg_bytes(
+            &[(field::FILTER_EXP, b"xyz"), (field::BATCH_INDEX, b"rows")],
+            &[],
+        );
+        b[1] = INFO1_READ | INFO1_BATCH;
+        let batch_len_at = MSG_HEADER + 4 + 4;
+        b[batch_len_at..batch_len_at + 4].copy_from_slice(&(5u32 + 4 + 8).to_be_bytes());
+        let m = Msg::parse(&b).expect("served as a real node serves it");
+        assert_eq!(m.fields.get(field::BATCH_INDEX), Some(&b"rows"[..]));
+        assert_eq!(m.fields.get(field::FILTER_EXP), Some(&b"xyz"[..]));
+        b[1] = INFO1_READ;
+        assert!(Msg::parse(&b).is_err(), "other messages keep exact lengths");
     }
 
     #[test]

@@ -40,11 +40,11 @@ pub fn apply(m: &mut Map, code: i64, a: &Args) -> Result<Option<Value>, ResultCo
             Ok(None)
         }
         65 => put(m, vec![(a.val(0)?, a.val(1)?)], CREATE_ONLY),
-        66 => put(m, items(a)?, CREATE_ONLY),
+        66 => put_items(m, items(a)?, CREATE_ONLY),
         67 => put(m, vec![(a.val(0)?, a.val(1)?)], a.opt_int(3)?.unwrap_or(0)),
-        68 => put(m, items(a)?, a.opt_int(2)?.unwrap_or(0)),
+        68 => put_items(m, items(a)?, a.opt_int(2)?.unwrap_or(0)),
         69 => put(m, vec![(a.val(0)?, a.val(1)?)], UPDATE_ONLY),
-        70 => put(m, items(a)?, UPDATE_ONLY),
+        70 => put_items(m, items(a)?, UPDATE_ONLY),
         73 | 74 => {
             let key = map_key(a.val(0)?)?;
             let mut delta = a.opt_val(1)?.unwrap_or(Value::Int(1));
@@ -114,8 +114,41 @@ fn map_key(k: Value) -> Result<Value, ResultCode> {
     }
 }
 
-/// put / put_items with write flags; returns the new size.
+/// put with write flags; returns the new size.
 fn put(m: &mut Map, kvs: Vec<(Value, Value)>, flags: i64) -> Result<Option<Value>, ResultCode> {
+    for (k, v) in accepted(m, kvs, flags)?.unwrap_or_default() {
+        m.put(k, v);
+    }
+    Ok(size(m))
+}
+
+/// put_items: like [`put`], but an unordered map it writes ends up stored in key order, as a
+/// real node rewrites it (so by-key-list reads of it then answer in key order).
+fn put_items(
+    m: &mut Map,
+    kvs: Vec<(Value, Value)>,
+    flags: i64,
+) -> Result<Option<Value>, ResultCode> {
+    let writes = !kvs.is_empty();
+    let Some(ok) = accepted(m, kvs, flags)? else {
+        return Ok(size(m));
+    };
+    for (k, v) in ok {
+        m.put(k, v);
+    }
+    if writes && !m.ordered() {
+        m.entries.sort_by(|x, y| x.0.cmp(&y.0));
+    }
+    Ok(size(m))
+}
+
+/// The pairs a put writes under `flags`; None when a refused pair, under NO_FAIL without
+/// PARTIAL, leaves the map as it was.
+fn accepted(
+    m: &Map,
+    kvs: Vec<(Value, Value)>,
+    flags: i64,
+) -> Result<Option<Vec<(Value, Value)>>, ResultCode> {
     let mut ok = Vec::with_capacity(kvs.len());
     for (k, v) in kvs {
         let k = map_key(k)?;
@@ -130,14 +163,15 @@ fn put(m: &mut Map, kvs: Vec<(Value, Value)>, flags: i64) -> Result<Option<Value
         match err {
             None => ok.push((k, v)),
             Some(_) if flags & NO_FAIL != 0 && flags & PARTIAL != 0 => {}
-            Some(_) if flags & NO_FAIL != 0 => return Ok(Some(Value::Int(m.entries.len() as i64))),
+            Some(_) if flags & NO_FAIL != 0 => return Ok(None),
             Some(e) => return Err(e),
         }
     }
-    for (k, v) in ok {
-        m.put(k, v);
-    }
-    Ok(Some(Value::Int(m.entries.len() as i64)))
+    Ok(Some(ok))
+}
+
+fn size(m: &Map) -> Option<Value> {
+    Some(Value::Int(m.entries.len() as i64))
 }
 
 /// get_by_* (97..=110) and, with `remove`, remove_by_*.
@@ -161,7 +195,7 @@ fn select(m: &mut Map, get_code: i64, a: &Args, remove: bool) -> Result<Option<V
             104 => s::by_index_range(&e, a.int(1)?, a.opt_int(2)?),
             105 => s::by_interval(&e, &a.val(1)?, a.opt_val(2)?.as_ref(), false),
             106 => s::by_rank_range(&e, a.int(1)?, a.opt_int(2)?),
-            107 => s::by_value_list(&e, &a.list(1)?.items, true),
+            107 => s::by_key_list(&e, &a.list(1)?.items),
             108 => s::by_value_list(&e, &a.list(1)?.items, false),
             109 => s::by_key_rel_index(&e, &a.val(1)?, a.int(2)?, a.opt_int(3)?),
             110 => s::by_value_rel_rank(&e, &a.val(1)?, a.int(2)?, a.opt_int(3)?),

@@ -132,6 +132,9 @@ enum Span {
     Rank(usize, usize),
     /// Ranks in the order of the values asked for (indexes and values from the mask).
     Listed,
+    /// A map's keys asked for: indexes in the order of the keys (ascending when inverted),
+    /// elements from the mask, and no ranks.
+    KeysListed,
 }
 
 /// A selection: index positions in output order, and whether it came from a single-element op.
@@ -239,6 +242,15 @@ pub fn by_value_list(e: &Elems, vs: &[Value], keys: bool) -> Sel {
     pos.sort_by_key(|&p| listed(src[p]));
     let mut sel = Sel::many(pos);
     sel.span = Span::Listed;
+    sel
+}
+
+/// A map's elements whose key is one of `ks`. A real node answers their indexes in the order
+/// of `ks` (those left, when inverted, in ascending order), their elements in stored order,
+/// and refuses ranks.
+pub fn by_key_list(e: &Elems, ks: &[Value]) -> Sel {
+    let mut sel = by_value_list(e, ks, true);
+    sel.span = Span::KeysListed;
     sel
 }
 
@@ -351,7 +363,12 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
         Some(slot) => mask.sort_by_key(|&p| slot[p]),
         None => mask.sort_unstable(),
     }
-    let in_mask_order = inverted || matches!(sel.span, Span::Mask | Span::Listed);
+    if sel.span == Span::KeysListed && matches!(rt, RT_RANK | RT_REVERSE_RANK) {
+        return Err(OP_NOT_APPLICABLE);
+    }
+    let listed_indexes = (sel.span == Span::KeysListed).then(|| pos.clone());
+    let in_mask_order =
+        inverted || matches!(sel.span, Span::Mask | Span::Listed | Span::KeysListed);
     let pos = if in_mask_order { mask.clone() } else { pos };
     let ranks = || {
         let mut r = vec![0usize; n];
@@ -382,12 +399,11 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
         RT_NONE => None,
         RT_INDEX | RT_REVERSE_INDEX => {
             let rev = rt == RT_REVERSE_INDEX;
-            Some(ints(match sel.span {
-                Span::Index(s, c) => run_list(s, c, n, inverted, rev),
-                _ => mask
-                    .iter()
-                    .map(|&p| if rev { n - 1 - p } else { p } as i64)
-                    .collect(),
+            let index = |p: usize| if rev { n - 1 - p } else { p } as i64;
+            Some(ints(match (sel.span, &listed_indexes) {
+                (Span::Index(s, c), _) => run_list(s, c, n, inverted, rev),
+                (_, Some(listed)) => listed.iter().map(|&p| index(p)).collect(),
+                _ => mask.iter().map(|&p| index(p)).collect(),
             }))
         }
         RT_RANK | RT_REVERSE_RANK => {

@@ -27,9 +27,11 @@ mod bytes_api;
 #[cfg(test)]
 mod bytes_tests;
 mod convert;
+mod failure;
 mod run;
 mod stream;
 
+pub use failure::{UdfFailure, FUNCTION_NOT_FOUND, USER_PATH};
 pub use run::TIMEOUT_MESSAGE;
 
 use std::collections::BTreeMap;
@@ -61,13 +63,6 @@ pub struct UdfOutcome {
     pub value: Option<Particle>,
 }
 
-/// A failed UDF call: result code and message (for bin `FAILURE`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UdfFailure {
-    pub code: ResultCode,
-    pub message: String,
-}
-
 struct Module {
     code: Vec<u8>,
     hash: String,
@@ -88,7 +83,7 @@ impl Registry {
     pub fn register(&self, filename: &str, code: &[u8]) -> Result<(), String> {
         let lua = run::new_lua().map_err(|e| run::message(&e))?;
         lua.load(code)
-            .set_name(format!("@{filename}"))
+            .set_name(failure::chunk_name(filename))
             .into_function()
             .map_err(|e| run::message(&e))?;
         let hash = sha1_hex(code);
@@ -165,10 +160,10 @@ impl Registry {
     }
 
     fn sources(&self) -> Result<BTreeMap<String, Vec<u8>>, UdfFailure> {
-        let m = self.modules.read().map_err(|_| UdfFailure {
-            code: 1,
-            message: "registry poisoned".into(),
-        })?;
+        let m = self
+            .modules
+            .read()
+            .map_err(|_| UdfFailure::other(1, "registry poisoned"))?;
         Ok(m.iter().map(|(k, v)| (k.clone(), v.code.clone())).collect())
     }
 }
@@ -192,10 +187,10 @@ fn decode_args(args_msgpack: &[u8]) -> Result<Vec<Value>, UdfFailure> {
     match crate::pack::decode(args_msgpack) {
         _ if args_msgpack.is_empty() => Ok(Vec::new()),
         Ok(Value::List(l)) => Ok(l.items),
-        _ => Err(UdfFailure {
-            code: crate::result::PARAMETER_ERROR,
-            message: "bad UDF arguments".into(),
-        }),
+        _ => Err(UdfFailure::other(
+            crate::result::PARAMETER_ERROR,
+            "bad UDF arguments",
+        )),
     }
 }
 

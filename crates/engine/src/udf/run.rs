@@ -7,9 +7,9 @@ use std::time::Instant;
 use mlua::{HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as L, VmState};
 
 use super::convert::{from_lua_to, to_lua, Dest};
+use super::failure::chunk_name;
 use super::{RecordMut, UdfFailure, UdfOutcome};
 use crate::pack::{from_particle, to_particle};
-use crate::result::UDF_BAD_RESPONSE;
 use crate::value::{List, Value};
 
 /// Lua instructions between two looks at the clock.
@@ -69,10 +69,7 @@ impl State<'_> {
 }
 
 pub(super) fn fail(message: String) -> UdfFailure {
-    UdfFailure {
-        code: UDF_BAD_RESPONSE,
-        message,
-    }
+    UdfFailure::lua(message)
 }
 
 /// Creates a sandboxed Lua state with the prelude loaded (no io/os/debug/package).
@@ -163,7 +160,7 @@ pub fn prepare(
     };
     let code = modules
         .get(&file)
-        .ok_or_else(|| fail(format!("UDF module not found: {module}")))?;
+        .ok_or_else(|| UdfFailure::module_not_found(module))?;
     let lua = new_lua().map_err(|e| fail(message(&e)))?;
     lua.set_memory_limit(MEMORY_LIMIT)
         .map_err(|e| fail(message(&e)))?;
@@ -181,14 +178,14 @@ pub fn prepare(
     install_require(&lua, modules).map_err(|e| fail(message(&e)))?;
     let exports: L = lua
         .load(&code[..])
-        .set_name(format!("@{file}"))
+        .set_name(chunk_name(&file))
         .eval()
         .map_err(|e| fail(message(&e)))?;
     let func: mlua::Function = match &exports {
         L::Table(t) if t.contains_key(function).unwrap_or(false) => t.get(function),
         _ => lua.globals().get(function),
     }
-    .map_err(|_| fail(format!("function not found: {module}.{function}")))?;
+    .map_err(|_| UdfFailure::function_not_found(module, function))?;
     Ok((lua, func))
 }
 
@@ -209,7 +206,7 @@ fn install_require(lua: &Lua, modules: &BTreeMap<String, Vec<u8>>) -> mlua::Resu
             .ok_or_else(|| mlua::Error::runtime(format!("module '{name}' not found")))?;
         let v: L = lua
             .load(&code[..])
-            .set_name(format!("@{name}.lua"))
+            .set_name(chunk_name(&format!("{name}.lua")))
             .eval()?;
         cache.set(name.as_str(), v.clone())?;
         Ok(v)

@@ -20,6 +20,7 @@ pub(crate) fn server_config(
     users: Option<HashMap<String, String>>,
     edition: &str,
     strong_consistency: Vec<String>,
+    cluster_name: Option<String>,
 ) -> PyResult<ServerConfig> {
     let edition = match edition {
         "community" => Edition::Community,
@@ -35,6 +36,13 @@ pub(crate) fn server_config(
             "tls_cert_file and tls_key_file go together",
         ));
     }
+    if let Some(name) = cluster_name.as_deref() {
+        if !server::cluster_name_is_valid(name) {
+            return Err(PyValueError::new_err(format!(
+                "cluster_name must be 1 to 63 bytes without ';' or whitespace, not {name:?}"
+            )));
+        }
+    }
     let mut users: Vec<(String, String)> = users.unwrap_or_default().into_iter().collect();
     users.sort();
     Ok(ServerConfig {
@@ -47,6 +55,7 @@ pub(crate) fn server_config(
         edition,
         rack_id: 0,
         strong_consistency,
+        cluster_name,
     })
 }
 
@@ -100,10 +109,11 @@ impl EmbeddedServer {
             users = None,
             edition = "community",
             strong_consistency = Vec::new(),
+            cluster_name = None,
         ),
         text_signature = "(host='127.0.0.1', port=0, namespaces=('test', 'bar'), *, \
             tls_cert_file=None, tls_key_file=None, users=None, edition='community', \
-            strong_consistency=())"
+            strong_consistency=(), cluster_name=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -116,6 +126,7 @@ impl EmbeddedServer {
         users: Option<HashMap<String, String>>,
         edition: &str,
         strong_consistency: Vec<String>,
+        cluster_name: Option<String>,
     ) -> PyResult<Self> {
         let tls = tls_cert_file.is_some();
         let cfg = server_config(
@@ -127,6 +138,7 @@ impl EmbeddedServer {
             users,
             edition,
             strong_consistency,
+            cluster_name,
         )?;
         let user_count = cfg.users.len();
         let server = py

@@ -48,10 +48,11 @@ impl EmbeddedCluster {
             edition = "community",
             racks = 0,
             strong_consistency = Vec::new(),
+            cluster_name = None,
         ),
         text_signature = "(nodes=3, replication_factor=2, host='127.0.0.1', port=0, \
             namespaces=('test', 'bar'), *, tls_cert_file=None, tls_key_file=None, users=None, \
-            edition='community', racks=0, strong_consistency=())"
+            edition='community', racks=0, strong_consistency=(), cluster_name=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -67,6 +68,7 @@ impl EmbeddedCluster {
         edition: &str,
         racks: usize,
         strong_consistency: Vec<String>,
+        cluster_name: Option<String>,
     ) -> PyResult<Self> {
         if racks > nodes {
             return Err(PyValueError::new_err(format!(
@@ -94,6 +96,7 @@ impl EmbeddedCluster {
                 users,
                 edition,
                 strong_consistency,
+                cluster_name,
             )?,
             nodes,
             replication_factor,

@@ -37,14 +37,25 @@ fn with<R>(shared: &Shared, f: impl FnOnce(&mut Settings) -> R) -> R {
         .get_or_insert_with(HashMap::new)
         .entry(key)
         .or_insert_with(|| Settings {
-            cluster_name: None,
+            cluster_name: shared.cluster_name.clone(),
             changed: HashMap::new(),
             log_levels: vec![INFO; LOG_CONTEXTS.len()],
         });
     f(settings)
 }
 
-/// `cluster-name`: `null` until `set-config` names the cluster.
+/// Longest `cluster-name` a real node takes (its buffer holds 64 bytes with the NUL).
+const CLUSTER_NAME_MAX: usize = 63;
+
+/// Whether a node may start with `name` as its `cluster-name`: 1 to 63 bytes, and one token
+/// of a configuration file (no whitespace) that an info value can carry (no ';').
+pub fn cluster_name_is_valid(name: &str) -> bool {
+    (1..=CLUSTER_NAME_MAX).contains(&name.len())
+        && !name.contains(|c: char| c == ';' || c.is_whitespace())
+}
+
+/// `cluster-name`: as configured at start or by `set-config`; `null` when never named (what
+/// nodes before 7.0 answered without one: 7.0 and later refuse to start without one).
 pub fn cluster_name(shared: &Shared) -> String {
     with(shared, |s| s.cluster_name.clone()).unwrap_or_else(|| "null".into())
 }
@@ -562,7 +573,9 @@ fn check(kind: Kind, value: &str, enterprise: bool) -> Option<String> {
             .map(|v| v.to_string()),
         Kind::Seconds => seconds(value).map(|v| v.to_string()),
         Kind::Word(words) => words.contains(&value).then(|| value.to_string()),
-        Kind::Name => (!value.is_empty() && value.len() < 65).then(|| value.to_string()),
+        Kind::Name => (1..=CLUSTER_NAME_MAX)
+            .contains(&value.len())
+            .then(|| value.to_string()),
         Kind::Enterprise(inner) => {
             if enterprise {
                 check(*inner, value, enterprise)

@@ -1,0 +1,134 @@
+"""Requests replayed byte for byte as clients nobody here wrote send them (the Rust crate
+1.x/2.x and the packages built on it), and the reply messages read back."""
+
+from __future__ import annotations
+
+import socket
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+PROTO_MSG = 3
+MSG_HEADER = 22
+INFO1_READ, INFO1_GET_ALL, INFO1_BATCH = 1, 2, 8
+INFO2_WRITE = 1
+INFO3_LAST = 1
+NAMESPACE, SET, DIGEST, BATCH_INDEX, FILTER_EXP = 0, 1, 4, 41, 43
+OP_READ, OP_WRITE = 1, 2
+INTEGER = 1
+BATCH_ROW_REPEAT = 1
+
+# A record digest as the official client computes it (``aerospike.calc_digest``).
+Digest = bytes | bytearray
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One reply message: result code, ``info3`` and the timeout slot (a batch row's index)."""
+
+    result_code: int
+    info3: int
+    slot: int
+
+
+def field(ftype: int, data: bytes) -> bytes:
+    return struct.pack(">IB", len(data) + 1, ftype) + data
+
+
+def frame(body: bytes) -> bytes:
+    return struct.pack(">Q", (2 << 56) | (PROTO_MSG << 48) | len(body)) + body
+
+
+def header(info1: int, n_fields: int) -> bytes:
+    return bytes([MSG_HEADER, info1, 0, 0, 0, 0]) + struct.pack(">IIIHH", 0, 0, 0, n_fields, 0)
+
+
+def batch_rows(namespace: str, digests: Sequence[Digest]) -> bytes:
+    """Batch-index rows reading every bin: the first names the namespace, the rest repeat it."""
+    rows = struct.pack(">IB", len(digests), 0)
+    for i, digest in enumerate(digests):
+        rows += struct.pack(">I", i) + digest
+        if i:
+            rows += bytes([BATCH_ROW_REPEAT])
+        else:
+            rows += bytes([0, INFO1_READ | INFO1_GET_ALL]) + struct.pack(">HH", 1, 0)
+            rows += field(NAMESPACE, namespace.encode())
+    return rows
+
+
+def crate_batch_with_filter(namespace: str, digests: Sequence[Digest], filter_exp: bytes) -> bytes:
+    """A batch read with a filter as the Rust crate 1.x/2.x sends it: the filter field first,
+    then the batch field, whose declared length also counts the filter field."""
+    filter_field = field(FILTER_EXP, filter_exp)
+    batch = field(BATCH_INDEX, batch_rows(namespace, digests))
+    overstated = struct.pack(">I", len(batch) - 4 + len(filter_field))
+    batch = overstated + batch[4:]
+    return frame(header(INFO1_READ | INFO1_BATCH, 2) + filter_field + batch)
+
+
+def write_int(set_name: str, digest: Digest, bin_name: bytes, value: int, ttl: int = 0) -> bytes:
+    """A single-record write of integer ``value`` to bin ``bin_name`` (any bytes) with wire
+    TTL ``ttl``."""
+    data = struct.pack(">q", value)
+    return _single(set_name, digest, 0, INFO2_WRITE, OP_WRITE, bin_name, data, ttl)
+
+
+def read_bin(set_name: str, digest: Digest, bin_name: bytes) -> bytes:
+    """A single-record read of bin ``bin_name`` (any bytes)."""
+    return _single(set_name, digest, INFO1_READ, 0, OP_READ, bin_name, b"")
+
+
+def _single(
+    set_name: str,
+    digest: Digest,
+    info1: int,
+    info2: int,
+    otype: int,
+    name: bytes,
+    data: bytes,
+    ttl: int = 0,
+) -> bytes:
+    fields = field(NAMESPACE, b"test") + field(SET, set_name.encode())
+    fields += field(DIGEST, bytes(digest))
+    ptype = INTEGER if data else 0
+    op = struct.pack(">IBBBB", 4 + len(name) + len(data), otype, ptype, 0, len(name))
+    head = bytes([MSG_HEADER, info1, info2, 0, 0, 0]) + struct.pack(">IIIHH", 0, ttl, 0, 3, 1)
+    return frame(head + fields + op + name + data)
+
+
+def exchange(address: tuple[str, int], request: bytes, timeout: float = 5.0) -> list[Reply]:
+    """Sends ``request`` and reads its reply: a batch's messages up to the one marked last,
+    another request's one frame."""
+    is_batch = request[9] & INFO1_BATCH != 0
+    replies: list[Reply] = []
+    with socket.create_connection(address, timeout=timeout) as sock:
+        sock.sendall(request)
+        while not replies or (is_batch and not replies[-1].info3 & INFO3_LAST):
+            size = struct.unpack(">Q", _read(sock, 8))[0] & 0xFFFF_FFFF_FFFF
+            replies += _messages(_read(sock, size))
+    return replies
+
+
+def _messages(body: bytes) -> list[Reply]:
+    out = []
+    at = 0
+    while at < len(body):
+        info3, result = body[at + 3], body[at + 5]
+        slot, n_fields, n_ops = struct.unpack(">IHH", body[at + 14 : at + 22])
+        at += MSG_HEADER
+        for _ in range(n_fields):
+            at += 4 + struct.unpack(">I", body[at : at + 4])[0]
+        for _ in range(n_ops):
+            at += 4 + struct.unpack(">I", body[at : at + 4])[0]
+        out.append(Reply(result, info3, slot))
+    return out
+
+
+def _read(sock: socket.socket, n: int) -> bytes:
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("the server closed the connection")
+        buf += chunk
+    return buf

@@ -1,0 +1,85 @@
+"""What clients nobody here wrote send (the Rust crate 1.x/2.x and the packages built on it),
+answered as a real 8.1.2 node answers (issue 56)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aerospike
+import pytest
+from aerospike import exception as ex
+from aerospike_helpers import cdt_ctx  # type: ignore[import-untyped]
+from aerospike_helpers.operations import map_operations as mo  # type: ignore[import-untyped]
+
+from . import _replay
+
+pytestmark = pytest.mark.compat
+
+# Expression `$.a == 1`: [EQ, [BIN, INT, "a"], 1] packed.
+A_EQUALS_1 = bytes([0x93, 0x01, 0x93, 0x51, 0x02, 0xA1]) + b"a" + bytes([0x01])
+
+
+def test_a_batch_whose_length_counts_the_filter_field_is_served(
+    server_address: tuple[str, int], client: Any, set_name: str
+) -> None:
+    client.put(("test", set_name, "passes"), {"a": 1})
+    client.put(("test", set_name, "filtered"), {"a": 2})
+    digests = [aerospike.calc_digest("test", set_name, k) for k in ("absent", "filtered", "passes")]
+    request = _replay.crate_batch_with_filter("test", digests, A_EQUALS_1)
+
+    replies = _replay.exchange(server_address, request)
+
+    rows = {r.slot: r.result_code for r in replies[:-1]}
+    assert rows == {0: 2, 1: 27, 2: 0}  # not found, filtered out, read
+    assert replies[-1].info3 & _replay.INFO3_LAST and replies[-1].result_code == 0
+
+
+def _by_key_list(client: Any, key: tuple[str, str, str], ctx: list[Any] | None = None) -> Any:
+    op = mo.map_get_by_key_list("m", ["a", "z"], aerospike.MAP_RETURN_VALUE, ctx=ctx)
+    _, _, bins = client.operate(key, [op])
+    return bins["m"]
+
+
+def test_put_items_leaves_an_unordered_map_in_key_order(client: Any, set_name: str) -> None:
+    # A real node rewrites an unordered map that put_items changes in key order, so
+    # by-key-list reads (which answer in stored order) come back in key order.
+    key = ("test", set_name, "put-items")
+    client.put(key, {"m": {"z": 0}})
+    client.operate(key, [mo.map_put_items("m", {"a": 1})])
+    assert _by_key_list(client, key) == [1, 0]
+    op = mo.map_get_by_value_list("m", [0, 1], aerospike.MAP_RETURN_KEY)
+    assert client.operate(key, [op])[2]["m"] == ["a", "z"]
+
+
+def test_put_items_orders_a_nested_unordered_map_too(client: Any, set_name: str) -> None:
+    key = ("test", set_name, "put-items-ctx")
+    client.put(key, {"m": [{"z": 0}]})
+    ctx = [cdt_ctx.cdt_ctx_list_index(0)]
+    client.operate(key, [mo.map_put_items("m", {"a": 1}, ctx=ctx)])
+    assert _by_key_list(client, key, ctx) == [1, 0]
+
+
+def test_put_keeps_an_unordered_map_in_the_order_written(client: Any, set_name: str) -> None:
+    key = ("test", set_name, "put-one")
+    client.put(key, {"m": {"z": 0}})
+    client.operate(key, [mo.map_put("m", "a", 1)])
+    assert _by_key_list(client, key) == [0, 1]
+
+
+def test_by_key_list_answers_indexes_in_the_order_asked_and_no_ranks(
+    client: Any, set_name: str
+) -> None:
+    key = ("test", set_name, "key-list-index")
+    client.put(key, {"m": {"z": 0}})
+    client.operate(key, [mo.map_put("m", "a", 1), mo.map_put("m", "m", 2)])  # stored z, a, m
+
+    def get(keys: list[str], return_type: int, inverted: bool = False) -> Any:
+        op = mo.map_get_by_key_list("m", keys, return_type, inverted=inverted)
+        return client.operate(key, [op])[2]["m"]
+
+    assert get(["a", "z"], aerospike.MAP_RETURN_INDEX) == [0, 2]
+    assert get(["z", "a"], aerospike.MAP_RETURN_INDEX) == [2, 0]
+    assert get(["m"], aerospike.MAP_RETURN_INDEX, inverted=True) == [0, 2]
+    assert get(["a", "z"], aerospike.MAP_RETURN_VALUE) == [0, 1]  # stored order
+    with pytest.raises(ex.OpNotApplicable):
+        get(["a"], aerospike.MAP_RETURN_RANK)
