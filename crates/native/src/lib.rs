@@ -7,12 +7,14 @@
 //! Folders by concern: `py` (the Python surface), `cluster` (the one cluster view), `conn`
 //! (the one connection budget), `exec` (runtimes and completion), `request` (what is sent and
 //! the one retry rule), `crate_calls` (operations only the crate encodes), `convert` (values,
-//! records, Arrow), `ops` and `expr` (operation and expression encoding), `metrics`.
+//! records, Arrow), `ops` and `expr` (operation and expression encoding), `metrics`; and at
+//! the ground, `errors` (the exception hierarchy and the one map to it).
 
 mod cluster;
 mod conn;
 mod convert;
 mod crate_calls;
+mod errors;
 mod exec;
 mod expr;
 mod metrics;
@@ -31,7 +33,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("LOOP_RUNTIME_AFTER", exec::completion::LOOP_RUNTIME_AFTER)?;
-    py::errors::register(m)?;
+    errors::register(m)?;
     py::logs::install(m.py())?;
     convert::values::register(m)?;
     convert::fast_validate::register(m)?;

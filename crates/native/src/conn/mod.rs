@@ -2,7 +2,9 @@
 //! session), leased per runtime within one limit per node for the whole client.
 
 pub mod connection;
+pub mod links;
 pub mod pool;
 pub mod tls;
 
-pub use pool::{Links, Pool};
+pub use links::Links;
+pub use pool::Pool;

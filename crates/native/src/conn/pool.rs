@@ -10,21 +10,21 @@
 //! make room, and waits only when every connection is in use.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use aerospike::policy::ClientPolicy;
 use parking_lot::{Mutex, RwLock};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::Instant;
 
 use crate::cluster::info;
 use crate::cluster::partitions::{self, Node, PARTITIONS};
-use crate::cluster::view::{Table, View};
+use crate::cluster::view::Table;
 pub use crate::conn::connection::Conn;
-use crate::conn::connection::{Dialer, OpenError, Place};
-use crate::metrics::{Metrics, NodeTraffic};
+use crate::conn::connection::{OpenError, Place};
+use crate::conn::links::{Links, NodeBudget};
 
 /// How long a table fetch waits for a node's answer.
 const ANSWER_WITHIN: Duration = Duration::from_millis(500);
@@ -38,197 +38,6 @@ const KEEP_BUFFER: usize = 256 * 1024;
 /// Set to send every single-record call through the crate instead (for comparisons).
 const CRATE_RECORDS_ENV: &str = "AEROSPIKE_FLUENT_CRATE_RECORDS";
 
-/// What every runtime's pool of one client shares: how connections are opened (TLS, login)
-/// and each node's budget of open connections.
-pub struct Links {
-    pub dialer: Arc<Dialer>,
-    /// Where partitions live, for every runtime and path.
-    pub view: View,
-    /// The client's `max_conns_per_node`, which errors name.
-    limit: usize,
-    /// The wire path's share of it.
-    share: usize,
-    state: Mutex<Shared>,
-    /// The client's metrics, which every path records into.
-    pub metrics: Arc<Metrics>,
-}
-
-struct Shared {
-    nodes: HashMap<String, Arc<NodeBudget>>,
-}
-
-/// One node's budget: a permit per open connection, and the idle lists of every runtime's
-/// pool, where room is found when the budget is taken.
-struct NodeBudget {
-    permits: Arc<Semaphore>,
-    pools: Mutex<Vec<Weak<NodeConns>>>,
-    /// Leases waiting for a connection, woken when one is released to an idle list.
-    waiting: AtomicUsize,
-    released: Notify,
-    traffic: Arc<NodeTraffic>,
-}
-
-impl Links {
-    /// The links of a client allowed `limit` connections to each node, `share` of them for
-    /// the wire path.
-    pub fn new(
-        policy: &ClientPolicy,
-        limit: usize,
-        share: usize,
-        metrics: Arc<Metrics>,
-    ) -> Result<Arc<Links>, String> {
-        Ok(Arc::new(Links {
-            metrics,
-            dialer: Dialer::new(policy)?,
-            view: View::default(),
-            limit,
-            share,
-            state: Mutex::new(Shared {
-                nodes: HashMap::new(),
-            }),
-        }))
-    }
-
-    /// Whether the wire path has any connection to use.
-    pub fn usable(&self) -> bool {
-        self.share > 0
-    }
-
-    fn budget(&self, node: &str) -> Arc<NodeBudget> {
-        let places = self.share;
-        self.state
-            .lock()
-            .nodes
-            .entry(node.to_owned())
-            .or_insert_with(|| {
-                Arc::new(NodeBudget {
-                    permits: Arc::new(Semaphore::new(places)),
-                    pools: Mutex::new(Vec::new()),
-                    waiting: AtomicUsize::new(0),
-                    released: Notify::new(),
-                    traffic: Arc::default(),
-                })
-            })
-            .clone()
-    }
-
-    /// Close connections idle for `idle` or longer, in every runtime's pool, as long as the
-    /// node keeps `min` open.
-    pub fn reap(&self, idle: Duration, min: usize) {
-        let budgets: Vec<Arc<NodeBudget>> = self.state.lock().nodes.values().cloned().collect();
-        let now = Instant::now();
-        for budget in budgets {
-            let open = self
-                .share
-                .saturating_sub(budget.permits.available_permits());
-            let mut excess = open.saturating_sub(min);
-            let pools: Vec<Arc<NodeConns>> = budget
-                .pools
-                .lock()
-                .iter()
-                .filter_map(Weak::upgrade)
-                .collect();
-            for pool in pools {
-                pool.idle.lock().retain(|c| {
-                    let expired = excess > 0 && now.duration_since(c.used) >= idle;
-                    if expired {
-                        excess -= 1;
-                    }
-                    !expired
-                });
-            }
-        }
-    }
-
-    /// Connections the wire path holds open to `node`, every runtime together.
-    fn open_to(&self, node: &str) -> usize {
-        let places = self.share;
-        self.state
-            .lock()
-            .nodes
-            .get(node)
-            .map_or(0, |b| places.saturating_sub(b.permits.available_permits()))
-    }
-
-    /// Connections the wire path holds open to each node, every runtime together.
-    pub fn open_per_node(&self) -> Vec<(String, usize)> {
-        let places = self.share;
-        self.state
-            .lock()
-            .nodes
-            .iter()
-            .map(|(n, b)| {
-                (
-                    n.clone(),
-                    places - b.permits.available_permits().min(places),
-                )
-            })
-            .collect()
-    }
-}
-
-impl Links {
-    /// Per node: connections open, idle, calls waiting for one, and the traffic counts.
-    pub fn node_rows(&self) -> Vec<NodeCounts> {
-        let places = self.share;
-        self.state
-            .lock()
-            .nodes
-            .iter()
-            .map(|(name, b)| {
-                let idle = b
-                    .pools
-                    .lock()
-                    .iter()
-                    .filter_map(Weak::upgrade)
-                    .map(|p| p.idle.lock().len())
-                    .sum();
-                NodeCounts {
-                    name: name.clone(),
-                    open: places - b.permits.available_permits().min(places),
-                    idle,
-                    waiting: b.waiting.load(Ordering::Relaxed),
-                    traffic: b.traffic.clone(),
-                }
-            })
-            .collect()
-    }
-}
-
-/// One node's connections at one moment (see [`Links::node_rows`]).
-pub struct NodeCounts {
-    pub name: String,
-    pub open: usize,
-    pub idle: usize,
-    pub waiting: usize,
-    pub traffic: Arc<NodeTraffic>,
-}
-
-impl NodeBudget {
-    /// A place for a new connection: free now, or made by closing an idle connection of a
-    /// pool other than `me`.
-    fn take_now(&self, me: &NodeConns) -> Option<OwnedSemaphorePermit> {
-        if let Ok(p) = self.permits.clone().try_acquire_owned() {
-            return Some(p);
-        }
-        let pools: Vec<Arc<NodeConns>> = {
-            let mut pools = self.pools.lock();
-            pools.retain(|w| w.strong_count() > 0);
-            pools.iter().filter_map(Weak::upgrade).collect()
-        };
-        for other in pools.iter().filter(|o| !std::ptr::eq(o.as_ref(), me)) {
-            let closed = other.idle.lock().pop();
-            if closed.is_some() {
-                drop(closed);
-                if let Ok(p) = self.permits.clone().try_acquire_owned() {
-                    return Some(p);
-                }
-            }
-        }
-        None
-    }
-}
-
 /// A table of the client's view, with this pool's connections of each of its nodes.
 struct Local {
     table: Arc<Table>,
@@ -240,7 +49,7 @@ pub struct NodeConns {
     name: String,
     address: String,
     tls_name: Option<String>,
-    idle: Mutex<Vec<Conn>>,
+    pub(super) idle: Mutex<Vec<Conn>>,
     budget: Arc<NodeBudget>,
 }
 

@@ -8,7 +8,7 @@ use rustls::RootCertStore;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
-use crate::py::errors::invalid_argument;
+use crate::errors::invalid_argument;
 
 fn bad(what: &str, path: &str, e: impl std::fmt::Display) -> PyErr {
     invalid_argument(format!("{what} {path:?}: {e}"))

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
 use crate::convert::values::{to_value, Ctx};
-use crate::py::errors::invalid_argument;
+use crate::errors::invalid_argument;
 
 /// A plan tuple being decoded: `what()` names it in errors (e.g. `expression node 'gt'`).
 pub struct Args<'a, 'py> {

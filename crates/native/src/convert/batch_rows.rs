@@ -13,8 +13,8 @@ use pyo3::types::PyTuple;
 use crate::convert::args::Args;
 use crate::convert::call_args::to_bins;
 use crate::convert::values::{to_key_parts_in, to_value, Ctx, KeyParts, KeyScope};
+use crate::errors::invalid_argument;
 use crate::ops::{to_ops, Answers};
-use crate::py::errors::invalid_argument;
 use crate::py::policy::{CallDefaults, Natives, Policy};
 use crate::request;
 

@@ -11,8 +11,8 @@ use crate::convert::batch_rows::Outcome;
 use crate::convert::record_wire;
 use crate::convert::values::{from_value, key_tuple, Names};
 use crate::convert::wire_chunk::{ttl, OwnedRecord};
+use crate::errors;
 use crate::ops::Answers;
-use crate::py::errors;
 
 /// A record as read: bins, key, generation and TTL (seconds; `None` = never expires).
 ///

@@ -9,7 +9,7 @@ use crate::convert::name_cache;
 use crate::convert::particle::{self, Bad};
 use crate::convert::values::from_value;
 use crate::convert::wire_chunk::OwnedRecord;
-use crate::py::errors;
+use crate::errors;
 
 /// `(namespace, set, user key or None, digest)`.
 pub fn key<'py>(py: Python<'py>, r: &OwnedRecord) -> PyResult<Bound<'py, PyTuple>> {

@@ -10,7 +10,7 @@ use pyo3::types::{
 };
 
 use crate::convert::depth::{TooDeep, MAX_READ_DEPTH};
-use crate::py::errors::invalid_argument;
+use crate::errors::invalid_argument;
 
 /// A GeoJSON value (particle type GEOJSON) as opposed to a plain string.
 #[pyclass(frozen, module = "aerospike_fluent._native")]
@@ -225,11 +225,7 @@ pub fn from_value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
 fn convert(py: Python<'_>, v: &Value, depth: usize) -> PyResult<Py<PyAny>> {
     let inner = depth + 1;
     if inner > MAX_READ_DEPTH && crate::convert::depth::deeper_than(v, 0) {
-        return Err(crate::py::errors::too_deep(
-            py,
-            &TooDeep { bin: None },
-            None,
-        ));
+        return Err(crate::errors::too_deep(py, &TooDeep { bin: None }, None));
     }
     Ok(match v {
         Value::Nil => py.None(),

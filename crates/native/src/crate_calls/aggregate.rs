@@ -15,9 +15,9 @@ use pyo3::types::PyList;
 
 use crate::convert::call_args::udf_args;
 use crate::convert::values::from_value;
+use crate::errors::{error_for_code, join_error};
 use crate::exec::completion::{Failure, IntoPy, OpResult};
 use crate::py::client::Inner;
-use crate::py::errors::{error_for_code, join_error};
 use crate::py::policy::Natives;
 
 /// Result code of a failed UDF.

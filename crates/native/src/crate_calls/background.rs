@@ -12,11 +12,11 @@ use pyo3::types::PyDict;
 use tokio::runtime::Handle;
 
 use crate::convert::call_args::udf_args;
+use crate::errors::invalid_argument;
 use crate::exec::blocking::{self, Driver};
 use crate::exec::completion::{self, IntoPy, OpResult, Pending};
 use crate::ops::to_ops;
 use crate::py::client::Inner;
-use crate::py::errors::invalid_argument;
 use crate::py::policy::Natives;
 
 /// What the server applies to each selected record.

@@ -7,9 +7,9 @@ use std::time::Duration;
 use aerospike::{AbortStatus, CommitStatus, Txn, TxnState};
 use pyo3::prelude::*;
 
+use crate::errors::TransactionFinishedError;
 use crate::exec::completion::{Failure, IntoPy, OpResult};
 use crate::exec::routes::RuntimeClient;
-use crate::py::errors::TransactionFinishedError;
 use crate::py::policy::Natives;
 
 /// A multi-record transaction: its id, state and the keys it read and wrote so far.

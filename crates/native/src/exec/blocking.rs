@@ -11,11 +11,11 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::PyDict;
 use tokio::runtime::{Handle, Runtime};
 
+use crate::errors::ClientError;
 use crate::exec::completion::{Failure, IntoPy, OpResult};
 use crate::exec::exit::exiting;
 use crate::exec::park::Tick;
 use crate::exec::spin::Spin;
-use crate::py::errors::ClientError;
 
 struct Probes {
     running_loop: Py<PyAny>,

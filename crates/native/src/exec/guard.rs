@@ -8,8 +8,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use futures::FutureExt;
 use pyo3::prelude::*;
 
+use crate::errors::ClientError;
 use crate::exec::completion::{Failure, OpResult};
-use crate::py::errors::ClientError;
 
 /// The text of a panic payload.
 pub fn message(payload: &(dyn Any + Send)) -> String {

@@ -14,9 +14,7 @@
 //! | condition | where it is decided |
 //! |---|---|
 //! | the caller runs asyncio or trio with a `Completer` (not a plain callback) | `_bridge.py`, `_trio.py` |
-//! | Linux and `max_conns_per_node >= 64` ([`LOOP_POOLS_FROM`]) | [`loop_pools`] |
-//! | the loop may have a runtime (`loop_runtime=True`, the loop gave `call_soon`, `call_later`, `add_reader`) and it was built (`/proc` found its epoll fd) | `Completer::new`, `LoopRuntime::new` |
-//! | the loop has made at least 8 calls, all clients together ([`crate::exec::completion::LOOP_RUNTIME_AFTER`]) | `OnLoop::runtime` |
+//! | the loop has a runtime of its own (`loop_runtime=True`, the loop gave `call_soon`, `call_later`, `add_reader`; built at its [`crate::exec::completion::LOOP_RUNTIME_AFTER`]-th call; Linux: `/proc` found its epoll fd) | `Completer::new`, `OnLoop::runtime`, `LoopRuntime::new` |
 //! | fewer than 16 operations in flight on it (`loop_ops`, [`DEFAULT_LOOP_OPS`]) | `OnLoop::of` |
 //!
 //! On the loop runtime the call sends before the native call returns; it then polls for its
@@ -43,6 +41,7 @@ use pyo3::types::PyList;
 use tokio::runtime::Handle;
 
 use crate::conn;
+use crate::errors::join_error;
 use crate::exec::blocking::{self, Driver};
 use crate::exec::completion::{
     self, AbortAll, Failure, IntoPy, OnLoop, OpResult, Pending, Ready, DEFAULT_LOOP_OPS,
@@ -51,7 +50,6 @@ use crate::exec::loop_runtime::LoopRuntime;
 use crate::exec::runtime;
 use crate::metrics::{Call, Meter};
 use crate::py::client::{Client, Inner};
-use crate::py::errors::join_error;
 use crate::py::policy::Natives;
 use crate::request::calls;
 
@@ -195,15 +193,6 @@ pub fn close_on_loop(py: Option<Python<'_>>, rt: &LoopRuntime<Ready>, c: Runtime
     }
 }
 
-/// Event loops get a pool of their own only where the loop runtime exists (Linux) and the
-/// client's pool is at least this large; the worker's pool then keeps the rest.
-const LOOP_POOLS_FROM: usize = 64;
-
-/// Whether a client with this pool size gives event loops a pool of their own.
-pub fn loop_pools(max_conns_per_node: usize) -> bool {
-    crate::exec::loop_runtime::LINUX_EPOLL && max_conns_per_node >= LOOP_POOLS_FROM
-}
-
 /// The worker runtime's crate client: its share of the budget (see [`shares`]); below
 /// [`WIRE_FROM`] it serves every call, with the whole limit for its pool.
 pub fn worker_policy(policy: &ClientPolicy) -> ClientPolicy {
@@ -264,8 +253,8 @@ impl Client {
         py: Python<'py>,
         done: &Py<PyAny>,
     ) -> Option<(OnLoop<'py>, RuntimeClient)> {
-        // A small pool stays one pool: the cap is the cap.
-        if !loop_pools(self.inner.policy.max_conns_per_node) {
+        // Where a loop cannot have a runtime, or every call is the crate's (a budget under 8).
+        if !crate::exec::loop_runtime::LINUX_EPOLL || !self.inner.worker_wire.enabled() {
             return None;
         }
         let on_loop = OnLoop::of(py, done).filter(|l| l.capacity() <= DEFAULT_LOOP_OPS)?;

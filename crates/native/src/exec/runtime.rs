@@ -19,8 +19,8 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use tokio::runtime::{Builder, Handle, Runtime};
 
+use crate::errors::{invalid_argument, ClientError};
 use crate::exec::deep_stack;
-use crate::py::errors::{invalid_argument, ClientError};
 
 static WORKERS: AtomicUsize = AtomicUsize::new(1);
 /// Bumped in the child after `fork()`; runtimes and clients of older generations are stale.

@@ -9,7 +9,7 @@ use pyo3::types::PyTuple;
 
 use super::MAX_DEPTH;
 use crate::convert::args::Args;
-use crate::py::errors::invalid_argument;
+use crate::errors::invalid_argument;
 
 pub(super) fn exp_type(a: &Args<'_, '_>, i: usize) -> PyResult<ExpType> {
     Ok(match a.int(i)? {

@@ -18,7 +18,7 @@ use pyo3::types::{PyList, PyTuple};
 
 use crate::convert::args::Args;
 use crate::convert::values::{to_value, Ctx};
-use crate::py::errors::invalid_argument;
+use crate::errors::invalid_argument;
 
 /// A converted op list and whether it only reads.
 pub struct Ops {

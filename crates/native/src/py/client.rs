@@ -16,6 +16,7 @@ use crate::convert::call_args::{bins_selector, to_bins, udf_args};
 use crate::convert::values::to_key;
 use crate::crate_calls::transaction::Transaction;
 use crate::crate_calls::{aggregate, background, indexes};
+use crate::errors::closed;
 use crate::exec::completion::{Failure, IntoPy, OpResult, Pending, Ready};
 use crate::exec::in_flight::Flights;
 use crate::exec::loop_runtime::LoopRuntime;
@@ -24,10 +25,9 @@ use crate::exec::runtime;
 use crate::exec::spin::Spin;
 use crate::metrics::{Call, Kind, Meter, Metrics, NodeRow, Snapshot};
 use crate::ops::{to_ops, to_wire_ops};
-use crate::py::errors::closed;
 use crate::py::policy::{CallDefaults, Defaults, Natives, Policy};
-use crate::request::calls;
 use crate::request::query::{self, QueryStream};
+use crate::request::{calls, cluster_calls};
 
 /// Shared state of a connected client.
 pub struct Inner {
@@ -78,6 +78,7 @@ impl Inner {
         let Call { writes, meter } = call;
         let closing = self.closing.subscribe();
         let pool_size = self.policy.max_conns_per_node;
+        let cluster = self.client.clone();
         let flight = self.flights.start();
         let draining = self.flights.draining();
         let metered = meter
@@ -97,7 +98,7 @@ impl Inner {
                         "the client was closed while the operation was in flight",
                         writes && f.in_doubt(),
                     )),
-                    r => r.map_err(|f| f.pool_checked(pool_size)),
+                    r => r.map_err(|f| f.pool_checked(pool_size, &cluster.nodes())),
                 },
                 () = closed_signal(closing) => Err(Failure::Closed(
                     "the client was closed while the operation was in flight",
@@ -338,7 +339,7 @@ impl IntoPy for Client {
 /// How long a draining close waits, from its `timeout` in seconds.
 fn drain_limit(timeout: f64) -> PyResult<std::time::Duration> {
     std::time::Duration::try_from_secs_f64(timeout).map_err(|_| {
-        crate::py::errors::invalid_argument(format!(
+        crate::errors::invalid_argument(format!(
             "timeout must be a number of seconds >= 0, not {timeout}"
         ))
     })
@@ -777,7 +778,7 @@ operations! {
         node: Option<String>,
     ) {
         let admin = AdminPolicy { timeout: this.defaults.calls.info_timeout };
-        (read(Meter::new(Kind::Info, "")), calls::info(inner.clone(), admin, command, node))
+        (read(Meter::new(Kind::Info, "")), cluster_calls::info(inner.clone(), admin, command, node))
     }
 
     /// An info command sent to every node: node name -> (name -> value).
@@ -786,7 +787,7 @@ operations! {
         command: String,
     ) {
         let admin = AdminPolicy { timeout: this.defaults.calls.info_timeout };
-        (read(Meter::new(Kind::Info, "")), calls::info_all(inner.clone(), admin, command))
+        (read(Meter::new(Kind::Info, "")), cluster_calls::info_all(inner.clone(), admin, command))
     }
 
     /// Per node name, the partitions of `namespace` it masters and the replicas it holds, in
@@ -796,14 +797,14 @@ operations! {
         namespace: String,
     ) {
         let _ = this;
-        (Call::from(false), calls::partition_owners(inner.clone(), namespace))
+        (Call::from(false), cluster_calls::partition_owners(inner.clone(), namespace))
     }
 
     /// The cluster's nodes: name, address, active, and per namespace the partitions each
     /// masters and the replicas it holds, in the view every call routes by.
     cluster fn nodes / nodes_blocking(this, inner) {
         let _ = this;
-        (Call::from(false), calls::nodes(inner.clone()))
+        (Call::from(false), cluster_calls::nodes(inner.clone()))
     }
 
     /// Apply operations, or a record UDF, to every record a query selects, in the background;
@@ -833,7 +834,7 @@ operations! {
     ) {
         let _ = this;
         let meter = Meter::new(Kind::Admin, namespace.as_str());
-        (write(meter), calls::truncate(inner.clone(), namespace, set_name, before_ns))
+        (write(meter), cluster_calls::truncate(inner.clone(), namespace, set_name, before_ns))
     }
 
     /// Create a secondary index and wait until it is built.
@@ -892,7 +893,7 @@ operations! {
         server_path: String,
     ) {
         let _ = this;
-        (write(Meter::new(Kind::Admin, "")), calls::udf_register(inner.clone(), code, server_path))
+        (write(Meter::new(Kind::Admin, "")), cluster_calls::udf_register(inner.clone(), code, server_path))
     }
 
     /// Commit a transaction: verify its reads, roll its writes forward, close it.
@@ -914,6 +915,6 @@ operations! {
     /// Remove a UDF module.
     cluster fn udf_remove / udf_remove_blocking(this, inner, server_path: String) {
         let _ = this;
-        (write(Meter::new(Kind::Admin, "")), calls::udf_remove(inner.clone(), server_path))
+        (write(Meter::new(Kind::Admin, "")), cluster_calls::udf_remove(inner.clone(), server_path))
     }
 }

@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use tokio::runtime::Handle;
 
 use crate::conn::tls;
+use crate::errors::invalid_argument;
 use crate::exec::runtime;
-use crate::py::errors::invalid_argument;
 use crate::py::policy::{CallDefaults, Defaults, BUILT_IN};
 
 /// How a client logs in (`auth_mode`): the server's own users, an external directory (the

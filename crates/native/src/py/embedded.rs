@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use server::{Edition, Server, ServerConfig};
 
-use crate::py::errors::ClientError;
+use crate::errors::ClientError;
 
 /// The settings of one node: TLS needs both files; users sorted by name.
 #[allow(clippy::too_many_arguments)]

@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use server::{Cluster, ClusterConfig, ClusterNode, NodeStatus};
 
+use crate::errors::ClientError;
 use crate::py::embedded::server_config;
-use crate::py::errors::ClientError;
 
 /// An in-memory cluster of Aerospike-compatible nodes on their own threads.
 #[pyclass(frozen, weakref, module = "aerospike_fluent._native")]

@@ -12,8 +12,8 @@ use aerospike::{
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
+use crate::errors::invalid_argument;
 use crate::expr::to_expression;
-use crate::py::errors::invalid_argument;
 
 /// The limits of one command family: timeouts and retries, in ms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

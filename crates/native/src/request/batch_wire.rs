@@ -26,9 +26,9 @@ use crate::convert::batch_rows::Row;
 use crate::convert::depth::TooDeep;
 use crate::convert::record::{BatchRow, Record};
 use crate::convert::values::key_tuple;
+use crate::errors;
 use crate::exec::completion::OpResult;
 use crate::exec::routes::RuntimeClient;
-use crate::py::errors;
 use crate::py::policy::Natives;
 use crate::request::batch::{self, Answer, Ask, Job};
 use crate::request::calls::{self, BatchOut};
@@ -82,7 +82,7 @@ impl Done {
                         .map_or(e.result_code(), |c| i32::from(u8::from(c)));
                     let r = Refusal {
                         code,
-                        message: e.to_string(),
+                        message: crate::errors::describe(e),
                         in_doubt: true,
                     };
                     let key = op.batch_record().key.clone();

@@ -4,13 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use aerospike::policy::{AdminPolicy, BatchPolicy, ReadModeSc};
+use aerospike::policy::{BatchPolicy, ReadModeSc};
 use aerospike::ReadPolicy;
-use aerospike::{
-    BatchOperation, Bin, Bins, Key, Record as AsRecord, ResultCode, Task, UdfLang, Value,
-};
+use aerospike::{BatchOperation, Bin, Bins, Key, Record as AsRecord, ResultCode, Value};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyList;
 
 use crate::convert::batch_rows::{Outcome, Row};
 use crate::convert::depth;
@@ -281,8 +279,11 @@ async fn own_operate(
             Err(single::Miss::NotSent)
         };
         match attempt {
-            Ok(Some(r)) => return Ok(Some(bounded(r, key)?)),
-            Ok(None) => return Ok(None),
+            Ok(operate::Answer::Record(r)) => return Ok(Some(bounded(*r, key)?)),
+            Ok(operate::Answer::NotFound) => return Ok(None),
+            Ok(operate::Answer::TooDeep(t)) => {
+                return Err(Failure::TooDeep(t, Some(Box::new(key.clone()))))
+            }
             Err(miss) => {
                 if let Err(f) = tries.again_own(miss).await {
                     return Err(f.about(key));
@@ -485,166 +486,6 @@ impl crate::exec::completion::Parts for BatchRows {
 /// One part of a split batch.
 pub type BatchPart =
     std::pin::Pin<Box<dyn std::future::Future<Output = OpResult<BatchOut>> + Send + 'static>>;
-
-/// Info reply as a dict.
-pub struct InfoOut(Vec<(String, String)>);
-
-impl IntoPy for InfoOut {
-    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let d = PyDict::new(py);
-        for (k, v) in self.0 {
-            d.set_item(k, v)?;
-        }
-        Ok(d.into_any().unbind())
-    }
-}
-
-/// Send an info command to one node (or any node).
-pub async fn info(
-    i: Arc<Inner>,
-    admin: AdminPolicy,
-    command: String,
-    node: Option<String>,
-) -> OpResult<InfoOut> {
-    let cmds: Vec<&str> = command.split('\n').filter(|c| !c.is_empty()).collect();
-    let map = match node {
-        Some(n) => i.client.get_node(&n)?.info(&admin, &cmds).await?,
-        None => i.client.info(&admin, &cmds).await?,
-    };
-    Ok(InfoOut(map.into_iter().collect()))
-}
-
-/// Per node name, the answers of one info command.
-pub struct InfoAllOut(Vec<(String, InfoOut)>);
-
-impl IntoPy for InfoAllOut {
-    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let d = PyDict::new(py);
-        for (node, answers) in self.0 {
-            d.set_item(node, answers.into_py(py)?)?;
-        }
-        Ok(d.into_any().unbind())
-    }
-}
-
-/// Send an info command to every node at once.
-pub async fn info_all(i: Arc<Inner>, admin: AdminPolicy, command: String) -> OpResult<InfoAllOut> {
-    let cmds: Vec<&str> = command.split('\n').filter(|c| !c.is_empty()).collect();
-    let nodes = i.client.nodes();
-    let asks = nodes.iter().map(|n| n.info(&admin, &cmds));
-    let mut out = Vec::with_capacity(nodes.len());
-    for (node, answer) in nodes.iter().zip(futures::future::join_all(asks).await) {
-        out.push((
-            node.name().to_owned(),
-            InfoOut(answer?.into_iter().collect()),
-        ));
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(InfoAllOut(out))
-}
-
-/// Per node name, the partitions of a namespace it masters and the replicas it holds.
-pub struct OwnersOut(Vec<(String, usize, usize)>);
-
-impl IntoPy for OwnersOut {
-    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let d = PyDict::new(py);
-        for (node, masters, replicas) in self.0 {
-            d.set_item(node, (masters, replicas))?;
-        }
-        Ok(d.into_any().unbind())
-    }
-}
-
-/// Where `ns`'s partitions are in the client's view (the one every call routes by).
-pub async fn partition_owners(i: Arc<Inner>, ns: String) -> OpResult<OwnersOut> {
-    Ok(OwnersOut(i.worker_wire.owners(&i.client, &ns).await))
-}
-
-/// The cluster's nodes: name, address, whether active, and per namespace the partitions each
-/// masters and the replicas it holds.
-pub struct NodesOut(Vec<NodeView>);
-
-/// Name, address, whether active, and per namespace (masters, replicas).
-type NodeView = (String, String, bool, Vec<(String, usize, usize)>);
-
-impl IntoPy for NodesOut {
-    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let out = PyList::empty(py);
-        for (name, address, active, partitions) in self.0 {
-            let d = PyDict::new(py);
-            d.set_item("name", name)?;
-            d.set_item("address", address)?;
-            d.set_item("active", active)?;
-            let held = PyDict::new(py);
-            for (ns, masters, replicas) in partitions {
-                held.set_item(ns, (masters, replicas))?;
-            }
-            d.set_item("partitions", held)?;
-            out.append(d)?;
-        }
-        Ok(out.into_any().unbind())
-    }
-}
-
-/// The cluster's nodes as the client's view has them (see [`NodesOut`]).
-pub async fn nodes(i: Arc<Inner>) -> OpResult<NodesOut> {
-    let nodes = i.client.nodes();
-    let asks = nodes.iter().map(|n| n.info(&i.admin, &["namespaces"]));
-    let mut namespaces = std::collections::BTreeSet::new();
-    for answer in futures::future::join_all(asks).await.into_iter().flatten() {
-        if let Some(list) = answer.get("namespaces") {
-            namespaces.extend(list.split(';').filter(|n| !n.is_empty()).map(str::to_owned));
-        }
-    }
-    let mut owners = Vec::with_capacity(namespaces.len());
-    for ns in namespaces {
-        let held = i.worker_wire.owners(&i.client, &ns).await;
-        owners.push((ns, held));
-    }
-    let mut out: Vec<_> = nodes
-        .iter()
-        .map(|n| {
-            let partitions = owners
-                .iter()
-                .filter_map(|(ns, held)| {
-                    let (_, m, r) = held.iter().find(|(name, ..)| name == n.name())?;
-                    Some((ns.clone(), *m, *r))
-                })
-                .collect();
-            (
-                n.name().to_owned(),
-                n.address().to_owned(),
-                n.is_active(),
-                partitions,
-            )
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(NodesOut(out))
-}
-
-/// Remove a set's (or namespace's) records.
-pub async fn truncate(i: Arc<Inner>, ns: String, set: String, before_ns: i64) -> OpResult<()> {
-    Ok(i.client.truncate(&i.admin, &ns, &set, before_ns).await?)
-}
-
-/// Register a Lua module.
-pub async fn udf_register(i: Arc<Inner>, code: Vec<u8>, path: String) -> OpResult<()> {
-    let task = i
-        .client
-        .register_udf(&i.admin, &code, &path, UdfLang::Lua)
-        .await?;
-    task.wait_till_complete(Some(TASK_WAIT)).await?;
-    Ok(())
-}
-
-/// Remove a Lua module.
-pub async fn udf_remove(i: Arc<Inner>, path: String) -> OpResult<()> {
-    let task = i.client.remove_udf(&i.admin, &path).await?;
-    task.wait_till_complete(Some(TASK_WAIT)).await?;
-    Ok(())
-}
 
 /// A UDF's return value.
 pub struct ValueOut(Option<Value>);

@@ -21,6 +21,7 @@
 pub mod batch;
 pub mod batch_wire;
 pub mod calls;
+pub mod cluster_calls;
 pub mod index;
 pub mod operate;
 pub mod query;

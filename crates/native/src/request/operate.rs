@@ -15,6 +15,7 @@ use super::single::{
     Head, Miss, KEY_NOT_FOUND, OK,
 };
 use crate::conn::pool::Pool;
+use crate::convert::depth::TooDeep;
 use crate::convert::message;
 use crate::convert::particle;
 use crate::ops::wire::{expression_bytes, WireOps};
@@ -93,8 +94,16 @@ fn head(p: &WritePolicy, ops: &WireOps) -> Head {
     h
 }
 
-/// Run `ops` on `key` (at copy `sequence` of its partition when they only read): the record,
-/// or `None` when it does not exist and no op writes (or `ops` deletes it).
+/// What an operate's answer holds.
+pub enum Answer {
+    Record(Box<AsRecord>),
+    /// No record, and no op writes (or `ops` deletes it).
+    NotFound,
+    /// A value nested deeper than the client reads.
+    TooDeep(TooDeep),
+}
+
+/// Run `ops` on `key` (at copy `sequence` of its partition when they only read).
 pub async fn operate(
     pool: &Arc<Pool>,
     client: &aerospike::Client,
@@ -102,7 +111,7 @@ pub async fn operate(
     key: &Key,
     sequence: usize,
     ops: &WireOps,
-) -> Result<Option<AsRecord>, Miss> {
+) -> Result<Answer, Miss> {
     let writes = ops.writes();
     let user_key = key
         .user_key()
@@ -136,8 +145,12 @@ pub async fn operate(
     })?;
     let done = whole && m.span.end == size;
     let out = match m.result_code {
-        OK => Some(record(body, &m).map_err(|why| Miss::Unreadable { why })?),
-        KEY_NOT_FOUND if !writes || ops.delete => None,
+        OK => match record(body, &m) {
+            Ok(r) => Answer::Record(Box::new(r)),
+            Err(Bad::TooDeep(bin)) => Answer::TooDeep(TooDeep { bin: Some(bin) }),
+            Err(Bad::Malformed(why)) => return Err(Miss::Unreadable { why }),
+        },
+        KEY_NOT_FOUND if !writes || ops.delete => Answer::NotFound,
         code => return Err(refused(pool, key, code, &node)),
     };
     if done {
@@ -146,19 +159,29 @@ pub async fn operate(
     Ok(out)
 }
 
+/// Why an answer's record could not be read: a value nested too deeply (in this bin), or
+/// malformed bytes.
+enum Bad {
+    TooDeep(String),
+    Malformed(String),
+}
+
 /// The record of an operate's answer: every op's value in `results`; per named bin its
 /// values, several as a `MultiResult`, nil ones kept so they line up with the ops.
-fn record(body: &[u8], m: &message::Message) -> Result<AsRecord, String> {
+fn record(body: &[u8], m: &message::Message) -> Result<AsRecord, Bad> {
     let n = usize::from(m.n_ops);
     let mut results = Vec::with_capacity(n);
     let mut bins: IndexMap<String, Value> = IndexMap::with_capacity(n);
     for (name, ptype, bytes) in message::Bins::new(&body[m.ops.clone()], m.n_ops) {
-        let v = particle::decode(ptype, bytes).map_err(|e| format!("{e:?}"))?;
+        let name = String::from_utf8_lossy(name).into_owned();
+        let v = particle::decode(ptype, bytes).map_err(|e| match e {
+            particle::Bad::TooDeep => Bad::TooDeep(name.clone()),
+            particle::Bad::Malformed(why) => Bad::Malformed(why),
+        })?;
         results.push(v.clone());
         if name.is_empty() {
             continue;
         }
-        let name = String::from_utf8_lossy(name).into_owned();
         match bins.get_mut(&name) {
             Some(Value::MultiResult(list)) => list.push(v),
             Some(prev) => *prev = Value::MultiResult(vec![prev.clone(), v]),

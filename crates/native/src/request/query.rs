@@ -21,12 +21,12 @@ use tokio::task::AbortHandle;
 
 use crate::convert::chunk::Batch;
 use crate::convert::models::ModelPlan;
+use crate::errors::invalid_argument;
+use crate::errors::ResumeTokenError;
 use crate::exec::blocking::{self, Driver};
 use crate::exec::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::metrics::{Kind, Meter, Metrics};
 use crate::py::client::Inner;
-use crate::py::errors::invalid_argument;
-use crate::py::errors::ResumeTokenError;
 use crate::py::policy::Natives;
 use crate::request;
 use crate::request::redelivery::{Mode, Redelivery};
@@ -499,7 +499,7 @@ impl QueryStream {
         self.shared
             .model
             .set(plan)
-            .map_err(|_| crate::py::errors::invalid_argument("this stream has a model already"))
+            .map_err(|_| crate::errors::invalid_argument("this stream has a model already"))
     }
 
     /// The next chunk, blocking; `None` at the end.

@@ -170,11 +170,7 @@ pub fn after<'a, P: Based>(
             let in_doubt = write && code == SERVER_TIMEOUT;
             if !retried_by_the_crate(code) || base.max_retries == 0 || left.is_none() {
                 let text = ResultCode::from(code);
-                return fail(
-                    i32::from(code),
-                    format!("Error {code}, node={node}: {text}"),
-                    in_doubt,
-                );
+                return fail(i32::from(code), format!("{text} (node {node})"), in_doubt);
             }
             in_doubt
         }
@@ -394,7 +390,7 @@ pub fn round_after(attempts: usize, max_retries: usize, late: bool) -> bool {
 /// when the crate only waited for a connection that never came.
 pub fn explained(unreachable: Option<Refusal>, e: aerospike::Error, key: Key) -> Failure {
     match unreachable {
-        Some(r) if crate::py::errors::waited_for_a_connection(&e) => r.about(&key),
+        Some(r) if crate::errors::waited_for_a_connection(&e) => r.about(&key),
         _ => Failure::Native(e, Some(Box::new(key))),
     }
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use pyo3::PyErr;
 
-use crate::py::errors::{invalid_argument, ResumeTokenError};
+use crate::errors::{invalid_argument, ResumeTokenError};
 
 pub const PARTITIONS: usize = 4096;
 const MAGIC: &[u8; 4] = b"AFQ2";

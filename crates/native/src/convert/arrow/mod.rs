@@ -25,7 +25,7 @@ mod write;
 
 use pyo3::prelude::*;
 
-pub use crate::py::errors::ArrowSchemaError;
+pub use crate::errors::ArrowSchemaError;
 pub use batch::read as batch_read;
 pub use spec::ArrowSpec;
 pub use write::{put_chunks, take_rows};

@@ -4,7 +4,7 @@ use arrow_schema::SchemaRef;
 use pyo3::prelude::*;
 use pyo3_arrow::PySchema;
 
-use crate::py::errors::invalid_argument;
+use crate::errors::invalid_argument;
 
 /// The columns asked for: a schema (else inferred), the selected bins, and the names of the
 /// metadata columns wanted (user key, digest, generation, TTL).

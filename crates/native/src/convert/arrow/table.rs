@@ -157,16 +157,14 @@ impl ArrowTable {
     #[staticmethod]
     fn concat(tables: Vec<PyRef<'_, ArrowTable>>) -> PyResult<ArrowTable> {
         let Some(last) = tables.last() else {
-            return Err(crate::py::errors::invalid_argument(
-                "concat() needs a table",
-            ));
+            return Err(crate::errors::invalid_argument("concat() needs a table"));
         };
         let schema = last.schema.clone();
         let mut batches = Vec::new();
         for t in &tables {
             for b in &t.batches {
                 let b = super::widen::conform(b, &schema).map_err(|e| {
-                    crate::py::errors::invalid_argument(format!(
+                    crate::errors::invalid_argument(format!(
                         "concat() needs tables whose columns fit the last one's: {e}"
                     ))
                 })?;

@@ -20,9 +20,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 use pyo3_arrow::input::AnyRecordBatch;
 
+use crate::errors::invalid_argument;
 use crate::exec::completion::{IntoPy, OpResult};
 use crate::exec::routes::RuntimeClient;
-use crate::py::errors::invalid_argument;
 use crate::py::policy::Natives;
 use crate::request::batch::{Answer, Ask, Job};
 use crate::request::retry::{self, Next};
@@ -349,7 +349,7 @@ impl IntoPy for Report {
         let failed = PyList::empty(py);
         for f in self.failed {
             let key = crate::convert::values::from_key(py, &f.key)?;
-            let error = crate::py::errors::error_for_code(
+            let error = crate::errors::error_for_code(
                 py,
                 f.code,
                 &f.message,
@@ -483,9 +483,9 @@ async fn write(c: &RuntimeClient, p: &Natives, rows: Vec<Put>) -> Report {
             (Some(0), _, _) => report.written += 1,
             (_, Some(e), _) | (None, None, Some(e)) => report.failed.push(Failed {
                 key: record.key.clone(),
-                code: crate::py::errors::code_of(e),
+                code: crate::errors::code_of(e),
                 message: e.to_string(),
-                in_doubt: earlier_doubt || crate::py::errors::in_doubt(e),
+                in_doubt: earlier_doubt || crate::errors::in_doubt(e),
             }),
             (Some(code), None, _) => report.failed.push(Failed {
                 key: record.key.clone(),

@@ -16,9 +16,9 @@ use super::on_loop::DEFAULT_LOOP_OPS;
 use super::outcome::{settle, settle_from, Ready};
 use super::pending::{spawn_all, Job};
 use super::wake;
+use crate::errors::ClientError;
 use crate::exec::loop_runtime::LoopRuntime;
 use crate::exec::spin::Spin;
-use crate::py::errors::ClientError;
 
 pub(super) struct Queue {
     pub(super) ready: Mutex<Vec<Ready>>,

@@ -1,12 +1,14 @@
 //! What an operation ends with, and delivering it to Python: a callback called under the GIL,
 //! or a future settled on its event loop's thread.
 
+use std::sync::Arc;
+
 use aerospike::Key;
 use pyo3::intern;
 use pyo3::prelude::*;
 
 use crate::convert::values::from_key;
-use crate::py::errors;
+use crate::errors;
 
 /// Why an operation failed (converted to a Python exception under the GIL).
 pub enum Failure {
@@ -83,11 +85,34 @@ impl Failure {
         }
     }
 
-    /// Name a timeout spent waiting for a free connection for what it is.
-    pub fn pool_checked(self, pool_size: usize) -> Failure {
+    /// Name a timeout spent waiting for a free connection for what it is: a node that does
+    /// not answer (its last tend failed, or the cluster dropped it), else an exhausted pool.
+    pub fn pool_checked(self, pool_size: usize, nodes: &[Arc<aerospike::Node>]) -> Failure {
         match self {
-            Failure::Native(e, _) if errors::waited_for_a_connection(&e) => {
-                Failure::PoolExhausted(e, pool_size)
+            Failure::Native(e, key) if errors::waited_for_a_connection(&e) => {
+                let named = e.node();
+                let node = named.and_then(|n| nodes.iter().find(|x| n.starts_with(x.name())));
+                let silent = match node {
+                    Some(n) => n.failures() > 0,
+                    None => named.is_some() || nodes.iter().all(|n| n.failures() > 0),
+                };
+                if !silent {
+                    return Failure::PoolExhausted(e, pool_size);
+                }
+                let message = format!(
+                    "Server not available: node {} does not answer (the client's last check of \
+                     it failed)",
+                    named.unwrap_or("of the cluster")
+                );
+                match key {
+                    Some(key) => Failure::Keyed {
+                        code: -8,
+                        message,
+                        in_doubt: false,
+                        key,
+                    },
+                    None => Failure::Coded(-8, message),
+                }
             }
             f => f,
         }

@@ -16,7 +16,7 @@ use super::completer::{Completer, Queue};
 use super::outcome::{Failure, OpResult, Ready};
 use super::pending::{Job, OpState, Pending, RUNNING};
 use super::Target;
-use crate::py::errors::{join_error, ClientError};
+use crate::errors::{join_error, ClientError};
 
 /// The results of an operation delivered in parts, gathered on the loop thread.
 pub trait Parts: Send + 'static {

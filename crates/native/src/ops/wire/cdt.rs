@@ -7,7 +7,7 @@ use pyo3::types::PyTuple;
 
 use super::pack;
 use crate::convert::args::{list_order, map_order, Args};
-use crate::py::errors::invalid_argument;
+use crate::errors::invalid_argument;
 
 const LIST_INDEX: u16 = 0x10;
 const LIST_RANK: u16 = 0x11;
