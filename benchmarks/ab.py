@@ -30,6 +30,9 @@ C50_OPS = 20_000
 BATCH_ROUNDS = 30
 SCAN_RECORDS = 20_000
 SCAN_ROUNDS = 10
+UDF = b"function one(rec)\n  return 1\nend\n"
+"""A record UDF: a call only the crate serves (from a blocking caller or a loop, a hop to the
+worker runtime)."""
 
 
 def _sequential(fn: Callable[[int], object]) -> dict[str, float]:
@@ -92,6 +95,8 @@ def measure(seeds: str) -> dict[str, dict[str, float]]:
         out["sync_get"] = _sequential(lambda i: s.key(i).get())
         out["sync_exists"] = _sequential(lambda i: s.key(i).exists())
         out["sync_operate"] = _sequential(lambda i: s.key(i).add("i", 1).read("i").execute())
+        db.udf_register(UDF, "ab.lua")
+        out["sync_udf"] = _sequential(lambda i: s.key(i).udf("ab", "one"))
         s.keys(keys).get()
         lat = []
         for _ in range(BATCH_ROUNDS):
@@ -117,6 +122,7 @@ def measure(seeds: str) -> dict[str, dict[str, float]]:
             out["async_operate"] = await _awaited(
                 lambda i: a.key(i).add("i", 1).read("i").execute()
             )
+            out["async_udf"] = await _awaited(lambda i: a.key(i).udf("ab", "one"))
             out["c50_put"] = await _concurrent(lambda i: a.key(i % N).put({"i": i}))
             out["c50_get"] = await _concurrent(lambda i: a.key(i % N).get())
             await a.keys(keys).get()
