@@ -97,36 +97,41 @@ def assert_same(pair: Pair, ops: list[Any] | str, policy: n.Policy | None = None
 
 def sample(kind: str, pos: int, variant: int) -> Any:
     """A value for tuple position ``pos`` of ``kind``, distinct per position."""
-    if kind == "int":
-        return 1 if pos == 3 and variant else 10 + pos
-    if kind == "val":
-        return f"v{pos}"
-    if kind == "open_end":
-        return None if variant else f"e{pos}"
-    if kind == "not_nil":
-        return 7 + pos
-    if kind == "list":
-        return [1, f"x{pos}"]
-    if kind == "items":
-        return [pos, "y"]
-    if kind == "order_only":
-        return variant
-    if kind == "byte":
-        return 300 if variant else 2
-    raise AssertionError(kind)
+    samples: dict[str, Any] = {
+        "int": 1 if pos == 3 and variant else 10 + pos,
+        "val": f"v{pos}",
+        "open_end": None if variant else f"e{pos}",
+        "not_nil": 7 + pos,
+        "list": [1, f"x{pos}"],
+        "items": [pos, "y"],
+        "order_only": variant,
+        "byte": 300 if variant and pos > 3 else 2,
+        "blob": bytes([pos, 0xFF]),
+        "bool": bool(variant),
+        "sketches": [bytes([pos]) * 4, b"\x01\x02"],
+        "overflow": 4 if variant else 2,
+        "signed": bool(variant),
+    }
+    return samples[kind]
 
 
 def tuples(
-    family: str, name: str, after_ctx: int, args: list[tuple[str, int]], ctx: Any
+    family: str, name: str, after: int, args: list[tuple[str, int]], ctx: Any
 ) -> list[tuple[Any, ...]]:
+    """Two tuples of the op: list and map ops carry a context, bit and HLL ops do not."""
     out = []
+    head: list[Any] = [f"{family}_{name}", "b"]
+    if family in ("list", "map"):
+        head.append(ctx)
     for variant in (0, 1):
-        t: list[Any] = [f"{family}_{name}", "b", ctx] + [None] * after_ctx
+        t: list[Any] = head + [None] * after
         for kind, pos in args:
             if kind in ("order", "flags"):
                 t[pos] = (1, 2) if variant else (0, 0)
             else:
                 t[pos] = sample(kind, pos, variant)
+        if family == "bit" and name in ("add", "subtract"):
+            t[5] = bool(variant)  # the signed flag the overflow action rides with
         out.append(tuple(t))
     return out
 
@@ -139,7 +144,7 @@ SPECS = n._wire_op_specs()
 @pytest.mark.parametrize(
     ("family", "name", "after_ctx", "args"), SPECS, ids=[f"{s[0]}_{s[1]}" for s in SPECS]
 )
-def test_every_list_and_map_op_is_encoded_as_the_crate_does(
+def test_every_cdt_bit_and_hll_op_is_encoded_as_the_crate_does(
     pair: Pair, family: str, name: str, after_ctx: int, args: list[tuple[str, int]], ctx: Any
 ) -> None:
     for t in tuples(family, name, after_ctx, args, ctx):

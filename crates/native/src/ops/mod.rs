@@ -48,18 +48,12 @@ pub fn to_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
     crate::exec::guard::sync("op conversion", || convert_ops(seq, None))
 }
 
-/// Convert a sequence of op tuples to the wire's form; in the crate's form when one of them
-/// is of a family the SDK does not encode yet.
+/// Convert a sequence of op tuples to the wire's form (`request::operate` sends it).
 pub fn to_wire_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
     crate::exec::guard::sync("op conversion", || {
-        match convert_ops(seq, Some(wire::WireOps::default())) {
-            Err(e) if e.is_instance_of::<NotEncoded>(seq.py()) => convert_ops(seq, None),
-            other => other,
-        }
+        convert_ops(seq, Some(wire::WireOps::default()))
     })
 }
-
-pyo3::create_exception!(_native, NotEncoded, pyo3::exceptions::PyException);
 
 fn convert_ops(seq: &Bound<'_, PyAny>, wire: Option<wire::WireOps>) -> PyResult<Ops> {
     let mut out = Ops {
@@ -109,10 +103,7 @@ impl Ops {
             .cast::<PyTuple>()
             .map_err(|_| invalid_argument("each op must be a tuple (name, bin, *args)"))?;
         if let Some(wire) = &mut self.wire {
-            let reads = match wire.push(t) {
-                Some(reads) => reads?,
-                None => return Err(NotEncoded::new_err(())),
-            };
+            let reads = wire.push(t)?;
             let report = self.bookkeeping(t, reads)?;
             self.read_only &= reads;
             self.answers.reports.push(report);

@@ -1,7 +1,7 @@
 //! Op tuples `(name, bin, *args)` written as the wire's operations, for requests the SDK
-//! sends itself (`request::single::operate`): scalar, expression, list and map ops. Bit and
-//! HLL ops are not encoded here yet ([`encode`] answers `None`: the crate sends those chains).
+//! sends itself (`request::operate`): scalar, expression, list, map, bit and HLL ops.
 
+mod bits;
 mod cdt;
 mod list;
 mod map;
@@ -11,7 +11,7 @@ mod spec;
 use aerospike::Value;
 use base64::Engine;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::PyTuple;
 
 use crate::convert::args::{list_order, map_order, Args};
 use crate::convert::values::{to_value, Ctx};
@@ -31,7 +31,11 @@ mod kind {
     pub const APPEND: u8 = 9;
     pub const PREPEND: u8 = 10;
     pub const TOUCH: u8 = 11;
+    pub const BIT_READ: u8 = 12;
+    pub const BIT_WRITE: u8 = 13;
     pub const DELETE: u8 = 14;
+    pub const HLL_READ: u8 = 15;
+    pub const HLL_WRITE: u8 = 16;
 }
 
 const INFO1_READ: u8 = 1;
@@ -133,24 +137,21 @@ impl WireOps {
         }
     }
 
-    /// Append the op in tuple `t`; whether it only reads (`None` when its family is not
-    /// encoded here).
-    pub(crate) fn push(&mut self, t: &Bound<'_, PyTuple>) -> Option<PyResult<bool>> {
-        let name = t.get_item(0).ok()?;
-        let name = name.cast::<PyString>().ok()?.to_str().ok()?;
-        if name.starts_with("bit_") || name.starts_with("hll_") {
-            return None;
-        }
-        Some(self.push_op(name, t))
-    }
-
-    fn push_op(&mut self, name: &str, t: &Bound<'_, PyTuple>) -> PyResult<bool> {
+    /// Append the op in tuple `t`; whether it only reads.
+    pub(crate) fn push(&mut self, t: &Bound<'_, PyTuple>) -> PyResult<bool> {
         let a = Args::new(t, "op")?;
+        let name = a.name();
         let start = self.bytes.len();
         let (op, respond_all) = if let Some(f) = name.strip_prefix("list_") {
             (self.list(f, &a)?, false)
         } else if let Some(f) = name.strip_prefix("map_") {
             (self.map(f, &a)?, true)
+        } else if let Some(f) = name.strip_prefix("bit_") {
+            let op = (kind::BIT_READ, kind::BIT_WRITE);
+            (self.flat(f, &a, bits::BIT_OPS, op)?, true)
+        } else if let Some(f) = name.strip_prefix("hll_") {
+            let op = (kind::HLL_READ, kind::HLL_WRITE);
+            (self.flat(f, &a, bits::HLL_OPS, op)?, true)
         } else {
             self.scalar(name, &a)?
         };
@@ -161,7 +162,10 @@ impl WireOps {
             .count
             .checked_add(1)
             .ok_or_else(|| a.err("more operations than one request can carry (65,535)"))?;
-        let reads = matches!(op, kind::READ | kind::CDT_READ | kind::EXP_READ);
+        let reads = matches!(
+            op,
+            kind::READ | kind::CDT_READ | kind::EXP_READ | kind::BIT_READ | kind::HLL_READ
+        );
         if reads {
             self.read_attr |= INFO1_READ;
         } else {
@@ -276,6 +280,27 @@ impl WireOps {
         let n = spec::count_args(a, spec)?;
         let op = self.cdt_begin(a, spec.writes, (spec.code, n, 0))?;
         spec::pack_args(&mut self.bytes, a, spec, check_order)?;
+        Ok(op)
+    }
+
+    /// A bit or HLL op of `table`: no context, its args right after the bin.
+    fn flat(
+        &mut self,
+        f: &str,
+        a: &Args<'_, '_>,
+        table: &[Spec],
+        (read_op, write_op): (u8, u8),
+    ) -> PyResult<u8> {
+        let Some(spec) = table.iter().find(|s| s.name == f) else {
+            return Err(a.err("unknown op"));
+        };
+        a.arity(spec.after_ctx + 1)?;
+        let op = if spec.writes { write_op } else { read_op };
+        self.head(a, op, particle::BLOB, &bin_name(a)?)?;
+        let n = spec::count_args(a, spec)?;
+        pack::array_begin(&mut self.bytes, n + 1);
+        pack::int(&mut self.bytes, i64::from(spec.code));
+        spec::pack_args(&mut self.bytes, a, spec, list_order_byte)?;
         Ok(op)
     }
 
@@ -397,7 +422,7 @@ type SpecRow = (
     Vec<(&'static str, usize)>,
 );
 
-/// The list and map tables, for the tests that compare this encoding with the crate's.
+/// The op tables, for the tests that compare this encoding with the crate's.
 #[pyfunction]
 fn _wire_op_specs() -> Vec<SpecRow> {
     let family = |f: &'static str, table: &'static [Spec]| {
@@ -412,6 +437,8 @@ fn _wire_op_specs() -> Vec<SpecRow> {
     };
     family("list", list::OPS)
         .chain(family("map", map::OPS))
+        .chain(family("bit", bits::BIT_OPS))
+        .chain(family("hll", bits::HLL_OPS))
         .collect()
 }
 

@@ -31,6 +31,16 @@ pub(crate) enum Arg {
     OrderOnly(usize),
     /// An int of one byte.
     Byte(usize),
+    /// Bytes, sent as a blob.
+    Blob(usize),
+    /// A bool.
+    Bool(usize),
+    /// A list of HLL sketches (bytes).
+    Sketches(usize),
+    /// A bit add's overflow action (at the second position) with its signed flag (the first).
+    Overflow(usize, usize),
+    /// `1` when the bool is true, else nothing (a signed bit read).
+    Signed(usize),
 }
 
 impl Arg {
@@ -47,6 +57,11 @@ impl Arg {
             Arg::Flags(i) => ("flags", i),
             Arg::OrderOnly(i) => ("order_only", i),
             Arg::Byte(i) => ("byte", i),
+            Arg::Blob(i) => ("blob", i),
+            Arg::Bool(i) => ("bool", i),
+            Arg::Sketches(i) => ("sketches", i),
+            Arg::Overflow(_, i) => ("overflow", i),
+            Arg::Signed(i) => ("signed", i),
         }
     }
 }
@@ -136,6 +151,30 @@ pub(crate) fn pack_args(
                     .map_err(|_| a.err(format!("argument {i} must be a byte (0 to 255)")))?;
                 pack::int(out, i64::from(b));
             }
+            Arg::Blob(i) => value(out, a, &Value::Blob(bytes(a, i)?))?,
+            Arg::Bool(i) => value(out, a, &Value::Bool(a.bool(i)?))?,
+            Arg::Sketches(i) => {
+                let v = a.values(i)?;
+                pack::array_begin(out, v.len());
+                for s in v {
+                    match s {
+                        Value::Blob(b) | Value::Hll(b) => value(out, a, &Value::Hll(b))?,
+                        _ => return Err(a.err("HLL sketches must be bytes")),
+                    }
+                }
+            }
+            Arg::Overflow(signed, action) => {
+                let action = match a.int(action)? {
+                    v @ (0 | 2 | 4) => v,
+                    v => return Err(a.err(format!("unknown overflow action {v}"))),
+                };
+                pack::int(out, action | i64::from(a.bool(signed)?));
+            }
+            Arg::Signed(i) => {
+                if a.bool(i)? {
+                    pack::int(out, 1);
+                }
+            }
         }
     }
     Ok(())
@@ -147,6 +186,7 @@ pub(crate) fn count_args(a: &Args<'_, '_>, spec: &Spec) -> PyResult<usize> {
     for arg in spec.args {
         n += match *arg {
             Arg::OpenEnd(i) => usize::from(!a.item(i)?.is_none()),
+            Arg::Signed(i) => usize::from(a.bool(i)?),
             _ => 1,
         };
     }
@@ -155,6 +195,13 @@ pub(crate) fn count_args(a: &Args<'_, '_>, spec: &Spec) -> PyResult<usize> {
 
 pub(crate) fn value(out: &mut Vec<u8>, a: &Args<'_, '_>, v: &Value) -> PyResult<()> {
     pack::value(out, v).map_err(|m| a.err(m))
+}
+
+/// Argument `i` as bytes.
+fn bytes(a: &Args<'_, '_>, i: usize) -> PyResult<Vec<u8>> {
+    a.item(i)?
+        .extract()
+        .map_err(|_| a.err(format!("argument {i} must be bytes")))
 }
 
 fn list(out: &mut Vec<u8>, a: &Args<'_, '_>, v: &[Value]) -> PyResult<()> {
