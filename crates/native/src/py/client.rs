@@ -11,119 +11,22 @@ use pyo3::prelude::*;
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
-use crate::convert::arrow::ArrowSpecRef;
 use crate::convert::call_args::{bins_selector, to_bins, udf_args};
 use crate::convert::values::to_key;
 use crate::crate_calls::transaction::Transaction;
-use crate::crate_calls::{aggregate, background, indexes};
 use crate::errors::closed;
-use crate::exec::completion::{Failure, IntoPy, OpResult, Pending, Ready};
-use crate::exec::in_flight::Flights;
-use crate::exec::loop_runtime::LoopRuntime;
+use crate::exec::completion::{Failure, IntoPy, OpResult, Pending};
 use crate::exec::routes::close_on_loop;
 use crate::exec::runtime;
 use crate::exec::spin::Spin;
 use crate::metrics::{Call, Kind, Meter, Metrics, NodeRow, Snapshot};
 use crate::ops::{to_ops, to_wire_ops};
 use crate::py::policy::{CallDefaults, Defaults, Natives, Policy};
+use crate::request::calls;
 use crate::request::query::{self, QueryStream};
-use crate::request::{calls, cluster_calls};
 
-/// Shared state of a connected client.
-pub struct Inner {
-    /// The crate client on the worker runtime (an Arc inside).
-    pub client: aerospike::Client,
-    pub(crate) handle: Handle,
-    /// The single-record wire path's connections on the worker runtime.
-    pub(crate) worker_wire: Arc<crate::conn::Pool>,
-    /// The caller-driven runtime and what calls on it use, both set on first use.
-    pub(crate) caller: std::sync::OnceLock<Arc<tokio::runtime::Runtime>>,
-    pub(crate) direct: std::sync::OnceLock<crate::exec::routes::RuntimeClient>,
-    /// Identifies this client's connections on event loops' runtimes (see `exec/loop_runtime.rs`).
-    pub(crate) id: u64,
-    /// The loop runtimes this client has connections on.
-    pub(crate) on_loops: parking_lot::Mutex<Vec<Weak<LoopRuntime<Ready>>>>,
-    pub(crate) policy: ClientPolicy,
-    pub(crate) defaults: Defaults,
-    /// Admin (info/index/UDF) policy.
-    pub admin: AdminPolicy,
-    pub(crate) closed: AtomicBool,
-    /// Flipped to true by `close()`: every operation in flight races it.
-    pub(crate) closing: watch::Sender<bool>,
-    pub(crate) generation: u64,
-    /// Busy-polling of blocking single-record calls.
-    pub(crate) spin: Spin,
-    /// How the wire path connects, and its budget of connections per node.
-    pub(crate) links: Arc<crate::conn::Links>,
-    /// What the client has done since it connected.
-    pub(crate) metrics: Arc<Metrics>,
-    /// Calls in flight, which a draining close waits for.
-    pub(crate) flights: Arc<Flights>,
-}
-
-static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-
-impl Inner {
-    /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed; a call
-    /// that writes and was cut short, or failed once the close began, is in doubt as far as
-    /// its own failure says. A metered call is counted in the client's metrics when it ends.
-    pub fn until_closed<F, T>(
-        &self,
-        call: Call,
-        fut: F,
-    ) -> impl std::future::Future<Output = OpResult<T>>
-    where
-        F: std::future::Future<Output = OpResult<T>>,
-    {
-        let Call { writes, meter } = call;
-        let closing = self.closing.subscribe();
-        let pool_size = self.policy.max_conns_per_node;
-        let cluster = self.client.clone();
-        let flight = self.flights.start();
-        let draining = self.flights.draining();
-        let metered = meter
-            .filter(|_| self.metrics.enabled())
-            .map(|m| (m, self.links.clone()));
-        async move {
-            let _flight = flight;
-            if *closing.borrow() || draining {
-                return Err(Failure::Closed("the client is closed", false));
-            }
-            let flag = closing.clone();
-            let r = tokio::select! {
-                biased;
-                r = fut => match r {
-                    // e.g. "partition map empty": the failure is the close's doing
-                    Err(f) if *flag.borrow() && !f.answered() => Err(Failure::Closed(
-                        "the client was closed while the operation was in flight",
-                        writes && f.in_doubt(),
-                    )),
-                    r => r.map_err(|f| f.pool_checked(pool_size, &cluster.nodes())),
-                },
-                () = closed_signal(closing) => Err(Failure::Closed(
-                    "the client was closed while the operation was in flight",
-                    writes,
-                )),
-            };
-            if let Some((meter, links)) = metered {
-                let node = meter
-                    .partition
-                    .and_then(|pid| links.view.master(&meter.namespace, pid));
-                let node = node.as_ref().map_or("", |n| n.name());
-                links.metrics.record(&meter, node, writes, r.as_ref().err());
-            }
-            r
-        }
-    }
-}
-
-/// Resolves once `close()` flips the flag (never if the sender is gone).
-async fn closed_signal(mut closing: watch::Receiver<bool>) {
-    let closed = closing.wait_for(|c| *c).await.is_ok();
-    if !closed {
-        std::future::pending::<()>().await;
-    }
-}
+pub use super::connected::Inner;
+use super::connected::{maintain, NEXT_CLIENT_ID};
 
 /// A connected cluster client, or a view of one with other call defaults (`with_defaults`).
 #[pyclass(frozen, module = "aerospike_fluent._native")]
@@ -131,7 +34,7 @@ pub struct Client {
     pub(crate) inner: Arc<Inner>,
     /// The defaults of calls through this client; `natives` are those of a call without a
     /// policy of its own.
-    defaults: Defaults,
+    pub(super) defaults: Defaults,
     natives: Arc<Natives>,
     /// Made by `with_defaults`: it shares the client's connections, and dropping it closes
     /// nothing.
@@ -168,7 +71,7 @@ impl Drop for Client {
 
 impl Client {
     /// The client's shared state, unless it is closed or was inherited over `fork()`.
-    fn live(&self) -> PyResult<&Arc<Inner>> {
+    pub(super) fn live(&self) -> PyResult<&Arc<Inner>> {
         let i = &self.inner;
         if i.closed.load(Ordering::Acquire) {
             return Err(closed("the client is closed"));
@@ -213,7 +116,7 @@ impl Client {
 
     /// The native policies of a call: its own, or the client's defaults; inside the view's
     /// transaction, if any (refused once it is finished).
-    fn natives(&self, policy: Option<&Bound<'_, Policy>>) -> PyResult<Arc<Natives>> {
+    pub(super) fn natives(&self, policy: Option<&Bound<'_, Policy>>) -> PyResult<Arc<Natives>> {
         let natives = match policy {
             Some(p) => p.get().natives(&self.defaults.calls),
             None => self.natives.clone(),
@@ -289,47 +192,6 @@ pub(crate) async fn do_connect(
     })
 }
 
-/// Until the client closes, once per tend interval: note the nodes that joined or left (in the
-/// metrics and the `aerospike_fluent.cluster` log), keep `min_conns_per_node` wire connections
-/// open to every node, and close those idle for `idle_timeout` (down to that minimum).
-fn maintain(
-    policy: &ClientPolicy,
-    shares: crate::exec::routes::Shares,
-    client: aerospike::Client,
-    pool: Arc<crate::conn::Pool>,
-    mut closing: watch::Receiver<bool>,
-) -> impl std::future::Future<Output = ()> + Send + 'static {
-    let every = std::time::Duration::from_millis(u64::from(policy.tend_interval.max(100)));
-    let idle = (policy.idle_timeout > 0)
-        .then(|| std::time::Duration::from_millis(u64::from(policy.idle_timeout)));
-    let min = policy.min_conns_per_node.min(shares.wire);
-    let wire = pool.links().usable();
-    let run = async move {
-        let mut known = crate::cluster::watch::Known::default();
-        loop {
-            known.look(&client, &pool.links().metrics);
-            if wire && min > 0 {
-                pool.keep_min(&client, min).await;
-            }
-            tokio::select! {
-                () = tokio::time::sleep(every) => {}
-                changed = closing.changed() => if changed.is_err() { break },
-            }
-            if *closing.borrow() {
-                break;
-            }
-            if let (true, Some(idle)) = (wire, idle) {
-                pool.reap(idle, min);
-            }
-        }
-        Ok::<(), Failure>(())
-    };
-    // a panic ends the upkeep, never the process
-    async move {
-        let _ = crate::exec::guard::future(run).await;
-    }
-}
-
 impl IntoPy for Client {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(Py::new(py, self)?.into_any())
@@ -346,94 +208,13 @@ fn drain_limit(timeout: f64) -> PyResult<std::time::Duration> {
 }
 
 /// A read-only call, counted as `meter` says.
-fn read(meter: Meter) -> Call {
+pub(super) fn read(meter: Meter) -> Call {
     Call::metered(false, meter)
 }
 
 /// A call that may change data, counted as `meter` says.
-fn write(meter: Meter) -> Call {
+pub(super) fn write(meter: Meter) -> Call {
     Call::metered(true, meter)
-}
-
-/// Declare operations once: each becomes `name(done, args...)`, started as the route says and
-/// completed through `done`, and `name_blocking(args...)`, which returns the result.
-///
-/// `methods` are written out as they are (not twins). `this` is the `Client` and `inner` its live shared state inside the body. Routes:
-/// The body gives `(writes, call)`: whether the call may change data (a call the client's close
-/// cuts short is then in doubt) and the call for its route:
-/// - `record`: `move |client| future`; async on the event loop's runtime when it has room
-///   (else the worker), blocking on the caller-driven runtime.
-/// - `keyed`: as `record`, but async always on the worker runtime.
-/// - `cluster`: a future; async and blocking on the worker runtime.
-/// - `batch`: the client's state, policies and rows; large read-only batches go in parts.
-macro_rules! operations {
-    (
-        methods { $($extra:tt)* }
-        $(
-            $(#[doc = $doc:literal])*
-            $route:ident fn $name:ident / $blocking:ident
-                ($this:ident, $inner:ident $(, $arg:ident : $ty:ty)* $(,)?) $body:block
-        )*
-    ) => {
-        #[pymethods]
-        impl Client {
-            $(
-                $(#[doc = $doc])*
-                #[pyo3(signature = (done $(, $arg)*))]
-                #[allow(clippy::too_many_arguments)]
-                fn $name(
-                    &self,
-                    py: Python<'_>,
-                    done: Py<PyAny>,
-                    $($arg: $ty),*
-                ) -> PyResult<Pending> {
-                    let ($this, $inner) = (self, self.live()?);
-                    let (writes, call) = $body;
-                    route!($route async self, py, writes, done, call)
-                }
-
-                $(#[doc = $doc])*
-                #[pyo3(signature = ($($arg),*))]
-                #[allow(clippy::too_many_arguments)]
-                fn $blocking(&self, py: Python<'_>, $($arg: $ty),*) -> PyResult<Py<PyAny>> {
-                    let ($this, $inner) = (self, self.live()?);
-                    let (writes, call) = $body;
-                    route!($route blocking self, py, writes, call)
-                }
-            )*
-            $($extra)*
-        }
-    };
-}
-
-/// Start or run a prepared call on its route (see `exec/routes.rs`).
-macro_rules! route {
-    (record async $s:ident, $py:ident, $w:ident, $done:ident, $call:ident) => {
-        Ok($s.go_on_loop($py, $w, $done, $call))
-    };
-    (record blocking $s:ident, $py:ident, $w:ident, $call:ident) => {
-        $s.wait_direct($py, $w, $call)
-    };
-    (keyed async $s:ident, $py:ident, $w:ident, $done:ident, $call:ident) => {{
-        let _ = $py;
-        Ok($s.go($w, $done, Box::pin($call($s.inner.worker_client()))))
-    }};
-    (keyed blocking $s:ident, $py:ident, $w:ident, $call:ident) => {
-        $s.wait_direct($py, $w, $call)
-    };
-    (cluster async $s:ident, $py:ident, $w:ident, $done:ident, $fut:ident) => {{
-        let _ = $py;
-        Ok($s.go($w, $done, Box::pin($fut)))
-    }};
-    (cluster blocking $s:ident, $py:ident, $w:ident, $fut:ident) => {
-        $s.wait($py, $w, Box::pin($fut))
-    };
-    (batch async $s:ident, $py:ident, $w:ident, $done:ident, $call:ident) => {
-        $s.start_batch($py, $w, $done, $call)
-    };
-    (batch blocking $s:ident, $py:ident, $w:ident, $call:ident) => {
-        $s.wait_batch($py, $w, $call)
-    };
 }
 
 operations! {
@@ -762,140 +543,6 @@ operations! {
         (write(meter), move |c| crate::convert::arrow::put_chunks(c, p, rows, concurrency))
     }
 
-    /// Read rows of a batch as an `ArrowTable`: a row per record found, in key order.
-    cluster fn batch_arrow / batch_arrow_blocking(
-        this, inner, rows: &Bound<'_, PyAny>, policy: Option<&Bound<'_, Policy>>,
-        spec: ArrowSpecRef<'_>,
-    ) {
-        let meter = Meter::new(Kind::BatchRead, "");
-        (read(meter), crate::convert::arrow::batch_read(inner, this.natives(policy)?, rows, spec)?)
-    }
-
-    /// An info command, sent to one node (by name) or a random one.
-    cluster fn info / info_blocking(
-        this, inner,
-        command: String,
-        node: Option<String>,
-    ) {
-        let admin = AdminPolicy { timeout: this.defaults.calls.info_timeout };
-        (read(Meter::new(Kind::Info, "")), cluster_calls::info(inner.clone(), admin, command, node))
-    }
-
-    /// An info command sent to every node: node name -> (name -> value).
-    cluster fn info_all / info_all_blocking(
-        this, inner,
-        command: String,
-    ) {
-        let admin = AdminPolicy { timeout: this.defaults.calls.info_timeout };
-        (read(Meter::new(Kind::Info, "")), cluster_calls::info_all(inner.clone(), admin, command))
-    }
-
-    /// Per node name, the partitions of `namespace` it masters and the replicas it holds, in
-    /// the view every call routes by.
-    cluster fn partition_owners / partition_owners_blocking(
-        this, inner,
-        namespace: String,
-    ) {
-        let _ = this;
-        (Call::from(false), cluster_calls::partition_owners(inner.clone(), namespace))
-    }
-
-    /// The cluster's nodes: name, address, active, and per namespace the partitions each
-    /// masters and the replicas it holds, in the view every call routes by.
-    cluster fn nodes / nodes_blocking(this, inner) {
-        let _ = this;
-        (Call::from(false), cluster_calls::nodes(inner.clone()))
-    }
-
-    /// Apply operations, or a record UDF, to every record a query selects, in the background;
-    /// returns a `BackgroundTask` once every node accepted the job.
-    cluster fn query_background / query_background_blocking(
-        this, inner,
-        namespace: String,
-        set_name: String,
-        index_filter: Option<&Bound<'_, PyAny>>,
-        policy: Option<&Bound<'_, Policy>>,
-        ops: Option<&Bound<'_, PyAny>>,
-        udf: Option<&Bound<'_, PyAny>>,
-    ) {
-        let meter = Meter::new(Kind::Query, namespace.as_str());
-        let (statement, work) =
-            background::parse(namespace, set_name, index_filter, ops, udf)?;
-        let (i, h, p) = (inner.clone(), inner.handle.clone(), this.natives(policy)?);
-        (write(meter), background::start(i, h, p, statement, work))
-    }
-
-    /// Remove a set's records (last-update time before `before_ns`, when not 0).
-    cluster fn truncate / truncate_blocking(
-        this, inner,
-        namespace: String,
-        set_name: String,
-        before_ns: i64,
-    ) {
-        let _ = this;
-        let meter = Meter::new(Kind::Admin, namespace.as_str());
-        (write(meter), cluster_calls::truncate(inner.clone(), namespace, set_name, before_ns))
-    }
-
-    /// Create a secondary index and wait until it is built.
-    cluster fn create_index / create_index_blocking(
-        this, inner,
-        namespace: String,
-        set_name: String,
-        bin_name: String,
-        index_name: String,
-        index_type: &str,
-        collection: Option<&str>,
-        context: Option<&Bound<'_, PyAny>>,
-        expression: Option<&Bound<'_, PyAny>>,
-    ) {
-        let _ = this;
-        let meter = Meter::new(Kind::Admin, namespace.as_str());
-        let spec = indexes::IndexSpec::parse(
-            namespace, set_name, bin_name, index_name, index_type, collection, context, expression,
-        )?;
-        (write(meter), indexes::create_index(inner.clone(), spec))
-    }
-
-    /// Drop a secondary index.
-    cluster fn drop_index / drop_index_blocking(
-        this, inner,
-        namespace: String,
-        set_name: String,
-        index_name: String,
-    ) {
-        let _ = this;
-        let meter = Meter::new(Kind::Admin, namespace.as_str());
-        (write(meter), indexes::drop_index(inner.clone(), namespace, set_name, index_name))
-    }
-
-    /// Run a stream UDF over a query's records: the reduced results.
-    cluster fn aggregate / aggregate_blocking(
-        this, inner,
-        namespace: String,
-        set_name: String,
-        index_filter: Option<&Bound<'_, PyAny>>,
-        module: String,
-        function: String,
-        args: &Bound<'_, PyAny>,
-        policy: Option<&Bound<'_, Policy>>,
-    ) {
-        let meter = Meter::new(Kind::Aggregate, namespace.as_str());
-        let spec =
-            aggregate::Spec::parse(namespace, set_name, index_filter, module, function, args)?;
-        (read(meter), aggregate::run(inner.clone(), this.natives(policy)?, spec))
-    }
-
-    /// Register a UDF module.
-    cluster fn udf_register / udf_register_blocking(
-        this, inner,
-        code: Vec<u8>,
-        server_path: String,
-    ) {
-        let _ = this;
-        (write(Meter::new(Kind::Admin, "")), cluster_calls::udf_register(inner.clone(), code, server_path))
-    }
-
     /// Commit a transaction: verify its reads, roll its writes forward, close it.
     record fn commit / commit_blocking(this, inner, txn: &Bound<'_, Transaction>) {
         let _ = inner;
@@ -910,11 +557,5 @@ operations! {
         let t = this.transaction(txn);
         let meter = Meter::new(Kind::Abort, t.namespace().as_deref().unwrap_or(""));
         (write(meter), move |c| crate::crate_calls::transaction::abort(c, t))
-    }
-
-    /// Remove a UDF module.
-    cluster fn udf_remove / udf_remove_blocking(this, inner, server_path: String) {
-        let _ = this;
-        (write(Meter::new(Kind::Admin, "")), cluster_calls::udf_remove(inner.clone(), server_path))
     }
 }

@@ -2,9 +2,14 @@
 //! call policies, logging, and the embedded server and cluster (the exception hierarchy is
 //! the ground floor, `errors.rs`).
 
+#[macro_use]
+mod operations;
+
 pub mod client;
+mod client_cluster;
 pub mod config;
 pub mod connect;
+mod connected;
 pub mod embedded;
 pub mod embedded_cluster;
 pub mod logs;

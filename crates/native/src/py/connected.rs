@@ -1,0 +1,154 @@
+//! What a connected client shares between its handle, its views and its calls in flight
+//! ([`Inner`]): the crate client and its tend, the wire pools, policies and the closing flag.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Weak};
+
+use aerospike::policy::{AdminPolicy, ClientPolicy};
+use tokio::runtime::Handle;
+use tokio::sync::watch;
+
+use crate::exec::completion::{Failure, OpResult, Ready};
+use crate::exec::in_flight::Flights;
+use crate::exec::loop_runtime::LoopRuntime;
+use crate::exec::spin::Spin;
+use crate::metrics::{Call, Metrics};
+use crate::py::policy::Defaults;
+
+/// Shared state of a connected client.
+pub struct Inner {
+    /// The crate client on the worker runtime (an Arc inside).
+    pub client: aerospike::Client,
+    pub(crate) handle: Handle,
+    /// The single-record wire path's connections on the worker runtime.
+    pub(crate) worker_wire: Arc<crate::conn::Pool>,
+    /// The caller-driven runtime and what calls on it use, both set on first use.
+    pub(crate) caller: std::sync::OnceLock<Arc<tokio::runtime::Runtime>>,
+    pub(crate) direct: std::sync::OnceLock<crate::exec::routes::RuntimeClient>,
+    /// Identifies this client's connections on event loops' runtimes (see `exec/loop_runtime.rs`).
+    pub(crate) id: u64,
+    /// The loop runtimes this client has connections on.
+    pub(crate) on_loops: parking_lot::Mutex<Vec<Weak<LoopRuntime<Ready>>>>,
+    pub(crate) policy: ClientPolicy,
+    pub(crate) defaults: Defaults,
+    /// Admin (info/index/UDF) policy.
+    pub admin: AdminPolicy,
+    pub(crate) closed: AtomicBool,
+    /// Flipped to true by `close()`: every operation in flight races it.
+    pub(crate) closing: watch::Sender<bool>,
+    pub(crate) generation: u64,
+    /// Busy-polling of blocking single-record calls.
+    pub(crate) spin: Spin,
+    /// How the wire path connects, and its budget of connections per node.
+    pub(crate) links: Arc<crate::conn::Links>,
+    /// What the client has done since it connected.
+    pub(crate) metrics: Arc<Metrics>,
+    /// Calls in flight, which a draining close waits for.
+    pub(crate) flights: Arc<Flights>,
+}
+
+pub(super) static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(1);
+
+impl Inner {
+    /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed; a call
+    /// that writes and was cut short, or failed once the close began, is in doubt as far as
+    /// its own failure says. A metered call is counted in the client's metrics when it ends.
+    pub fn until_closed<F, T>(
+        &self,
+        call: Call,
+        fut: F,
+    ) -> impl std::future::Future<Output = OpResult<T>>
+    where
+        F: std::future::Future<Output = OpResult<T>>,
+    {
+        let Call { writes, meter } = call;
+        let closing = self.closing.subscribe();
+        let pool_size = self.policy.max_conns_per_node;
+        let cluster = self.client.clone();
+        let flight = self.flights.start();
+        let draining = self.flights.draining();
+        let metered = meter
+            .filter(|_| self.metrics.enabled())
+            .map(|m| (m, self.links.clone()));
+        async move {
+            let _flight = flight;
+            if *closing.borrow() || draining {
+                return Err(Failure::Closed("the client is closed", false));
+            }
+            let flag = closing.clone();
+            let r = tokio::select! {
+                biased;
+                r = fut => match r {
+                    // e.g. "partition map empty": the failure is the close's doing
+                    Err(f) if *flag.borrow() && !f.answered() => Err(Failure::Closed(
+                        "the client was closed while the operation was in flight",
+                        writes && f.in_doubt(),
+                    )),
+                    r => r.map_err(|f| f.pool_checked(pool_size, &cluster.nodes())),
+                },
+                () = closed_signal(closing) => Err(Failure::Closed(
+                    "the client was closed while the operation was in flight",
+                    writes,
+                )),
+            };
+            if let Some((meter, links)) = metered {
+                let node = meter
+                    .partition
+                    .and_then(|pid| links.view.master(&meter.namespace, pid));
+                let node = node.as_ref().map_or("", |n| n.name());
+                links.metrics.record(&meter, node, writes, r.as_ref().err());
+            }
+            r
+        }
+    }
+}
+
+/// Resolves once `close()` flips the flag (never if the sender is gone).
+async fn closed_signal(mut closing: watch::Receiver<bool>) {
+    let closed = closing.wait_for(|c| *c).await.is_ok();
+    if !closed {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Until the client closes, once per tend interval: note the nodes that joined or left (in the
+/// metrics and the `aerospike_fluent.cluster` log), keep `min_conns_per_node` wire connections
+/// open to every node, and close those idle for `idle_timeout` (down to that minimum).
+pub(super) fn maintain(
+    policy: &ClientPolicy,
+    shares: crate::exec::routes::Shares,
+    client: aerospike::Client,
+    pool: Arc<crate::conn::Pool>,
+    mut closing: watch::Receiver<bool>,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    let every = std::time::Duration::from_millis(u64::from(policy.tend_interval.max(100)));
+    let idle = (policy.idle_timeout > 0)
+        .then(|| std::time::Duration::from_millis(u64::from(policy.idle_timeout)));
+    let min = policy.min_conns_per_node.min(shares.wire);
+    let wire = pool.links().usable();
+    let run = async move {
+        let mut known = crate::cluster::watch::Known::default();
+        loop {
+            known.look(&client, &pool.links().metrics);
+            if wire && min > 0 {
+                pool.keep_min(&client, min).await;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                changed = closing.changed() => if changed.is_err() { break },
+            }
+            if *closing.borrow() {
+                break;
+            }
+            if let (true, Some(idle)) = (wire, idle) {
+                pool.reap(idle, min);
+            }
+        }
+        Ok::<(), Failure>(())
+    };
+    // a panic ends the upkeep, never the process
+    async move {
+        let _ = crate::exec::guard::future(run).await;
+    }
+}
