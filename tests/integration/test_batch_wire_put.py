@@ -105,12 +105,8 @@ async def test_a_refusal_that_ends_the_reply_is_not_in_doubt(
         return db.namespace("test").set(set_name).put_many({k: {"i": k} for k in keys})
 
     crate, wire = await both_paths(fl, srv.seeds, monkeypatch, build, lambda: srv.fault_fail(14, 1))
-    # The crate writes a lone key with a single-record write: its text says so.
-    assert [(*r[:2], r[2][:3]) for r in wire] == [(*r[:2], r[2][:3]) for r in crate]
-    if len(keys) > 1:
-        assert wire == crate
-    else:
-        assert "Timeout after" in crate[0][2][3] and "Timeout after" not in wire[0][2][3]
+    # The crate writes a lone key with a single-record write; either way the words are one.
+    assert wire == crate
     # The first row's failure stopped the request: the others were not run.
     assert [row[1] for row in wire] == [14, -15, -15, -15][: len(keys)]
     assert not any(row[2][2] for row in wire)

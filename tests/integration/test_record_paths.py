@@ -1,4 +1,5 @@
-"""Single-record gets, puts, exists and deletes over the SDK's own connections (the default)
+"""Single-record gets, puts, exists, operates, touches and deletes over the SDK's own
+connections (the default)
 give exactly what the crate's path gives (``AEROSPIKE_FLUENT_CRATE_RECORDS=1``): records,
 missing keys, named bins, metadata, a server's refusal, a dropped connection and a timeout,
 with the same error class, result code and in-doubt flag; sync, asyncio and trio.
@@ -96,9 +97,9 @@ async def test_records_and_missing_keys_read_the_same(
 def each_verb(
     fl: Flavor, fault: Callable[[], None], timeout: float | None = None, pause: float = 0.0
 ) -> Callable[[af.Client[Any], str], Any]:
-    """A run that reads a record, writes it, asks whether it exists and deletes it, each right
-    after ``fault()`` (with ``timeout``: that total timeout and no retries; ``pause``: a wait
-    after each)."""
+    """A run that reads a record, writes it, asks whether it exists, operates on it, touches it
+    and deletes it, each right after ``fault()`` (with ``timeout``: that total timeout and no
+    retries; ``pause``: a wait after each)."""
 
     async def run(db: af.Client[Any], set_name: str) -> Any:
         k = db.namespace("test").set(set_name).key("k")
@@ -106,7 +107,8 @@ def each_verb(
         if timeout is not None:
             k = k.timeout(timeout, retries=0)
         out: list[tuple[Any, ...]] = []
-        for verb in (k.get, lambda: k.put({"v": 1}), k.exists, k.delete):
+        operate = k.add("v", 1).read("v").execute
+        for verb in (k.get, lambda: k.put({"v": 1}), k.exists, operate, k.touch, k.delete):
             fault()
             out.append(await attempt(fl, verb))
             if pause:
@@ -124,13 +126,13 @@ async def test_a_refusal_raises_the_same_error(
     crate, wire = await both_paths(fl, srv.seeds, monkeypatch, run, set_name)
     assert wire == crate
     if code == 22:  # refused for good
-        assert [o[:3] for o in wire] == [("error", "ForbiddenError", 22)] * 4
+        assert [o[:3] for o in wire] == [("error", "ForbiddenError", 22)] * 6
         assert not any(o[3] for o in wire)
     else:  # key busy: reads are retried and go through; writes report the refusal
         assert wire[0] == ("ok", ("k", 1, {"v": 0}))
         assert wire[1][:3] == ("error", "KeyBusyError", 14)
         assert wire[2] == ("ok", True)
-        assert wire[3][:3] == ("error", "KeyBusyError", 14)
+        assert [o[:3] for o in wire[3:]] == [("error", "KeyBusyError", 14)] * 3
 
 
 async def test_a_late_reply_times_out_the_same(
@@ -141,7 +143,7 @@ async def test_a_late_reply_times_out_the_same(
     assert wire == crate
     # a read that timed out changed nothing; a write that did may have been applied
     read, write = ("error", "TimeoutError", 9, False), ("error", "TimeoutError", 9, True)
-    assert wire == [read, write, read, write]
+    assert wire == [read, write, read, write, write, write]
 
 
 async def test_a_dropped_connection_fails_the_same(
@@ -150,7 +152,7 @@ async def test_a_dropped_connection_fails_the_same(
     run = each_verb(fl, lambda: srv.fault_drop(0), timeout=2)
     crate, wire = await both_paths(fl, srv.seeds, monkeypatch, run, set_name)
     assert wire == crate
-    assert [o[0] for o in wire] == ["error"] * 4
+    assert [o[0] for o in wire] == ["error"] * 6
 
 
 async def test_a_node_that_is_down_is_named_not_a_busy_pool(fl: Flavor) -> None:
@@ -161,7 +163,8 @@ async def test_a_node_that_is_down_is_named_not_a_busy_pool(fl: Flavor) -> None:
             down.stop()
             # the first call finds the pooled connection dead, the second cannot connect, the
             # third finds no node answering for the partition
-            for verb in (k.get, lambda: k.put({"v": 2}), k.get):
+            verbs = (k.get, lambda: k.put({"v": 2}), k.get, k.add("v", 1).execute, k.touch)
+            for verb in verbs:
                 with pytest.raises(af.errors.ConnectionError) as caught:
                     await fl.run(verb())
                 text = str(caught.value)

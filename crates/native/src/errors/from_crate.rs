@@ -39,7 +39,9 @@ fn refused_every_attempt(err: &AsError) -> bool {
 /// The protocol's result code for a timeout.
 const SERVER_TIMEOUT: u8 = 9;
 
-/// A crate error in this SDK's words: what happened, on which node, after how many attempts.
+/// A crate error in this SDK's words: what happened, after how many attempts. A server's
+/// refusal reads the same whichever road carried it (the key follows; no node: the crate names
+/// nodes by name or by address, our road by name).
 /// The crate's own decoration (`Error -8`, `iter=`, `In Doubt`, its kind prefixes, the chain of
 /// earlier attempts) never reaches a message; the code is the exception's `result_code`.
 pub fn describe(err: &AsError) -> String {
@@ -47,7 +49,10 @@ pub fn describe(err: &AsError) -> String {
     let strip = |prefix: &str| base.strip_prefix(prefix).unwrap_or(&base).trim().to_owned();
     let mut text = match err.kind() {
         ErrorKind::Timeout => match err.cause() {
-            Some(cause) if !matches!(cause.kind(), ErrorKind::Timeout) => describe(cause),
+            // Retries ran out on the answer of the last attempt: that answer is the cause.
+            Some(cause) if !matches!(cause.kind(), ErrorKind::Timeout) => {
+                return attempts(describe(cause), err);
+            }
             _ => format!("Timeout: {}", strip("Client Timeout:")),
         },
         ErrorKind::Connection => {
@@ -85,13 +90,15 @@ pub fn describe(err: &AsError) -> String {
             err.result_code()
         );
     }
-    if let Some(node) = err.node().filter(|n| !text.contains(n)) {
-        text = format!("{text} (node {node})");
+    attempts(text, err)
+}
+
+/// `text`, saying how many attempts `err` was reached after when there were several.
+fn attempts(text: String, err: &AsError) -> String {
+    match err.iteration().filter(|n| *n > 1) {
+        Some(n) => format!("{text} after {n} attempts"),
+        None => text,
     }
-    if let Some(n) = err.iteration().filter(|n| *n > 1) {
-        text = format!("{text} after {n} attempts");
-    }
-    text
 }
 
 /// Whether a write that failed with `err` may have been applied.

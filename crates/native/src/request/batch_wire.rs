@@ -115,9 +115,8 @@ impl Done {
                 let e = errors::too_deep(py, &TooDeep { bin: Some(bin) }, key_any());
                 (-2, e)
             }
-            Answer::Refused { code, node } => {
-                let text = ResultCode::from(code);
-                let message = format!("Error {code}, node={node}: {text}");
+            Answer::Refused { code, .. } => {
+                let message = ResultCode::from(code).to_string();
                 let code = i32::from(code);
                 (code, errors::keyed(py, code, &message, false, key_any()))
             }
@@ -277,7 +276,7 @@ fn untouched(op: &BatchOperation) -> bool {
 }
 
 /// A row the crate could not route: the server's code for why (an unknown namespace, or no
-/// node for its partition), caused by `e`.
+/// node for its partition), in the words a server's refusal of it reads in.
 fn unroutable(e: &aerospike::Error) -> Refusal {
     let code = e.server_result_code().unwrap_or(match e.kind() {
         aerospike::ErrorKind::InvalidNamespace => ResultCode::InvalidNamespace,
@@ -285,7 +284,7 @@ fn unroutable(e: &aerospike::Error) -> Refusal {
     });
     Refusal {
         code: i32::from(u8::from(code)),
-        message: format!("Error {}: {code}\ncaused by: {e}", u8::from(code)),
+        message: code.to_string(),
         in_doubt: false,
     }
 }

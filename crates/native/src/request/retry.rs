@@ -166,11 +166,11 @@ pub fn after<'a, P: Based>(
                 unreachable,
             };
         }
-        Miss::Refused { code, node } => {
+        Miss::Refused { code, .. } => {
             let in_doubt = write && code == SERVER_TIMEOUT;
             if !retried_by_the_crate(code) || base.max_retries == 0 || left.is_none() {
-                let text = ResultCode::from(code);
-                return fail(i32::from(code), format!("{text} (node {node})"), in_doubt);
+                let text = ResultCode::from(code).to_string();
+                return fail(i32::from(code), text, in_doubt);
             }
             in_doubt
         }
