@@ -365,6 +365,13 @@ def _wire_op_specs() -> list[tuple[str, str, int, list[tuple[str, int]]]]:
 def nodes_answering(client: Client) -> bool:
     """Whether some node of the client's cluster answered its last tend."""
 
+def ping(done: Done, client: Client, timeout_ms: int) -> Pending:
+    """Ask every node of ``client``'s cluster for its name at once: whether one answered within
+    ``timeout_ms`` (async: ``done`` receives it)."""
+
+def ping_blocking(client: Client, timeout_ms: int) -> bool:
+    """:func:`ping`, blocking."""
+
 def set_worker_threads(n: int) -> None:
     """Tokio worker count for the runtime (before its first use; default 1)."""
 

@@ -15,6 +15,7 @@ from aerospike_fluent._indexes import (
     CtxStep,
     IndexCollection,
     IndexType,
+    create_index,
     definition,
 )
 from aerospike_fluent._policy import TTL
@@ -333,8 +334,7 @@ class RecordSet(_Scope[M]):
         spec: tuple[Any, ...]
         index: str
         spec, index = definition(self._set, source, type, name, collection, context)
-        call = Call("create_index", (self._ns, self._set, *spec), finish=lambda _: index)
-        return self._ex.call(call)
+        return self._ex.run(create_index(self._ns, self._set, spec, index))
 
     @overload
     def drop_index(self: RecordSet[Async], name: str) -> Coroutine[Any, Any, None]: ...
