@@ -44,6 +44,7 @@ class AerospikeError(Exception):
     result_code: int | None
     in_doubt: bool
     key: Key | None
+    partial: Any
 
 class ClientError(AerospikeError): ...
 class InvalidArgumentError(ClientError, ValueError): ...
@@ -189,6 +190,9 @@ class BatchRow:
     def error(self) -> AerospikeError | None: ...
     @property
     def in_doubt(self) -> bool: ...
+    @property
+    def node_failed(self) -> bool:
+        """Whether the row failed because its node's part of the batch failed as a whole."""
 
 @final
 class Completer:

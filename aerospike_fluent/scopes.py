@@ -32,7 +32,7 @@ from aerospike_fluent.progress import (
     write_callback,
 )
 from aerospike_fluent.query import Query
-from aerospike_fluent.results import BatchResult
+from aerospike_fluent.results import BatchResult, whole
 
 if TYPE_CHECKING:
     import polars as pl
@@ -372,7 +372,7 @@ def _batches(
     finally:
         if report is not None:
             report(WriteProgress(len(done), failed, len(rows), True))
-    return BatchResult(done, False)
+    return whole(done, False)
 
 
 def _model_key(ex: Executor[Any], obj: object) -> str | int | bytes:
