@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from aerospike_fluent import _validate
-from aerospike_fluent._exec import M
-from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent._exec import Call, M, Program
+from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError, error_for_code
 from aerospike_fluent.exp import Exp
 
 if TYPE_CHECKING:
@@ -75,6 +75,36 @@ def definition(
     index = name or "_".join(p for p in (set_name, bin_name, coll, kind) if p)
     _validate.name("index", index, INDEX_NAME_MAX)
     return (bin_name, index, kind, coll, steps, exp), index
+
+
+INDEX_ALREADY_EXISTS = 200
+
+
+def create_index(ns: str, set_name: str, spec: tuple[Any, ...], index: str) -> Program[str]:
+    """Create the index ``spec`` names ``index``, refusing one that would rename another.
+
+    A server given a new name for a bin's existing index of the same type renames it
+    (breaking whoever queries the old name): refused here, naming the index that exists.
+    """
+    bin_name, _, kind, coll, steps, exp = spec
+    if exp is None and steps is None:
+        command = f"sindex-list:namespace={ns}"
+        listed = yield Call("info", (command, None))
+        for info in parse_index_list(listed.get(command, "")):
+            same = (info.set or "", info.bin, info.type, info.collection) == (
+                set_name or "",
+                bin_name,
+                kind,
+                coll or "default",
+            )
+            if same and info.context is None and info.name != index:
+                raise error_for_code(
+                    INDEX_ALREADY_EXISTS,
+                    f"index {index!r} not created: bin {bin_name!r} of set {set_name!r} "
+                    f"already has the {kind} index {info.name!r}",
+                )
+    yield Call("create_index", (ns, set_name, *spec))
+    return index
 
 
 class IndexFilter(Generic[M]):

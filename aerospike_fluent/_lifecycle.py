@@ -1,9 +1,10 @@
-"""Context-manager behaviour: ``stop()`` (embedded servers) or ``close()`` (streams) on exit."""
+"""Context-manager behaviour (``stop()`` or ``close()`` on exit); async ``close()``'s result."""
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from types import TracebackType
-from typing import Self
+from typing import Any, Self, final
 
 
 class _OnExit:
@@ -65,3 +66,17 @@ class ClosesOnExit(_OnExit):
     async def aclose(self) -> None:
         """Close (for ``contextlib.aclosing`` and async generators' protocol)."""
         self.close()
+
+
+@final
+class Closed:
+    """What an async client's ``close()`` returns: awaiting it returns at once (it is closed)."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return
+        yield  # a generator that ends at once
+
+    def __repr__(self) -> str:
+        return "<closed>"

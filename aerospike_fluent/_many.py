@@ -16,7 +16,7 @@ from aerospike_fluent._types import Key
 from aerospike_fluent.errors import InvalidArgumentError
 from aerospike_fluent.models._mapping import mapping_of, to_bins
 from aerospike_fluent.models.codecs import Codecs
-from aerospike_fluent.results import BatchResult
+from aerospike_fluent.results import BatchResult, whole
 
 T = TypeVar("T")
 
@@ -38,7 +38,7 @@ def _batch_program(
     rows: list[tuple[Any, ...]], missing_ok: bool, policy: _native.Policy | None
 ) -> Program[BatchResult]:
     result = yield Call("batch", (rows, policy))
-    return BatchResult(result, missing_ok)
+    return whole(result, missing_ok)
 
 
 class KeysRef(KeysArrow[M], OpChain[M], Generic[M]):
@@ -336,6 +336,6 @@ def _exists_program(
     rows: list[tuple[Any, ...]], policy: _native.Policy | None
 ) -> Program[list[bool]]:
     result = yield Call("batch", (rows, policy))
-    batch = BatchResult(result, True)
+    batch = whole(result, True)
     batch.raise_on_error()
     return [row.record is not None for row in batch]

@@ -44,6 +44,7 @@ class AerospikeError(Exception):
     result_code: int | None
     in_doubt: bool
     key: Key | None
+    partial: Any
 
 class ClientError(AerospikeError): ...
 class InvalidArgumentError(ClientError, ValueError): ...
@@ -189,6 +190,9 @@ class BatchRow:
     def error(self) -> AerospikeError | None: ...
     @property
     def in_doubt(self) -> bool: ...
+    @property
+    def node_failed(self) -> bool:
+        """Whether the row failed because its node's part of the batch failed as a whole."""
 
 @final
 class Completer:
@@ -364,6 +368,13 @@ def _wire_op_specs() -> list[tuple[str, str, int, list[tuple[str, int]]]]:
 
 def nodes_answering(client: Client) -> bool:
     """Whether some node of the client's cluster answered its last tend."""
+
+def ping(done: Done, client: Client, timeout_ms: int) -> Pending:
+    """Ask every node of ``client``'s cluster for its name at once: whether one answered within
+    ``timeout_ms`` (async: ``done`` receives it)."""
+
+def ping_blocking(client: Client, timeout_ms: int) -> bool:
+    """:func:`ping`, blocking."""
 
 def set_worker_threads(n: int) -> None:
     """Tokio worker count for the runtime (before its first use; default 1)."""

@@ -27,7 +27,7 @@ from aerospike_fluent._policy import expiry as _expiry
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.keys import KeyRef
 from aerospike_fluent.models._mapping import to_bins
-from aerospike_fluent.results import BatchResult
+from aerospike_fluent.results import BatchResult, whole
 
 
 def _key_of(ref: object) -> KeyRef[Any]:
@@ -216,4 +216,4 @@ def _program(
     if not rows:
         return BatchResult([], missing_ok)
     result = yield Call("batch", (rows, policy))
-    return BatchResult(result, missing_ok)
+    return whole(result, missing_ok)

@@ -6,12 +6,11 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from datetime import timedelta
 from pathlib import Path
 from types import MappingProxyType, TracebackType
-from typing import Any, Generic, Literal, NamedTuple, TypeVar, Unpack, overload
+from typing import Any, Generic, TypeVar, Unpack, overload
 
 from aerospike_fluent import _autobatch, _native, _validate
 from aerospike_fluent._cluster import EmbeddedCluster
@@ -25,9 +24,10 @@ from aerospike_fluent._exec import (
     SyncExecutor,
     discard,
 )
-from aerospike_fluent._fork import started
 from aerospike_fluent._indexes import IndexInfo, parse_index_list
+from aerospike_fluent._lifecycle import Closed
 from aerospike_fluent._options import Prepared, check_rack, config, prepare
+from aerospike_fluent._seeds import Embedded, Seeds, start
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo, node_infos
@@ -37,48 +37,9 @@ from aerospike_fluent.transaction import Retry, Transaction, run_async, run_sync
 
 T = TypeVar("T")
 
-EMBEDDED = "embedded://"
 DRAIN_TIMEOUT = 10.0
 """Seconds a closing client (leaving ``with`` / ``async with``, ``aclose()``) gives the calls
 in flight to finish."""
-Embedded = _native.EmbeddedServer | EmbeddedCluster
-DEFAULT_SEEDS = "127.0.0.1:3000"
-
-Seeds = str | Iterable[str | tuple[str, int]] | None
-
-
-def seeds_string(seeds: Seeds) -> str:
-    """Normalise seeds to ``"h:p,h:p"``.
-
-    Accepts that string, a list of ``"h:p"`` / ``(host, port)``, or None (``AEROSPIKE_HOST`` or
-    ``127.0.0.1:3000``).
-    """
-    if seeds is None:
-        return os.environ.get("AEROSPIKE_HOST") or DEFAULT_SEEDS
-    if isinstance(seeds, str):
-        text = seeds.strip()
-    else:
-        parts = []
-        for s in seeds:
-            if isinstance(s, tuple):
-                parts.append(f"{s[0]}:{s[1]}")
-            elif isinstance(s, str):
-                parts.append(s)
-            else:
-                raise InvalidTypeError(f"a seed is 'host:port' or (host, port), not {s!r}")
-        text = ",".join(parts)
-    if not text:
-        raise InvalidArgumentError("no seed hosts given")
-    for part in text.split(","):
-        if "://" in part:
-            raise InvalidArgumentError(
-                f"seed {part.strip()!r} is not host:port: give it without a scheme, as "
-                "'127.0.0.1:3000' ('embedded://' alone starts an in-process server)"
-            )
-        host, sep, port = part.strip().rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise InvalidArgumentError(f"seed {part!r} is not host:port")
-    return text
 
 
 class Client(Generic[M]):
@@ -260,13 +221,30 @@ class Client(Generic[M]):
     def _node_infos(self, raw: list[dict[str, Any]]) -> list[NodeInfo]:
         return node_infos(raw, self.metrics())
 
-    def close(self, timeout: float | None = None) -> None:
+    @overload
+    def ping(self: Client[Async], timeout: float = 1.0) -> Coroutine[Any, Any, bool]: ...
+    @overload
+    def ping(self: Client[Sync], timeout: float = 1.0) -> bool: ...
+    def ping(self, timeout: float = 1.0) -> Any:
+        """Whether a node of the cluster answers within ``timeout`` seconds (all asked at once).
+
+        ``False`` when none does; a closed client raises ``ClientClosedError``.
+        """
+        millis = max(1, round(_validate_timeout(timeout) * 1000))
+        return self._ex.call(Call("ping", (self._native, millis), target=_native))
+
+    @overload
+    def close(self: Client[Async], timeout: float | None = None) -> Closed: ...
+    @overload
+    def close(self: Client[Sync], timeout: float | None = None) -> None: ...
+    def close(self, timeout: float | None = None) -> Closed | None:
         """Close the connection (and stop an embedded server); idempotent.
 
         Without ``timeout``, calls in flight fail with ``ClientClosedError`` (a write among
         them is in doubt). With it (sync clients), new calls are refused and those in flight
         get up to ``timeout`` seconds to finish first; async clients drain with
-        :meth:`aclose`.
+        :meth:`aclose`. On an async client the client is closed when ``close()`` returns, and
+        ``await db.close()`` works too.
         """
         if timeout is not None:
             if self._ex.is_async:
@@ -281,6 +259,7 @@ class Client(Generic[M]):
                 self._close_now()
         else:
             self._close_now()
+        return Closed() if self._ex.is_async else None
 
     async def aclose(self: Client[Async], timeout: float | None = DRAIN_TIMEOUT) -> None:
         """Close after draining the calls in flight.
@@ -429,73 +408,6 @@ def _udf_source(source: str | Path | bytes, name: str | None) -> tuple[bytes, st
     raise InvalidTypeError("udf source is a path or the module's code as bytes")
 
 
-def _start(seeds: Seeds) -> tuple[str, Embedded | None]:
-    if isinstance(seeds, str) and seeds.startswith(EMBEDDED):
-        options = _embedded_options(seeds[len(EMBEDDED) :])
-        nodes, rf = options.nodes, options.replication_factor
-        if nodes == 1:
-            server = started(
-                _native.EmbeddedServer(
-                    edition=options.edition, strong_consistency=options.strong_consistency
-                )
-            )
-            return f"{server.host}:{server.port}", server
-        cluster = EmbeddedCluster(
-            nodes,
-            rf,
-            edition=options.edition,
-            strong_consistency=options.strong_consistency,
-        )
-        return cluster.seeds, cluster
-    return seeds_string(seeds), None
-
-
-class EmbeddedOptions(NamedTuple):
-    """What ``embedded://?...`` asks of the server it starts."""
-
-    nodes: int = 1
-    replication_factor: int = 1
-    edition: Literal["community", "enterprise"] = "community"
-    strong_consistency: tuple[str, ...] = ()
-
-
-def _embedded_options(rest: str) -> EmbeddedOptions:
-    """Read ``embedded://?nodes=N&replication_factor=R&edition=E&strong_consistency=NS``."""
-    usage = (
-        "use connect('embedded://'), connect('embedded://?nodes=3&replication_factor=2') or "
-        "connect('embedded://?edition=enterprise&strong_consistency=test')"
-    )
-    if not rest:
-        return EmbeddedOptions()
-    if not rest.startswith("?"):
-        raise InvalidArgumentError(usage)
-    values: dict[str, int] = {}
-    edition = "community"
-    strong: list[str] = []
-    for part in rest[1:].split("&"):
-        name, sep, value = part.partition("=")
-        if name == "edition" and value in ("community", "enterprise"):
-            edition = value
-        elif name == "strong_consistency" and value:
-            strong.append(value)
-        elif name in ("nodes", "replication_factor") and sep and value.isdigit():
-            values[name] = int(value)
-        elif name not in EmbeddedOptions._fields:
-            unknown = _validate.unknown("embedded option", name, EmbeddedOptions._fields, "options")
-            raise InvalidArgumentError(f"{unknown}: {usage}")
-        else:
-            raise InvalidArgumentError(f"bad embedded option {part!r}: {usage}")
-    nodes = values.get("nodes", 1)
-    if not 1 <= nodes <= 32:
-        raise InvalidArgumentError(f"embedded nodes must be within 1..32, not {nodes}")
-    rf = values.get("replication_factor", min(2, nodes))
-    if not 1 <= rf <= nodes:
-        raise InvalidArgumentError(
-            f"embedded replication_factor must be within 1..{nodes} (the node count), not {rf}"
-        )
-    return EmbeddedOptions(nodes, rf, edition, tuple(strong))  # type: ignore[arg-type]
-
-
 class Connecting:
     """What :func:`aerospike_fluent.connect` returns: ``await`` it or ``async with`` it."""
 
@@ -512,7 +424,7 @@ class Connecting:
         prepared, self._options = self._options, None  # no password kept past the connect
         if prepared is None:
             raise InvalidArgumentError("a connect() is awaited once: call connect() again")
-        seeds, server = _start(prepared.seeds)
+        seeds, server = start(prepared.seeds)
         try:
             native = await _bridge.call(_native.connect, config(seeds, prepared))
         except BaseException:
@@ -571,7 +483,7 @@ def connect_sync(seeds: Seeds = None, **options: Any) -> Client[Sync]:
         raise InvalidArgumentError(
             "auto_batch batches the reads of one event loop: it is an option of async clients"
         )
-    seeds_text, server = _start(prepared.seeds)
+    seeds_text, server = start(prepared.seeds)
     try:
         native = _native.connect_blocking(config(seeds_text, prepared))
     except BaseException:

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from aerospike_fluent import _validate, sync
 from aerospike_fluent._exec import Sync
-from aerospike_fluent.client import EMBEDDED, Client, seeds_string
+from aerospike_fluent._seeds import EMBEDDED, seeds_string
+from aerospike_fluent.client import Client
 from aerospike_fluent.errors import ArrowSchemaError, InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.exp import Exp
 from aerospike_fluent.partitions import partition_ranges

@@ -94,6 +94,30 @@ class BatchResult(Sequence[BatchRow]):
         raise error
 
 
+def whole(rows: list[BatchRow], missing_ok: Sequence[bool] | bool) -> BatchResult:
+    """Return the rows as a :class:`BatchResult`, unless a node's part of the batch failed.
+
+    A node that failed as a whole (timeout, lost connection, an error that stopped its reply,
+    rows left unanswered) raises its error, the batch's result as its ``partial``; a row's own
+    outcome (not found, filtered out, generation) stays on the row.
+    """
+    result = BatchResult(rows, missing_ok)
+    failed = [row for row in rows if row.node_failed and row.error is not None]
+    if not failed:
+        return result
+    # the node's own error before a row that only went unanswered
+    first = next((row for row in failed if row.result_code != NO_RESPONSE), failed[0])
+    error = first.error
+    assert error is not None
+    error.partial = result
+    if len(failed) > 1:
+        error.add_note(
+            f"{len(failed)} of {len(rows)} batch rows failed with their node; "
+            "the answered rows are in .partial"
+        )
+    raise error
+
+
 R = TypeVar("R")
 
 

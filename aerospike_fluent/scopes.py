@@ -15,6 +15,7 @@ from aerospike_fluent._indexes import (
     CtxStep,
     IndexCollection,
     IndexType,
+    create_index,
     definition,
 )
 from aerospike_fluent._policy import TTL
@@ -31,7 +32,7 @@ from aerospike_fluent.progress import (
     write_callback,
 )
 from aerospike_fluent.query import Query
-from aerospike_fluent.results import BatchResult
+from aerospike_fluent.results import BatchResult, whole
 
 if TYPE_CHECKING:
     import polars as pl
@@ -333,8 +334,7 @@ class RecordSet(_Scope[M]):
         spec: tuple[Any, ...]
         index: str
         spec, index = definition(self._set, source, type, name, collection, context)
-        call = Call("create_index", (self._ns, self._set, *spec), finish=lambda _: index)
-        return self._ex.call(call)
+        return self._ex.run(create_index(self._ns, self._set, spec, index))
 
     @overload
     def drop_index(self: RecordSet[Async], name: str) -> Coroutine[Any, Any, None]: ...
@@ -372,7 +372,7 @@ def _batches(
     finally:
         if report is not None:
             report(WriteProgress(len(done), failed, len(rows), True))
-    return BatchResult(done, False)
+    return whole(done, False)
 
 
 def _model_key(ex: Executor[Any], obj: object) -> str | int | bytes:

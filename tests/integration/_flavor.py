@@ -115,6 +115,16 @@ class Flavor:
         assert not inspect.isawaitable(outcome), f"a sync terminal returned {outcome!r}"
         return outcome
 
+    async def rows(self, terminal: Callable[[], Any]) -> Any:
+        """``terminal()``'s batch result, or the ``partial`` result of the failed node it raised
+        (a callable: a sync terminal raises before returning)."""
+        try:
+            return await self.run(terminal())
+        except af.errors.AerospikeError as e:
+            if e.partial is None:
+                raise
+            return e.partial
+
     @asynccontextmanager
     async def connect(self, seeds: str, **options: Any) -> AsyncIterator[af.Client[Any]]:
         """A client of this flavor, closed on exit: ``af.connect`` or ``af.sync.connect``."""

@@ -69,7 +69,7 @@ async def both_paths(
         async with fl.connect(seeds) as db:
             if fault is not None:
                 fault()
-            out.append(snapshot(await fl.run(build(db))))
+            out.append(snapshot(await fl.rows(lambda: build(db))))
     return out[0], out[1]
 
 
@@ -211,8 +211,8 @@ async def test_a_late_node_times_the_rows_out(
     async with fl.connect(srv.seeds) as db:
         await load(db, fl, set_name)
         srv.fault_delay(800, 1)
-        rows = await fl.run(
-            db.namespace("test").set(set_name).keys([0, 1]).timeout(0.2, retries=0).get()
+        rows = await fl.rows(
+            lambda: db.namespace("test").set(set_name).keys([0, 1]).timeout(0.2, retries=0).get()
         )
     assert [row.result_code for row in rows] == [9, 9]
     assert all(isinstance(row.error, errors.TimeoutError) for row in rows)

@@ -222,7 +222,7 @@ async def test_a_late_node_leaves_only_its_puts_in_doubt(
             await fl.run(s.key(k).get())
             node_of[k] = counts(cluster, "read").index(1)
         cluster.nodes[1].fault_delay(1000, 1)
-        rows = await fl.run(s.put_many({i: {"i": i} for i in range(30)}))
+        rows = await fl.rows(lambda: s.put_many({i: {"i": i} for i in range(30)}))
     lost = [row.key[2] for row in rows if row.result_code != 0]
     assert lost == [k for k, n in node_of.items() if n == 1] and lost
     for row in rows:

@@ -130,7 +130,9 @@ async def test_a_late_node_leaves_the_rows_in_doubt(
 ) -> None:
     async with fl.connect(srv.seeds, total_timeout=0.2) as db:
         srv.fault_delay(800, 1)
-        rows = await fl.run(db.namespace("test").set(set_name).put_many({0: {"i": 0}, 1: {"i": 1}}))
+        rows = await fl.rows(
+            lambda: db.namespace("test").set(set_name).put_many({0: {"i": 0}, 1: {"i": 1}})
+        )
         srv.clear_faults()
     assert [row.result_code for row in rows] == [9, 9]
     assert all(isinstance(row.error, errors.TimeoutError) for row in rows)

@@ -13,7 +13,8 @@ import pytest
 import aerospike_fluent as af
 from aerospike_fluent import _arrow, errors
 from aerospike_fluent._options import prepare
-from aerospike_fluent.client import _embedded_options, seeds_string
+from aerospike_fluent._seeds import embedded_options as _embedded_options
+from aerospike_fluent._seeds import seeds_string
 from aerospike_fluent.polars import scan
 from aerospike_fluent.scopes import RecordSet
 

@@ -60,5 +60,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py::connect::connect, m)?)?;
     m.add_function(wrap_pyfunction!(py::connect::connect_blocking, m)?)?;
     m.add_function(wrap_pyfunction!(cluster::answering::nodes_answering, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster::answering::ping, m)?)?;
+    m.add_function(wrap_pyfunction!(cluster::answering::ping_blocking, m)?)?;
     Ok(())
 }

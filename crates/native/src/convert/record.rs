@@ -388,6 +388,7 @@ pub struct BatchRow {
     result_code: i32,
     error: Option<Py<PyAny>>,
     in_doubt: bool,
+    node_failed: bool,
 }
 
 impl BatchRow {
@@ -408,6 +409,7 @@ impl BatchRow {
             result_code: -2,
             error: Some(exc.into_value(py).into_any()),
             in_doubt: false,
+            node_failed: false,
         })
     }
 
@@ -478,6 +480,7 @@ impl BatchRow {
             result_code: code,
             error,
             in_doubt,
+            node_failed: false,
         })
     }
 }
@@ -497,6 +500,7 @@ impl BatchRow {
             result_code,
             error,
             in_doubt: false,
+            node_failed: false,
         }
     }
 }
@@ -505,6 +509,13 @@ impl BatchRow {
     /// This row, marked in doubt when `in_doubt` (a write that may have been applied).
     pub fn in_doubt_if(mut self, in_doubt: bool) -> Self {
         self.in_doubt |= in_doubt;
+        self
+    }
+
+    /// This row, marked as failed with its node's part of the batch when `failed` (a timeout,
+    /// a lost connection, an error that stopped the node's reply, or no answer).
+    pub fn node_failed_if(mut self, failed: bool) -> Self {
+        self.node_failed |= failed;
         self
     }
 }
@@ -548,6 +559,11 @@ impl BatchRow {
     #[getter]
     fn in_doubt(&self) -> bool {
         self.in_doubt
+    }
+    /// Whether the row failed because its node's part of the batch failed as a whole.
+    #[getter]
+    fn node_failed(&self) -> bool {
+        self.node_failed
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(

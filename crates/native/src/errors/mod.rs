@@ -310,6 +310,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     base.setattr("result_code", py.None())?;
     base.setattr("in_doubt", false)?;
     base.setattr("key", py.None())?;
+    base.setattr("partial", py.None())?;
     let task = py.get_type::<BackgroundTaskError>();
     task.setattr("succeeded", 0)?;
     task.setattr("failed", 0)?;

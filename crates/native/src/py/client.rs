@@ -71,7 +71,7 @@ impl Drop for Client {
 
 impl Client {
     /// The client's shared state, unless it is closed or was inherited over `fork()`.
-    pub(super) fn live(&self) -> PyResult<&Arc<Inner>> {
+    pub(crate) fn live(&self) -> PyResult<&Arc<Inner>> {
         let i = &self.inner;
         if i.closed.load(Ordering::Acquire) {
             return Err(closed("the client is closed"));

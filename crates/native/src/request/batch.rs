@@ -96,6 +96,12 @@ pub enum Answer {
         code: u8,
         node: Arc<str>,
     },
+    /// The node's reply ended with this error, the batch's rather than a row's: the node's
+    /// part of the batch stopped there (the rows after it are [`Answer::NoResponse`]).
+    Stopped {
+        code: u8,
+        node: Arc<str>,
+    },
     /// The node's reply ended without this row (the crate reports no response for it).
     NoResponse,
     /// The row's node was not asked, or did not answer.
@@ -293,7 +299,9 @@ async fn ask_node(
         .map(|a| match (a, &miss) {
             // The crate asks a node of one key with a single-record read, which it retries on
             // some refusals: `fallback` decides, as for a get.
-            (Some(Answer::Refused { code, node }), _) if rows.len() == 1 => {
+            (Some(Answer::Refused { code, node } | Answer::Stopped { code, node }), _)
+                if rows.len() == 1 =>
+            {
                 Answer::Missed(Miss::Refused {
                     code,
                     node: node.to_string(),
@@ -446,6 +454,14 @@ fn parse_frame(
         let slot = got
             .get_mut(index)
             .ok_or_else(|| Bad::Malformed(format!("batch row index {index} out of range")))?;
+        if last {
+            // Any other last message: an error that stopped the node's part of the batch.
+            *slot = Some(Answer::Stopped {
+                code: m.result_code,
+                node: label.clone(),
+            });
+            return Ok(true);
+        }
         *slot = Some(match m.result_code {
             OK => {
                 let ask = &asks[rows[index]];
@@ -460,9 +476,6 @@ fn parse_frame(
                 node: label.clone(),
             },
         });
-        if last {
-            return Ok(true);
-        }
     }
     Ok(false)
 }

@@ -132,13 +132,13 @@ fn a_reply_gives_each_row_its_own_answer_until_the_last_message() {
 }
 
 #[test]
-fn an_error_that_ends_the_reply_is_its_row_s_and_the_rest_are_unanswered() {
+fn an_error_that_ends_the_reply_stops_the_batch_at_its_row() {
     let asks = [ask(1, Read::All), ask(2, Read::All)];
     let label: Arc<str> = "A".into();
     let mut got: Vec<Option<Answer>> = vec![None, None];
     let frame = reply(INFO3_LAST, 4, 0, &[]);
     assert!(parse_frame(&frame, &[0, 1], &asks, &label, &mut got).unwrap());
-    assert!(matches!(got[0], Some(Answer::Refused { code: 4, .. })));
+    assert!(matches!(got[0], Some(Answer::Stopped { code: 4, .. })));
     assert!(got[1].is_none());
 }
 

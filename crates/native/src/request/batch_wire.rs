@@ -47,8 +47,9 @@ pub enum Done {
     Crate(Box<BatchOperation>),
     /// A row the wire path answered.
     Wire(Key, Answer),
-    /// A row whose node failed with no retry or time left.
-    Failed(Key, Refusal),
+    /// A row that failed without an answer of its own: with its node (no retry or time
+    /// left: `true`), or because no node could be found for it (`false`).
+    Failed(Key, Refusal, bool),
     /// A put the crate's batch ran again after an attempt that may have been applied.
     Retried(Box<BatchOperation>),
 }
@@ -86,21 +87,27 @@ impl Done {
                         in_doubt: true,
                     };
                     let key = op.batch_record().key.clone();
-                    return Done::Failed(key, r).into_row(py, orig, now);
+                    let whole = failed_with_node(&op, None);
+                    return Done::Failed(key, r, whole).into_row(py, orig, now);
                 }
             },
             Done::Wire(key, answer) => (key, answer),
-            Done::Failed(key, r) => {
+            Done::Failed(key, r, whole) => {
                 let key = key_tuple(py, Some(orig), &key)?;
                 let k = Some(key.clone().into_any());
                 let e = errors::keyed(py, r.code, &r.message, r.in_doubt, k);
                 let code = if r.code < 0 { RETRIES_SPENT } else { r.code };
                 let e = Some(e.into_value(py).into_any());
-                return Ok(Ok(row(key, None, code, e).in_doubt_if(r.in_doubt)));
+                let row = row(key, None, code, e).in_doubt_if(r.in_doubt);
+                return Ok(Ok(row.node_failed_if(whole)));
             }
         };
         let key = key_tuple(py, Some(orig), &key)?;
         let key_any = || Some(key.clone().into_any());
+        let whole = matches!(
+            failure,
+            Answer::Stopped { .. } | Answer::NoResponse | Answer::Missed(_)
+        );
         let (code, error) = match failure {
             Answer::Found(rec) => {
                 let rec = Record::from_wire_keyed(py, rec, now, key.clone().unbind());
@@ -115,7 +122,7 @@ impl Done {
                 let e = errors::too_deep(py, &TooDeep { bin: Some(bin) }, key_any());
                 (-2, e)
             }
-            Answer::Refused { code, .. } => {
+            Answer::Refused { code, .. } | Answer::Stopped { code, .. } => {
                 let message = ResultCode::from(code).to_string();
                 let code = i32::from(code);
                 (code, errors::keyed(py, code, &message, false, key_any()))
@@ -128,12 +135,32 @@ impl Done {
                 (NO_RESPONSE, PyErr::from_value(e))
             }
         };
-        Ok(Ok(row(
-            key,
-            None,
-            code,
-            Some(error.into_value(py).into_any()),
-        )))
+        let error = Some(error.into_value(py).into_any());
+        Ok(Ok(row(key, None, code, error).node_failed_if(whole)))
+    }
+}
+
+/// Whether a row the crate's batch ran failed with its node's part of the batch: no answer
+/// of its own, a client-side failure (timeout, connection, node), or the error `batch` (what
+/// the crate's batch returned) when that is the server's and the row's too.
+pub fn failed_with_node(op: &BatchOperation, batch: Option<&aerospike::Error>) -> bool {
+    use aerospike::ErrorKind as K;
+    if op.record().is_some() {
+        return false;
+    }
+    let Some(e) = op.error() else {
+        return op.result_code().is_none();
+    };
+    match e.kind() {
+        K::Timeout
+        | K::Connection
+        | K::ConnectionPoolEmpty
+        | K::NoMoreConnections
+        | K::MaxErrorRate
+        | K::InvalidNode
+        | K::BadResponse => true,
+        K::Server { rc, .. } => batch.is_some_and(|b| b.server_result_code() == Some(*rc)),
+        _ => false,
     }
 }
 
@@ -224,7 +251,7 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
             }
             Next::Fail(r) => {
                 for (i, ask) in rows {
-                    done[i] = Some(Done::Failed(ask.key, r.clone()));
+                    done[i] = Some(Done::Failed(ask.key, r.clone(), true));
                 }
             }
         }
@@ -250,7 +277,7 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
                 ..unroutable(e)
             };
             for (i, key) in rows {
-                done[i] = Some(Done::Failed(key, refusal.clone()));
+                done[i] = Some(Done::Failed(key, refusal.clone(), false));
             }
             continue;
         }
@@ -264,10 +291,13 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
         first_err = first_err.or(err);
     }
     let done: Vec<Done> = done.into_iter().flatten().collect();
-    if let Some(e) = first_err.filter(|_| !done.iter().any(Done::answered)) {
-        return Err(e.into());
+    if let Some(e) = first_err
+        .as_ref()
+        .filter(|_| !done.iter().any(Done::answered))
+    {
+        return Err(e.clone().into());
     }
-    Ok(BatchOut::bounded(done, keys))
+    Ok(BatchOut::bounded(done, keys).failing(first_err))
 }
 
 /// Whether the crate's batch left `op` as it took it: no outcome, not even a failure.

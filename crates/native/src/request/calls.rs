@@ -293,8 +293,9 @@ async fn own_operate(
     }
 }
 
-/// Finished batch rows, with the key tuples they were asked with and how each is read back.
-pub struct BatchOut(Vec<Done>, RowKeys, TooDeepRows);
+/// Finished batch rows, with the key tuples they were asked with and how each is read back,
+/// and the error the crate's batch returned when a node's part of it failed.
+pub struct BatchOut(Vec<Done>, RowKeys, TooDeepRows, Option<aerospike::Error>);
 
 /// Per row, the value nested too deeply that its record was dropped for.
 type TooDeepRows = Vec<Option<depth::TooDeep>>;
@@ -323,15 +324,24 @@ impl BatchOut {
                 depth::bound_record(&mut rec).err()
             })
             .collect();
-        BatchOut(rows, keys, deep)
+        BatchOut(rows, keys, deep, None)
     }
 
-    fn of_crate(ops: Vec<BatchOperation>, keys: RowKeys) -> Self {
+    /// These rows, of a batch whose crate part returned `failed`.
+    pub(crate) fn failing(mut self, failed: Option<aerospike::Error>) -> Self {
+        self.3 = failed;
+        self
+    }
+
+    fn of_crate(
+        (ops, failed): (Vec<BatchOperation>, Option<aerospike::Error>),
+        keys: RowKeys,
+    ) -> Self {
         let rows = ops
             .into_iter()
             .map(|op| Done::Crate(Box::new(op)))
             .collect();
-        BatchOut::bounded(rows, keys)
+        BatchOut::bounded(rows, keys).failing(failed)
     }
 }
 
@@ -349,7 +359,9 @@ impl BatchOut {
                     Some(t) => BatchRow::too_deep(py, &op, Some(key), t)?,
                     None => {
                         let shape = shape.as_deref();
+                        let whole = batch_wire::failed_with_node(&op, self.3.as_ref());
                         BatchRow::from_native(py, &op, Some(key), *outcome, shape, &mut names)?
+                            .node_failed_if(whole)
                     }
                 },
             };
@@ -420,17 +432,16 @@ fn into_ops(rows: Vec<Row>, p: &Natives) -> OpResult<(Vec<BatchOperation>, RowKe
     Ok((ops, keys))
 }
 
-/// Run one batch request; rows keep their own outcomes.
+/// Run one batch request; rows keep their own outcomes, and the error of a node that failed
+/// as a whole comes with them (the call fails with it when no row has an outcome).
 async fn batch_ops(
     c: &RuntimeClient,
     policy: &BatchPolicy,
     ops: Vec<BatchOperation>,
-) -> OpResult<Vec<BatchOperation>> {
+) -> OpResult<(Vec<BatchOperation>, Option<aerospike::Error>)> {
     match crate_batch(c, policy, ops).await? {
-        (ops, None) => Ok(ops),
-        // node-level failures leave their rows with their own result codes
-        (ops, Some(_)) if ops.iter().any(|o| o.result_code().is_some()) => Ok(ops),
-        (_, Some(e)) => Err(e.into()),
+        (ops, Some(e)) if ops.iter().all(|o| o.result_code().is_none()) => Err(e.into()),
+        done => Ok(done),
     }
 }
 
