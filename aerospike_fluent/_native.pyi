@@ -272,6 +272,7 @@ class CallDefaults:
         replica: str,
         read_mode_ap: str,
         read_mode_sc: str,
+        bytes_keys: str = "blob",
     ) -> CallDefaults: ...
     def __eq__(self, value: object, /) -> bool: ...
 

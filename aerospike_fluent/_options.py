@@ -13,7 +13,7 @@ from typing import Any, Final
 from aerospike_fluent import _config_file, _native, _validate
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.models.codecs import Codecs
-from aerospike_fluent.policy import BUILT_IN, Policy
+from aerospike_fluent.policy import BUILT_IN, BYTES_KEYS, Policy
 
 # Every numeric connect option is a count or a duration held in 32 bits.
 OPTION_MAX: Final = 2**32 - 1
@@ -27,8 +27,9 @@ DURATIONS: Final = {
 """Duration options of the native config, in seconds (a number or a ``timedelta``): the native
 option each becomes and its units per second."""
 
-POLICY_SHORTHANDS: Final = ("total_timeout", "socket_timeout", "max_retries")
+POLICY_SHORTHANDS: Final = ("total_timeout", "socket_timeout", "max_retries", "bytes_keys")
 """``connect(total_timeout=...)`` is short for ``connect(policy=Policy(total_timeout=...))``."""
+_DURATION_SHORTHANDS: Final = ("total_timeout", "socket_timeout")
 
 DEPRECATED: Final = {
     **{native: (name, per) for name, (native, per) in DURATIONS.items()},
@@ -146,7 +147,7 @@ def _checked(
             if native in options:
                 raise InvalidArgumentError(f"give {where} {name} or {native}, not both")
             out[native] = units(name, value, per, where)
-        elif name in POLICY_SHORTHANDS and name != "max_retries":
+        elif name in _DURATION_SHORTHANDS:
             if f"{name}_ms" in options:
                 raise InvalidArgumentError(f"give {where} {name} or {name}_ms, not both")
             units(name, value, 1000, where)
@@ -182,6 +183,9 @@ def _typed(name: str, value: Any, where: str) -> Any:
         return value  # checked where they are used
     if name == "rack_ids":
         return _rack_ids(value, where)
+    if name == "bytes_keys":
+        _validate.choice(f"{where} bytes_keys", value, BYTES_KEYS)
+        return value
     if name in ("max_retries", "rack_id") or (
         isinstance(default, int) and not isinstance(default, bool)
     ):

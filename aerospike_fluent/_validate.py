@@ -134,8 +134,17 @@ def user_key(value: object) -> str | int | bytes:
     if isinstance(value, str):
         return text("key", value)
     if isinstance(value, bytearray):
-        return bytes(value)
+        return BlobKey(value)
     return value
+
+
+class BlobKey(bytes):
+    """A copy of a ``bytearray`` key: hashed as a blob whatever ``bytes_keys`` says.
+
+    The official C-based client hashes a ``bytearray`` key as a blob too.
+    """
+
+    __slots__ = ()
 
 
 def record_key(what: str, value: object) -> str | int | bytes:
@@ -176,6 +185,17 @@ def unknown(what: str, name: str, known: Iterable[str], label: str = "known") ->
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"unknown {what} {name!r}{hint} ({label}: {', '.join(known)})"
+
+
+def choice(what: str, value: object, allowed: Collection[str]) -> None:
+    """Refuse ``value`` unless it is one of ``allowed``, naming the closest one."""
+    if isinstance(value, str) and value in allowed:
+        return
+    close = difflib.get_close_matches(value, allowed, n=1) if isinstance(value, str) else []
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise InvalidArgumentError(
+        f"{what} must be one of {', '.join(map(repr, allowed))}, not {value!r}{hint}"
+    )
 
 
 def known_names(what: str, given: Iterable[str], known: Collection[str]) -> None:

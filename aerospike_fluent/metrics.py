@@ -164,6 +164,14 @@ class NodeInfo:
     """Per namespace, in the partition map every call routes by."""
     connections: int
     """Connections this client holds open to the node."""
+    racks: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    """Per namespace, the rack the node is in (Enterprise nodes say; Community ones do not)."""
+
+    @property
+    def rack(self) -> int | None:
+        """The node's rack when its namespaces agree on one, else ``None`` (see ``racks``)."""
+        found = set(self.racks.values())
+        return found.pop() if len(found) == 1 else None
 
 
 def node_infos(raw: list[dict[str, Any]], snapshot: MetricsSnapshot) -> list[NodeInfo]:
@@ -176,6 +184,7 @@ def node_infos(raw: list[dict[str, Any]], snapshot: MetricsSnapshot) -> list[Nod
             active=n["active"],
             partitions={ns: Partitions(*held) for ns, held in n["partitions"].items()},
             connections=open_per_node.get(n["name"], 0),
+            racks=dict(n.get("racks", {})),
         )
         for n in raw
     ]

@@ -18,6 +18,7 @@ from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 Replica = Literal["master", "master_proles", "sequence", "prefer_rack", "random"]
 ReadModeAP = Literal["one", "all"]
 ReadModeSC = Literal["session", "linearize", "allow_replica", "allow_unavailable"]
+BytesKeys = Literal["blob", "string"]
 Duration = float | timedelta
 TTL = int | timedelta | Literal["never", "keep"]
 
@@ -37,6 +38,7 @@ class PolicyOptions(TypedDict, total=False):
     replica: Replica | None
     read_mode_ap: ReadModeAP | None
     read_mode_sc: ReadModeSC | None
+    bytes_keys: BytesKeys | None
     read: Limits | Mapping[str, Any] | None
     write: Limits | Mapping[str, Any] | None
     batch: Limits | Mapping[str, Any] | None
@@ -48,6 +50,7 @@ class PolicyOptions(TypedDict, total=False):
 REPLICAS: Final = ("master", "master_proles", "sequence", "prefer_rack", "random")
 READ_MODES_AP: Final = ("one", "all")
 READ_MODES_SC: Final = ("session", "linearize", "allow_replica", "allow_unavailable")
+BYTES_KEYS: Final = ("blob", "string")
 FAMILIES: Final = ("read", "write", "batch", "query", "udf", "info")
 _TTL_WORDS: Final = {"never": -1, "keep": -2}
 _RETRIES_MAX: Final = 1000
@@ -100,6 +103,9 @@ class Policy:
     ``replica`` and the read modes apply to reads (single, batch, scan and query);
     ``send_key``, ``ttl`` and ``durable_delete`` to writes (single, batch rows, UDF).
     ``replica="prefer_rack"`` needs a client with a rack (``connect(rack_id=...)``).
+    ``bytes_keys`` says how a ``bytes`` user key is hashed: ``"blob"`` (the default, as
+    aerospike-sdk, Java and the Rust client do) or ``"string"`` (as the official C-based
+    Python client and aerospike-py do, to find their records); a ``bytearray`` is a blob.
 
     A policy never changes: :meth:`derive` returns a changed copy. Durations are seconds
     (a number or a ``timedelta``): 0 means no limit, otherwise at least 1 ms.
@@ -117,6 +123,7 @@ class Policy:
     replica: Replica | None = None
     read_mode_ap: ReadModeAP | None = None
     read_mode_sc: ReadModeSC | None = None
+    bytes_keys: BytesKeys | None = None
     read: Limits | Mapping[str, Any] | None = None
     write: Limits | Mapping[str, Any] | None = None
     batch: Limits | Mapping[str, Any] | None = None
@@ -139,13 +146,11 @@ class Policy:
             ("replica", REPLICAS),
             ("read_mode_ap", READ_MODES_AP),
             ("read_mode_sc", READ_MODES_SC),
+            ("bytes_keys", BYTES_KEYS),
         ):
             value = getattr(self, f)
-            if value is not None and value not in allowed:
-                raise InvalidArgumentError(
-                    f"policy option {f} must be one of {', '.join(map(repr, allowed))}, "
-                    f"not {value!r}"
-                )
+            if value is not None:
+                _validate.choice(f"policy option {f}", value, allowed)
         for family in FAMILIES:
             section = getattr(self, family)
             if section is not None and not isinstance(section, Limits):
@@ -224,6 +229,7 @@ class Policy:
             raise InvalidArgumentError("policy section info needs a total_timeout > 0")
         assert r.ttl is not None and r.replica is not None
         assert r.read_mode_ap is not None and r.read_mode_sc is not None
+        assert r.bytes_keys is not None
         return _native.CallDefaults(
             read=sections["read"]._native(),
             write=sections["write"]._native(),
@@ -239,6 +245,7 @@ class Policy:
             replica=r.replica,
             read_mode_ap=r.read_mode_ap,
             read_mode_sc=r.read_mode_sc,
+            bytes_keys=r.bytes_keys,
         )
 
 
@@ -297,6 +304,7 @@ BUILT_IN: Final = Policy(
     replica="sequence",
     read_mode_ap="one",
     read_mode_sc="session",
+    bytes_keys="blob",
     read=Limits(),
     write=Limits(),
     batch=Limits(),

@@ -82,7 +82,7 @@ class _Scope(Frozen, Generic[M]):
     def _key(self, key: object) -> Key:
         return (self._ns, self._set, _validate.user_key(key), None)
 
-    def key(self, key: str | int | bytes) -> KeyRef[M]:
+    def key(self, key: str | int | bytes | bytearray) -> KeyRef[M]:
         """One record by user key."""
         ref: KeyRef[M] = _NEW(KeyRef)  # KeyRef.__init__ inlined: once per single-record call
         _SET_BASE(ref, (self._ex, None, None, (self._ns, self._set, _validate.user_key(key), None)))
@@ -93,7 +93,7 @@ class _Scope(Frozen, Generic[M]):
         """One record by its 20-byte digest."""
         return KeyRef(self._ex, (self._ns, self._set, None, _validate.digest(digest)))
 
-    def keys(self, keys: Iterable[str | int | bytes]) -> KeysRef[M]:
+    def keys(self, keys: Iterable[str | int | bytes | bytearray]) -> KeysRef[M]:
         """Many records by user key; their verbs are one batch request."""
         if isinstance(keys, str | bytes) or not isinstance(keys, Iterable):
             raise InvalidTypeError("keys() takes an iterable of keys (a list, a range...)")

@@ -25,6 +25,13 @@ def server_address() -> Iterator[tuple[str, int]]:
         server.stop()
 
 
+@pytest.fixture
+def seeds(server_address: tuple[str, int]) -> str:
+    """``host:port`` of the suite's server."""
+    host, port = server_address
+    return f"{host}:{port}"
+
+
 @pytest.fixture(scope="session")
 def sc_seeds() -> Iterator[str]:
     """``host:port`` of a server whose namespace ``test`` is strong-consistency (``bar`` is

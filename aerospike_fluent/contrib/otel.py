@@ -9,7 +9,8 @@ Example:
 Each record, batch, info and admin call becomes a span of kind ``CLIENT`` named
 ``"{operation} {set}"``, with the database semantic conventions' attributes:
 ``db.system.name`` (``aerospike``), ``db.namespace``, ``db.collection.name`` (the set),
-``db.operation.name``, and on failure ``error.type`` (the exception class) and
+``db.operation.name``, ``server.address`` and ``server.port`` (the cluster node the client
+first saw), and on failure ``error.type`` (the exception class) and
 ``db.response.status_code`` (the result code). Its duration is recorded in the
 ``db.client.operation.duration`` histogram (seconds). Streams (scans, queries) are counted by
 :meth:`Client.metrics`, not traced. Connection counts per node are observable gauges
@@ -43,6 +44,17 @@ def _target(method: str, args: tuple[Any, ...]) -> tuple[str | None, str | None]
     return None, None
 
 
+def _server(db: Any) -> dict[str, Any]:
+    """``server.address`` and ``server.port`` of the client's first active node (by name)."""
+    nodes = sorted((n.name, n.address) for n in db.metrics().nodes if n.active)
+    if not nodes:
+        return {}
+    host, _, port = nodes[0][1].rpartition(":")
+    if not port.isdigit():
+        return {"server.address": nodes[0][1]}
+    return {"server.address": host.strip("[]"), "server.port": int(port)}
+
+
 class Instrumentation:
     """Spans and metrics of one client, until :meth:`uninstrument`."""
 
@@ -65,6 +77,7 @@ class Instrumentation:
             description="Connections to each node, used and idle",
         )
         self._async = db._ex.is_async
+        self._server = _server(db)
         verbs = db._ex.verbs
         self._verbs = verbs
         self._bind = verbs._bind
@@ -90,11 +103,15 @@ class Instrumentation:
         return out
 
     def _wrap(self, method: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        tracer, duration = self._tracer, self._duration
+        tracer, duration, server = self._tracer, self._duration, self._server
 
         def start(args: tuple[Any, ...]) -> tuple[Any, dict[str, Any]]:
             namespace, set_name = _target(method, args)
-            attributes: dict[str, Any] = {"db.system.name": SYSTEM, "db.operation.name": method}
+            attributes: dict[str, Any] = {
+                "db.system.name": SYSTEM,
+                "db.operation.name": method,
+                **server,
+            }
             if namespace is not None:
                 attributes["db.namespace"] = namespace
             if set_name:

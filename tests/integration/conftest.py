@@ -54,12 +54,6 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 
 
 @pytest.fixture
-def seeds(server_address: tuple[str, int]) -> str:
-    host, port = server_address
-    return f"{host}:{port}"
-
-
-@pytest.fixture
 def sdb(seeds: str) -> Iterator[af.SyncClient]:
     with af_sync.connect(seeds) as client:
         yield client

@@ -73,6 +73,8 @@ async def test_otel_spans_follow_the_database_conventions(fl: Flavor, set_name: 
     await fl.run(s.keys(["a", "b"]).get())
 
     done = spans.get_finished_spans()
+    first = min((n.name, n.address) for n in fl.db.metrics().nodes if n.active)
+    address, _, port = first[1].rpartition(":")
     assert [sp.name for sp in done] == [
         f"put {set_name}",
         f"get {set_name}",
@@ -87,6 +89,8 @@ async def test_otel_spans_follow_the_database_conventions(fl: Flavor, set_name: 
         "db.operation.name": "put",
         "db.namespace": "test",
         "db.collection.name": set_name,
+        "server.address": address,
+        "server.port": int(port),
     }
     refused = done[2]
     assert refused.status.status_code == StatusCode.ERROR

@@ -26,6 +26,7 @@ const SESSION_TTL: u8 = 6;
 pub mod rc {
     pub const OK: u8 = 0;
     pub const PARAMETER: u8 = 4;
+    pub const SECURITY_NOT_SUPPORTED: u8 = 51;
     pub const SECURITY_NOT_ENABLED: u8 = 52;
     pub const INVALID_COMMAND: u8 = 54;
     pub const INVALID_USER: u8 = 60;
@@ -154,8 +155,15 @@ fn random_token() -> [u8; 32] {
 
 /// Handles one admin message `body` (after the proto header); appends the reply frame to `out`
 /// and marks the connection authenticated on success. Returns false when the message is
-/// malformed (the connection is then closed).
-pub fn handle(body: &[u8], users: Option<&Users>, authed: &mut bool, out: &mut Vec<u8>) -> bool {
+/// malformed (the connection is then closed). Without `users`, a Community node (`community`)
+/// answers that it has no security, an Enterprise one that its security is off.
+pub fn handle(
+    body: &[u8],
+    users: Option<&Users>,
+    community: bool,
+    authed: &mut bool,
+    out: &mut Vec<u8>,
+) -> bool {
     let mut r = Reader::new(body);
     let Ok(head) = r.take(16) else {
         return false;
@@ -180,7 +188,12 @@ pub fn handle(body: &[u8], users: Option<&Users>, authed: &mut bool, out: &mut V
         }
     }
     let Some(users) = users else {
-        reply(out, rc::SECURITY_NOT_ENABLED, None);
+        let code = if community {
+            rc::SECURITY_NOT_SUPPORTED
+        } else {
+            rc::SECURITY_NOT_ENABLED
+        };
+        reply(out, code, None);
         return true;
     };
     match command {
@@ -253,6 +266,7 @@ mod tests {
         assert!(handle(
             &login("admin", &bad),
             Some(&users),
+            false,
             &mut authed,
             &mut out
         ));
@@ -262,6 +276,7 @@ mod tests {
         assert!(handle(
             &login("who", &bad),
             Some(&users),
+            false,
             &mut authed,
             &mut out
         ));
@@ -271,6 +286,7 @@ mod tests {
         assert!(handle(
             &login("admin", &good),
             Some(&users),
+            false,
             &mut authed,
             &mut out
         ));
@@ -285,7 +301,7 @@ mod tests {
         field(&mut b, SESSION_TOKEN, &token);
         let mut fresh = false;
         out.clear();
-        assert!(handle(&b, Some(&users), &mut fresh, &mut out));
+        assert!(handle(&b, Some(&users), false, &mut fresh, &mut out));
         assert_eq!(result(&out), rc::OK);
         assert!(fresh);
         assert!(!format!("{users:?}").contains("secret"));
@@ -295,13 +311,16 @@ mod tests {
     fn malformed_and_disabled() {
         let mut authed = false;
         let mut out = Vec::new();
-        assert!(!handle(&[0; 5], None, &mut authed, &mut out));
+        assert!(!handle(&[0; 5], None, false, &mut authed, &mut out));
         let mut b = vec![0u8, 0, LOGIN, 3];
         b.extend_from_slice(&[0; 12]);
         b.extend_from_slice(&0u32.to_be_bytes());
-        assert!(!handle(&b, None, &mut authed, &mut out));
+        assert!(!handle(&b, None, false, &mut authed, &mut out));
         out.clear();
-        assert!(handle(&login("a", "b"), None, &mut authed, &mut out));
+        assert!(handle(&login("a", "b"), None, false, &mut authed, &mut out));
         assert_eq!(result(&out), rc::SECURITY_NOT_ENABLED);
+        out.clear();
+        assert!(handle(&login("a", "b"), None, true, &mut authed, &mut out));
+        assert_eq!(result(&out), rc::SECURITY_NOT_SUPPORTED);
     }
 }

@@ -228,7 +228,11 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
                 info::handle(body, &shared, authed, &mut bufs.out);
                 true
             }
-            PROTO_ADMIN => auth::handle(body, shared.users.as_ref(), &mut authed, &mut bufs.out),
+            PROTO_ADMIN => {
+                let community = shared.edition == Edition::Community;
+                let users = shared.users.as_ref();
+                auth::handle(body, users, community, &mut authed, &mut bufs.out)
+            }
             PROTO_MSG | PROTO_COMPRESSED if !authed => {
                 let at = begin_frame(&mut bufs.out);
                 header_only(&mut bufs.out, INFO3_LAST, auth::rc::NOT_AUTHENTICATED, 0);

@@ -78,6 +78,11 @@ impl View {
         self.tables.read().get(ns).cloned()
     }
 
+    /// The namespaces that have a table.
+    pub fn namespaces(&self) -> Vec<String> {
+        self.tables.read().keys().cloned().collect()
+    }
+
     /// Mark `ns`'s table stale: the next call fetches another.
     pub fn stale(&self, ns: &str) {
         if let Some(t) = self.tables.read().get(ns) {

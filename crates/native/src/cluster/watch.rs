@@ -14,7 +14,8 @@ pub struct Known {
 }
 
 impl Known {
-    pub fn look(&mut self, client: &aerospike::Client, metrics: &Metrics) {
+    /// Compare the cluster's nodes with the last look; whether a node joined or left.
+    pub fn look(&mut self, client: &aerospike::Client, metrics: &Metrics) -> bool {
         let now: BTreeMap<String, String> = client
             .nodes()
             .iter()
@@ -40,6 +41,8 @@ impl Known {
                 }
             }
         }
+        let changed = self.nodes.as_ref().is_some_and(|before| *before != now);
         self.nodes = Some(now);
+        changed
     }
 }

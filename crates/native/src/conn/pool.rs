@@ -216,6 +216,15 @@ impl Pool {
         self.table(client, namespace).await.owners()
     }
 
+    /// A node joined or left: fetch every namespace's table now, not at its next call, so the
+    /// partition map (and its metrics) follow the cluster without traffic.
+    pub fn refresh_tables(self: &Arc<Self>, client: &aerospike::Client) {
+        for ns in self.links.view.namespaces() {
+            self.stale(&ns);
+            self.fetch_in_background(client, &ns);
+        }
+    }
+
     /// The next table may be wrong about `namespace`'s partitions: ask the nodes again.
     pub fn stale(&self, namespace: &str) {
         self.links.view.stale(namespace);

@@ -164,7 +164,7 @@ pub fn to_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults) -> PyResult<Vec<Row>> 
 
 fn convert_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults) -> PyResult<Vec<Row>> {
     let mut out = Vec::with_capacity(rows.len().unwrap_or(0));
-    let mut scope = KeyScope::default();
+    let mut scope = KeyScope::new(d.bytes_keys);
     for row in rows
         .try_iter()
         .map_err(|_| invalid_argument("batch rows must be a sequence of tuples"))?

@@ -5,6 +5,7 @@
 pub mod args;
 pub mod arrow;
 pub mod batch_rows;
+pub mod bytes_keys;
 pub mod call_args;
 pub mod chunk;
 pub mod depth;

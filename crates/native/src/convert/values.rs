@@ -9,6 +9,7 @@ use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
 };
 
+use crate::convert::bytes_keys::{self, BytesKeys};
 use crate::convert::depth::{TooDeep, MAX_READ_DEPTH};
 use crate::errors::invalid_argument;
 
@@ -277,9 +278,10 @@ fn dict_from<'a>(
     Ok(d.into_any().unbind())
 }
 
-/// Convert a key tuple `(namespace, set_name, user_key, digest)`.
-pub fn to_key(obj: &Bound<'_, PyAny>) -> PyResult<Key> {
-    to_key_parts(obj)?
+/// Convert a key tuple `(namespace, set_name, user_key, digest)`, a `bytes` user key hashed as
+/// `bytes` says.
+pub fn to_key(obj: &Bound<'_, PyAny>, bytes: BytesKeys) -> PyResult<Key> {
+    to_key_parts_in(obj, &mut KeyScope::new(bytes))?
         .into_key()
         .map_err(|e| invalid_argument(e.to_string()))
 }
@@ -305,16 +307,28 @@ impl KeyParts {
     pub fn into_key(self) -> aerospike::Result<Key> {
         match self {
             KeyParts::Ready(k) => Ok(k),
-            KeyParts::Hash(ns, set, user) => Key::new(ns, set, user),
+            KeyParts::Hash(ns, set, user) => bytes_keys::key(ns, set, user),
         }
     }
 }
 
-/// The namespace and set of the last key converted, reused while keys share the objects.
+/// The namespace and set of the last key converted, reused while keys share the objects, and
+/// how `bytes` user keys are hashed.
 #[derive(Default)]
 pub struct KeyScope {
     ns: Option<(Py<PyAny>, String)>,
     set: Option<(Py<PyAny>, String)>,
+    bytes: BytesKeys,
+}
+
+impl KeyScope {
+    /// A scope whose `bytes` user keys are hashed as `bytes` says.
+    pub fn new(bytes: BytesKeys) -> Self {
+        KeyScope {
+            bytes,
+            ..KeyScope::default()
+        }
+    }
 }
 
 /// `obj` as a `String`, copied from `slot` when `slot` holds that same object.
@@ -335,12 +349,8 @@ fn scoped_text(
     Ok(text)
 }
 
-/// Check a key tuple `(namespace, set, user_key, digest)` without hashing it.
-pub fn to_key_parts(obj: &Bound<'_, PyAny>) -> PyResult<KeyParts> {
-    to_key_parts_in(obj, &mut KeyScope::default())
-}
-
-/// [`to_key_parts`] for one of many keys: `scope` remembers the last namespace and set.
+/// Check a key tuple `(namespace, set, user_key, digest)` without hashing it; `scope`
+/// remembers the last namespace and set (one of many keys).
 pub fn to_key_parts_in(obj: &Bound<'_, PyAny>, scope: &mut KeyScope) -> PyResult<KeyParts> {
     let t = obj
         .cast::<PyTuple>()
@@ -365,17 +375,22 @@ pub fn to_key_parts_in(obj: &Bound<'_, PyAny>, scope: &mut KeyScope) -> PyResult
         let uk = if user.is_none() {
             None
         } else {
-            Some(user_key(&user)?)
+            Some(user_key(&user, scope.bytes)?)
         };
         return Ok(KeyParts::Ready(Key::with_digest(ns, set, uk, arr)));
     }
     if user.is_none() {
         return Err(invalid_argument("key needs a user key or a digest"));
     }
-    Ok(KeyParts::Hash(ns, set, user_key(&user)?))
+    Ok(KeyParts::Hash(ns, set, user_key(&user, scope.bytes)?))
 }
 
-fn user_key(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+/// The user key: an exact `bytes` as `bytes` says; a `bytearray` or a `bytes` subclass (the
+/// fluent layer's copy of a `bytearray` key) a blob.
+fn user_key(obj: &Bound<'_, PyAny>, bytes: BytesKeys) -> PyResult<Value> {
+    if let Ok(b) = obj.cast_exact::<PyBytes>() {
+        return Ok(bytes.user_key(b.as_bytes()));
+    }
     if obj.is_instance_of::<PyBool>() {
         return Err(invalid_argument(
             "user key must be str, int or bytes, not bool",

@@ -39,6 +39,9 @@ fn refused_every_attempt(err: &AsError) -> bool {
 /// The protocol's result code for a timeout.
 const SERVER_TIMEOUT: u8 = 9;
 
+/// The admin protocol's answer to a login on a server without security (Community edition).
+const SECURITY_NOT_SUPPORTED: u8 = 51;
+
 /// A crate error in this SDK's words: what happened, after how many attempts. A server's
 /// refusal reads the same whichever road carried it (the key follows; no node: the crate names
 /// nodes by name or by address, our road by name).
@@ -149,7 +152,14 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
     }
     if let Some(code) = refused_login_code(err) {
         let class = py.get_type::<AuthenticationError>();
-        return match error_instance(class, Some(code), &describe(err), false, key) {
+        let mut message = describe(err);
+        if code == i32::from(SECURITY_NOT_SUPPORTED) {
+            message = format!(
+                "Security not supported: the server has no users to log in as (a Community \
+                 server): connect without user= and password= ({message})"
+            );
+        }
+        return match error_instance(class, Some(code), &message, false, key) {
             Ok(exc) => PyErr::from_value(exc),
             Err(e) => e,
         };
@@ -250,7 +260,7 @@ fn refused_login_code(err: &AsError) -> Option<i32> {
             digits.parse::<i32>().ok()
         });
     let first = codes.next()??;
-    let is_auth = |c: i32| matches!(c, 60..=67 | 80);
+    let is_auth = |c: i32| c == i32::from(SECURITY_NOT_SUPPORTED) || matches!(c, 60..=67 | 80);
     (is_auth(first) && codes.all(|c| c.is_some_and(is_auth))).then_some(first)
 }
 

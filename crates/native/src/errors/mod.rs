@@ -216,7 +216,7 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         25 => py.get_type::<EnterpriseOnlyError>(),
         26 => py.get_type::<OpNotApplicableError>(),
         27 => py.get_type::<FilteredOutError>(),
-        60..=67 | 80 => py.get_type::<AuthenticationError>(),
+        51 | 60..=67 | 80 => py.get_type::<AuthenticationError>(),
         83 => py.get_type::<QuotaExceededError>(),
         100 => py.get_type::<UdfError>(),
         120 => py.get_type::<TransactionBlockedError>(),

@@ -114,6 +114,11 @@ impl Client {
         }
     }
 
+    /// The key of a key tuple, a `bytes` user key hashed as the client's `bytes_keys` says.
+    fn key(&self, key: &Bound<'_, PyAny>) -> PyResult<aerospike::Key> {
+        to_key(key, self.defaults.calls.bytes_keys)
+    }
+
     /// The native policies of a call: its own, or the client's defaults; inside the view's
     /// transaction, if any (refused once it is finished).
     pub(super) fn natives(&self, policy: Option<&Bound<'_, Policy>>) -> PyResult<Arc<Natives>> {
@@ -430,7 +435,7 @@ operations! {
     ) {
         let _ = inner;
         let (k, sel, p) = (
-            (to_key(key)?, key.clone().unbind()),
+            (this.key(key)?, key.clone().unbind()),
             bins_selector(bins, header_only),
             this.natives(policy)?,
         );
@@ -445,7 +450,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, b, p) = (to_key(key)?, to_bins(bins)?, this.natives(policy)?);
+        let (k, b, p) = (this.key(key)?, to_bins(bins)?, this.natives(policy)?);
         (write(Meter::of_key(Kind::Put, &k)), move |c| calls::put(c, p, k, b))
     }
 
@@ -456,7 +461,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, p) = (to_key(key)?, this.natives(policy)?);
+        let (k, p) = (this.key(key)?, this.natives(policy)?);
         (write(Meter::of_key(Kind::Delete, &k)), move |c| calls::delete(c, p, k))
     }
 
@@ -467,7 +472,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, p) = (to_key(key)?, this.natives(policy)?);
+        let (k, p) = (this.key(key)?, this.natives(policy)?);
         (read(Meter::of_key(Kind::Exists, &k)), move |c| calls::exists(c, p, k))
     }
 
@@ -478,7 +483,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, p) = (to_key(key)?, this.natives(policy)?);
+        let (k, p) = (this.key(key)?, this.natives(policy)?);
         (write(Meter::of_key(Kind::Touch, &k)), move |c| calls::touch(c, p, k))
     }
 
@@ -495,7 +500,7 @@ operations! {
         } else {
             to_ops(ops)?
         };
-        let k = (to_key(key)?, key.clone().unbind());
+        let k = (this.key(key)?, key.clone().unbind());
         let meter = Meter::of_key(Kind::Operate, &k.0);
         (Call::metered(!o.read_only, meter), move |c| calls::operate(c, p, k, o))
     }
@@ -510,7 +515,7 @@ operations! {
         policy: Option<&Bound<'_, Policy>>,
     ) {
         let _ = inner;
-        let (k, a, p) = (to_key(key)?, udf_args(args)?, this.natives(policy)?);
+        let (k, a, p) = (this.key(key)?, udf_args(args)?, this.natives(policy)?);
         let meter = Meter::of_key(Kind::Udf, &k);
         (write(meter), move |c| calls::udf_apply(c, p, k, module, function, a))
     }

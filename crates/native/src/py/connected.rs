@@ -130,7 +130,9 @@ pub(super) fn maintain(
     let run = async move {
         let mut known = crate::cluster::watch::Known::default();
         loop {
-            known.look(&client, &pool.links().metrics);
+            if known.look(&client, &pool.links().metrics) && wire {
+                pool.refresh_tables(&client);
+            }
             if wire && min > 0 {
                 pool.keep_min(&client, min).await;
             }

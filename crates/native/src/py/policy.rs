@@ -12,6 +12,7 @@ use aerospike::{
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
+use crate::convert::bytes_keys::BytesKeys;
 use crate::errors::invalid_argument;
 use crate::expr::to_expression;
 
@@ -59,6 +60,8 @@ pub struct CallDefaults {
     pub replica: Replica,
     pub read_mode_ap: ReadModeAp,
     pub read_mode_sc: ReadModeSc,
+    /// How `bytes` user keys are hashed.
+    pub bytes_keys: BytesKeys,
 }
 
 /// A client's defaults: its calls', and how it waits and counts.
@@ -321,6 +324,7 @@ pub const BUILT_IN: CallDefaults = CallDefaults {
     replica: Replica::Sequence,
     read_mode_ap: ReadModeAp::One,
     read_mode_sc: ReadModeSc::Session,
+    bytes_keys: BytesKeys::Blob,
 };
 
 fn expiration(ttl: i64) -> PyResult<Expiration> {
@@ -421,7 +425,8 @@ impl CallDefaults {
     /// Every field given: per family `(total ms, socket ms, retries, pause ms)`.
     #[new]
     #[pyo3(signature = (*, read, write, batch, query, udf, info_timeout_ms, retry_writes,
-        send_key, ttl, durable_delete, compress, replica, read_mode_ap, read_mode_sc))]
+        send_key, ttl, durable_delete, compress, replica, read_mode_ap, read_mode_sc,
+        bytes_keys = "blob"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         read: FamilyArg,
@@ -438,6 +443,7 @@ impl CallDefaults {
         replica: &str,
         read_mode_ap: &str,
         read_mode_sc: &str,
+        bytes_keys: &str,
     ) -> PyResult<Self> {
         Ok(CallDefaults {
             read: family(read),
@@ -454,6 +460,7 @@ impl CallDefaults {
             replica: self::replica(replica)?,
             read_mode_ap: self::read_mode_ap(read_mode_ap)?,
             read_mode_sc: self::read_mode_sc(read_mode_sc)?,
+            bytes_keys: BytesKeys::parse(bytes_keys)?,
         })
     }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use aerospike::policy::AdminPolicy;
 use aerospike::{Task, UdfLang};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{IntoPyDict, PyDict, PyList};
 
 use crate::exec::completion::{IntoPy, OpResult};
 use crate::py::client::Inner;
@@ -87,17 +87,32 @@ pub async fn partition_owners(i: Arc<Inner>, ns: String) -> OpResult<OwnersOut> 
     Ok(OwnersOut(i.worker_wire.owners(&i.client, &ns).await))
 }
 
-/// The cluster's nodes: name, address, whether active, and per namespace the partitions each
-/// masters and the replicas it holds.
+/// The cluster's nodes: name, address, whether active, per namespace the partitions each
+/// masters and the replicas it holds, and per namespace its rack (Enterprise nodes say).
 pub struct NodesOut(Vec<NodeView>);
 
-/// Name, address, whether active, and per namespace (masters, replicas).
-type NodeView = (String, String, bool, Vec<(String, usize, usize)>);
+/// Name, address, whether active, per namespace (masters, replicas), per namespace its rack.
+type NodeView = (String, String, bool, Vec<(String, usize, usize)>, Racks);
+
+/// A node's rack per namespace, from its `rack-ids` answer (`ns:rack;...`).
+type Racks = Vec<(String, u32)>;
+
+fn racks(answer: Option<&String>) -> Racks {
+    let Some(text) = answer else {
+        return Vec::new();
+    };
+    text.split(';')
+        .filter_map(|entry| {
+            let (ns, rack) = entry.split_once(':')?;
+            Some((ns.to_owned(), rack.trim().parse().ok()?))
+        })
+        .collect()
+}
 
 impl IntoPy for NodesOut {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let out = PyList::empty(py);
-        for (name, address, active, partitions) in self.0 {
+        for (name, address, active, partitions, racks) in self.0 {
             let d = PyDict::new(py);
             d.set_item("name", name)?;
             d.set_item("address", address)?;
@@ -107,6 +122,7 @@ impl IntoPy for NodesOut {
                 held.set_item(ns, (masters, replicas))?;
             }
             d.set_item("partitions", held)?;
+            d.set_item("racks", racks.into_py_dict(py)?)?;
             out.append(d)?;
         }
         Ok(out.into_any().unbind())
@@ -116,12 +132,17 @@ impl IntoPy for NodesOut {
 /// The cluster's nodes as the client's view has them (see [`NodesOut`]).
 pub async fn nodes(i: Arc<Inner>) -> OpResult<NodesOut> {
     let nodes = i.client.nodes();
-    let asks = nodes.iter().map(|n| n.info(&i.admin, &["namespaces"]));
+    let asks = nodes
+        .iter()
+        .map(|n| n.info(&i.admin, &["namespaces", "rack-ids"]));
     let mut namespaces = std::collections::BTreeSet::new();
-    for answer in futures::future::join_all(asks).await.into_iter().flatten() {
+    let mut node_racks = Vec::with_capacity(nodes.len());
+    for answer in futures::future::join_all(asks).await {
+        let answer = answer.unwrap_or_default();
         if let Some(list) = answer.get("namespaces") {
             namespaces.extend(list.split(';').filter(|n| !n.is_empty()).map(str::to_owned));
         }
+        node_racks.push(racks(answer.get("rack-ids")));
     }
     let mut owners = Vec::with_capacity(namespaces.len());
     for ns in namespaces {
@@ -130,7 +151,8 @@ pub async fn nodes(i: Arc<Inner>) -> OpResult<NodesOut> {
     }
     let mut out: Vec<_> = nodes
         .iter()
-        .map(|n| {
+        .zip(node_racks)
+        .map(|(n, racks)| {
             let partitions = owners
                 .iter()
                 .filter_map(|(ns, held)| {
@@ -143,6 +165,7 @@ pub async fn nodes(i: Arc<Inner>) -> OpResult<NodesOut> {
                 n.address().to_owned(),
                 n.is_active(),
                 partitions,
+                racks,
             )
         })
         .collect();

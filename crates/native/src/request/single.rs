@@ -217,6 +217,8 @@ pub(super) fn key_field_count(key: &Key, user_key: bool) -> u16 {
 pub(super) fn user_key_particle(v: &Value) -> Option<(u8, ValueBytes<'_>)> {
     match v {
         Value::Int(_) | Value::String(_) | Value::Blob(_) => particle(v),
+        // a `bytes` key hashed as a string (`bytes_keys="string"`): sent as one
+        Value::Unknown(3, b) => Some((3, ValueBytes::Slice(b))),
         _ => None,
     }
 }
