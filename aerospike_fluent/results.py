@@ -102,7 +102,7 @@ def whole(rows: list[BatchRow], missing_ok: Sequence[bool] | bool) -> BatchResul
     outcome (not found, filtered out, generation) stays on the row.
     """
     result = BatchResult(rows, missing_ok)
-    failed = [row for row in rows if row.node_failed and row.error is not None]
+    failed = [row for row in rows or () if row.node_failed and row.error is not None]
     if not failed:
         return result
     # the node's own error before a row that only went unanswered

@@ -228,10 +228,12 @@ def test_namespace_name_limits(rec: Recorder) -> None:
 
 
 def test_admin_calls(users: RecordSet[Sync], rec: Recorder) -> None:
+    rec.reply = lambda call: {} if call.method == "info" else None  # no index exists yet
     assert users.create_index("age") == "users_age_numeric"
     users.drop_index("users_age_numeric")
     users.truncate()
     assert [(c.method, c.args) for c in rec.calls] == [
+        ("info", ("sindex-list:namespace=test", None)),
         (
             "create_index",
             ("test", "users", "age", "users_age_numeric", "numeric", None, None, None),
