@@ -35,13 +35,13 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def rss_mb() -> float:
-    """Resident set size of this process in MiB."""
+def rss_mb(field: str = "VmRSS") -> float:
+    """Resident set size of this process in MiB (``VmHWM``: its peak so far)."""
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+    raise RuntimeError(f"no {field} in /proc/self/status")
 
 
 def settle(check: Callable[[], bool], seconds: float = 5.0) -> bool:
