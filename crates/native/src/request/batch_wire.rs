@@ -104,10 +104,11 @@ impl Done {
         };
         let key = key_tuple(py, Some(orig), &key)?;
         let key_any = || Some(key.clone().into_any());
-        let whole = matches!(
-            failure,
-            Answer::Stopped { .. } | Answer::NoResponse | Answer::Missed(_)
-        );
+        let whole = match &failure {
+            Answer::Stopped { code, .. } => !row_outcome(*code),
+            Answer::NoResponse | Answer::Missed(_) => true,
+            _ => false,
+        };
         let (code, error) = match failure {
             Answer::Found(rec) => {
                 let rec = Record::from_wire_keyed(py, rec, now, key.clone().unbind());
@@ -236,6 +237,7 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
     }
     let mut reruns: Vec<Rerun> = Vec::new();
     for (miss, rows) in missed {
+        let node_level = !matches!(&miss, Miss::Refused { code, .. } if row_outcome(*code));
         match retry::after(miss, top, started, writes) {
             Next::Crate {
                 policy, in_doubt, ..
@@ -251,7 +253,7 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
             }
             Next::Fail(r) => {
                 for (i, ask) in rows {
-                    done[i] = Some(Done::Failed(ask.key, r.clone(), true));
+                    done[i] = Some(Done::Failed(ask.key, r.clone(), node_level));
                 }
             }
         }
@@ -303,6 +305,13 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
 /// Whether the crate's batch left `op` as it took it: no outcome, not even a failure.
 fn untouched(op: &BatchOperation) -> bool {
     op.error().is_none() && op.record().is_none()
+}
+
+/// Whether `code` is about the record a row names (its own outcome, even when it ended the
+/// node's reply), not about the node's part of the batch: not found, generation, exists, bin
+/// type, record too big, bin not found, not applicable, filtered out.
+fn row_outcome(code: u8) -> bool {
+    matches!(code, 2 | 3 | 5 | 12 | 13 | 17 | 26 | 27)
 }
 
 /// A row the crate could not route: the server's code for why (an unknown namespace, or no
