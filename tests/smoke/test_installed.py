@@ -30,6 +30,8 @@ def test_sync_round_trip_on_the_embedded_server() -> None:
         assert rec is not None and rec["age"] == 31
         assert [r["name"] for r in users.query()] == ["Ann"]
         assert db.metrics().count("put") == 1
+        # a call of the second table of native methods (registered apart, at load)
+        assert db.info("build")["build"].count(".") == 3
 
 
 def test_asyncio_round_trip() -> None:
