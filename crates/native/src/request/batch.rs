@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use aerospike::policy::{BatchPolicy, Concurrency};
-use aerospike::{BatchReadPolicy, Key};
+use aerospike::Key;
 use tokio::time::{Duration, Instant};
 
 use crate::conn::pool::{NoLease, NodeConns, Pool};
@@ -23,7 +23,7 @@ use crate::request::scan_request::OP_READ;
 use crate::request::scan_request::{
     proto_header, AS_MSG, FIELD_NAMESPACE, FIELD_SET, HEADER_SIZE, INFO1_READ,
 };
-use crate::request::single::{base_is_plain, Miss, INFO1_GET_ALL, KEY_NOT_FOUND, MAX_BIN_NAME, OK};
+use crate::request::single::{Miss, INFO1_GET_ALL, KEY_NOT_FOUND, MAX_BIN_NAME, OK};
 
 const INFO1_BATCH: u8 = 1 << 3;
 const INFO1_NOBINDATA: u8 = 1 << 5;
@@ -106,24 +106,6 @@ pub enum Answer {
     NoResponse,
     /// The row's node was not asked, or did not answer.
     Missed(Miss),
-}
-
-/// Whether batch reads under `p` (and rows under `row`) can take the wire path.
-pub fn plain(p: &BatchPolicy, row: &BatchReadPolicy) -> bool {
-    base_is_plain(&p.base_policy) && row.filter_expression.is_none()
-}
-
-/// Whether batch puts under `p` (and put rows under `row`) can take the wire path.
-pub fn plain_put(p: &BatchPolicy, row: &aerospike::BatchWritePolicy) -> bool {
-    use aerospike::{CommitLevel, GenerationPolicy, RecordExistsAction};
-    base_is_plain(&p.base_policy)
-        && row.filter_expression.is_none()
-        && matches!(row.record_exists_action, RecordExistsAction::Update)
-        && matches!(row.generation_policy, GenerationPolicy::None)
-        && matches!(row.commit_level, CommitLevel::CommitAll)
-        && !row.durable_delete
-        && !row.on_locking_only
-        && !row.send_key
 }
 
 /// What `bins` reads on this path (`None`: names the wire cannot carry).

@@ -22,15 +22,15 @@ use aerospike::policy::BatchPolicy;
 use aerospike::{BatchOperation, Key, ResultCode};
 use pyo3::prelude::*;
 
-use crate::convert::batch_rows::Row;
+use crate::client::routes::RuntimeClient;
 use crate::convert::depth::TooDeep;
 use crate::convert::record::{BatchRow, Record};
 use crate::convert::values::key_tuple;
 use crate::errors;
 use crate::exec::completion::OpResult;
-use crate::exec::routes::RuntimeClient;
-use crate::py::policy::Natives;
+use crate::policy::Natives;
 use crate::request::batch::{self, Answer, Ask, Job};
+use crate::request::batch_rows::Row;
 use crate::request::calls::{self, BatchOut};
 use crate::request::retry::{self, Next, Refusal};
 use crate::request::single::Miss;

@@ -12,10 +12,11 @@ use pyo3::types::PyTuple;
 
 use crate::convert::args::Args;
 use crate::convert::call_args::to_bins;
+use crate::convert::record::Outcome;
 use crate::convert::values::{to_key_parts_in, to_value, Ctx, KeyParts, KeyScope};
 use crate::errors::invalid_argument;
 use crate::ops::{to_ops, Answers};
-use crate::py::policy::{CallDefaults, Natives, Policy};
+use crate::policy::{CallDefaults, Natives, Policy};
 use crate::request;
 
 /// What a row does.
@@ -27,17 +28,6 @@ enum Kind {
     Put(Vec<Bin>),
     Delete,
     Udf(String, String, Vec<Value>),
-}
-
-/// How a finished row is read back.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Reads and deletes: a missing record is an outcome, not an error.
-    MissingOk,
-    /// A UDF call: its return value (or Lua error) comes back as a `SUCCESS` (`FAILURE`) bin.
-    Udf,
-    /// Other writes.
-    Write,
 }
 
 /// A read row for the wire path: what it asks, its own policy set, its key tuple.
@@ -159,7 +149,7 @@ fn row_policy(a: &Args<'_, '_>, i: usize, d: &CallDefaults) -> PyResult<Option<A
 /// `("delete", key, policy|None)`,
 /// `("udf", key, module, function, args, policy|None)`.
 pub fn to_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults) -> PyResult<Vec<Row>> {
-    crate::exec::guard::sync("batch row conversion", || convert_rows(rows, d))
+    crate::safety::guard::sync("batch row conversion", || convert_rows(rows, d))
 }
 
 fn convert_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults) -> PyResult<Vec<Row>> {
