@@ -526,12 +526,14 @@ operations! {
         rows: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) {
-        let rows = crate::request::batch_rows::to_rows(rows, &this.defaults.calls)?;
+        let p = this.natives(policy)?;
+        let wire_ops = inner.worker_wire.enabled() && (p.wire_batch || p.wire_batch_put);
+        let rows = crate::request::batch_rows::to_rows(rows, &this.defaults.calls, wire_ops)?;
         let writes = rows.iter().any(crate::request::batch_rows::Row::writes);
         let kind = if writes { Kind::BatchWrite } else { Kind::BatchRead };
         let ns = rows.first().map_or("", |r| r.namespace());
         let meter = Meter::new(kind, ns);
-        (Call::metered(writes, meter), (inner.clone(), this.natives(policy)?, rows))
+        (Call::metered(writes, meter), (inner.clone(), p, rows))
     }
 
     /// Write chunks of an `ArrowWriter`, `concurrency` at a time: rows written, and each failed

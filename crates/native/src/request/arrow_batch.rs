@@ -30,7 +30,7 @@ pub fn read(
     rows: &Bound<'_, PyAny>,
     spec: &Bound<'_, ArrowSpec>,
 ) -> PyResult<impl std::future::Future<Output = OpResult<BatchTable>> + Send + 'static> {
-    let rows = crate::request::batch_rows::to_rows(rows, &i.defaults.calls)?;
+    let rows = crate::request::batch_rows::to_rows(rows, &i.defaults.calls, false)?;
     let (i, spec) = (i.clone(), spec.get().spec.clone());
     Ok(async move {
         let out = calls::batch_crate(&i.worker_client(), p, rows).await?;

@@ -354,7 +354,7 @@ impl BatchOut {
         out.reserve(self.0.len());
         for ((done, (key, outcome, shape)), deep) in self.0.into_iter().zip(&self.1).zip(&self.2) {
             let key = key.bind(py);
-            let row = match done.into_row(py, key, now)? {
+            let row = match done.into_row(py, key, now, (shape.as_deref(), &mut names))? {
                 Ok(row) => row,
                 Err(op) => match deep {
                     Some(t) => BatchRow::too_deep(py, &op, Some(key), t)?,

@@ -149,14 +149,14 @@ pub async fn operate(
 
 /// Why an answer's record could not be read: a value nested too deeply (in this bin), or
 /// malformed bytes.
-enum Bad {
+pub(super) enum Bad {
     TooDeep(String),
     Malformed(String),
 }
 
 /// The record of an operate's answer: every op's value in `results`; per named bin its
 /// values, several as a `MultiResult`, nil ones kept so they line up with the ops.
-fn record(body: &[u8], m: &message::Message) -> Result<AsRecord, Bad> {
+pub(super) fn record(body: &[u8], m: &message::Message) -> Result<AsRecord, Bad> {
     let n = usize::from(m.n_ops);
     let mut results = Vec::with_capacity(n);
     let mut bins: IndexMap<String, Value> = IndexMap::with_capacity(n);

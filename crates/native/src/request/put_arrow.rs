@@ -103,7 +103,12 @@ async fn write(c: &RuntimeClient, p: &Natives, rows: Vec<Put>) -> Report {
             let Job::Put(bins) = ask.job else { continue };
             let put = Put { key: ask.key, bins };
             match answer {
-                Answer::Written(_) | Answer::Found(_) | Answer::TooDeep(_) => report.written += 1,
+                Answer::Written(_)
+                | Answer::Found(_)
+                | Answer::Operated(_)
+                | Answer::TooDeep(_) => {
+                    report.written += 1;
+                }
                 Answer::NotFound => report.failed.push(refused(put.key, 2, "key not found")),
                 Answer::Refused { code, node } | Answer::Stopped { code, node } => {
                     let message = format!("the server refused the write ({node})");
