@@ -1,6 +1,10 @@
 """Batch rows that run a chain's ops go over the SDK's own connections: the request is byte for
 byte the crate's for the same rows (read rows, write rows, repeated headers), and each row's
-outcome (record, results, missing record, refusal) is what the crate's batch gives."""
+outcome (record, results, missing record, refusal) is what the crate's batch gives.
+
+One difference is meant: a chain's row answered with no values (a lone ``read_header``) has an
+empty ``results`` list, as an operate has; the crate's batch gives ``None`` there when the batch
+has several rows (and the empty list for a batch of one)."""
 
 from __future__ import annotations
 
@@ -74,7 +78,7 @@ def outcome(row: n.BatchRow) -> tuple[Any, ...]:
     rec = row.record
     return (
         row.result_code,
-        None if rec is None else (rec.bins, rec.results, rec.generation),
+        None if rec is None else (rec.bins, rec.results or [], rec.generation),
         None if row.error is None else type(row.error).__name__,
     )
 
@@ -132,3 +136,14 @@ def test_chain_rows_leave_on_the_sdks_connections(pair: Pair) -> None:
     pair.wire.batch_blocking(rows_of(ks, READS), None)
     after = sum(node["bytes_sent"] for node in pair.wire.metrics()["nodes"])
     assert after > before
+
+
+def test_a_chain_row_answered_with_no_values_has_empty_results(pair: Pair) -> None:
+    ks = keys(3)
+    seed(pair.wire, ks)
+    for rows in (
+        rows_of(ks[:1], [[("read_header", None)]]),
+        rows_of(ks, [[("read_header", None)]]),
+    ):
+        got = pair.wire.batch_blocking(rows, None)
+        assert [None if r.record is None else r.record.results for r in got] == [[]] * len(rows)

@@ -1,7 +1,5 @@
 //! Python ⇄ `aerospike::Value` conversion, keys, and the GeoJSON / CDT marker types.
 
-use std::collections::HashMap;
-
 use aerospike::{FloatValue, Key, Value};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
@@ -176,11 +174,12 @@ pub fn to_value(obj: &Bound<'_, PyAny>, ctx: Ctx<'_>) -> PyResult<Value> {
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let inner = ctx.nested()?;
-        let mut out = HashMap::with_capacity(d.len());
+        // in the dict's order: a map is written (and stored) as the caller built it
+        let mut out = aerospike::IndexMap::with_capacity(d.len());
         for (k, v) in d.iter() {
             out.insert(map_key(&k, inner)?, to_value(&v, inner)?);
         }
-        return Ok(Value::HashMap(out));
+        return Ok(Value::OrderedMap(out));
     }
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Value::String(s.to_str()?.to_owned()));

@@ -510,13 +510,7 @@ const UDF_FAILED: u8 = 100;
 /// than the client reads.
 fn operated(body: &[u8], m: &Message) -> Result<Answer, Bad> {
     match crate::request::operate::record(body, m) {
-        // a row answered with no op values has no results, as in the crate's batch
-        Ok(mut rec) => {
-            if m.n_ops == 0 {
-                rec.results = None;
-            }
-            Ok(Answer::Operated(Box::new(rec)))
-        }
+        Ok(rec) => Ok(Answer::Operated(Box::new(rec))),
         Err(crate::request::operate::Bad::TooDeep(bin)) => Ok(Answer::TooDeep(bin)),
         Err(crate::request::operate::Bad::Malformed(why)) => Err(Bad::Malformed(why)),
     }
