@@ -55,6 +55,9 @@ impl Drop for Client {
             return;
         }
         crate::exec::exit::with_python(|py| {
+            // Collected while an exception propagates (a Ctrl-C right after connecting): the
+            // warning must neither report nor clear it.
+            let propagating = PyErr::take(py);
             let warned = PyErr::warn(
                 py,
                 &py.get_type::<pyo3::exceptions::PyResourceWarning>(),
@@ -63,6 +66,9 @@ impl Drop for Client {
             );
             if let Err(e) = warned {
                 e.write_unraisable(py, None);
+            }
+            if let Some(e) = propagating {
+                e.restore(py);
             }
         });
         self.shut_down(None);
