@@ -1,0 +1,43 @@
+"""Files to rows, through Arrow's readers: CSV, JSON lines and Parquet, streamed where Arrow can."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.csv as pa_csv  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.json as pa_json  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
+
+from aerospike_fluent.cli.output import fail
+
+
+class Source(NamedTuple):
+    """A file's rows as a record batch reader, and their count when the file says it."""
+
+    reader: Any
+    rows: int | None
+
+    @property
+    def columns(self) -> list[str]:
+        """The column names."""
+        return list(self.reader.schema.names)
+
+
+def open_source(path: str, fmt: str) -> Source:
+    """Open ``path`` as ``fmt``; a file that cannot be read stops the command, naming why."""
+    try:
+        if fmt == "csv":
+            return Source(pa_csv.open_csv(path), None)
+        if fmt == "jsonl":
+            table = pa_json.read_json(path)
+            return Source(
+                pa.RecordBatchReader.from_batches(table.schema, table.to_batches()), table.num_rows
+            )
+        parquet = pq.ParquetFile(path)
+        return Source(
+            pa.RecordBatchReader.from_batches(parquet.schema_arrow, parquet.iter_batches()),
+            parquet.metadata.num_rows,
+        )
+    except (OSError, pa.ArrowException) as e:
+        fail(f"cannot read {path} as {fmt}: {e}")
