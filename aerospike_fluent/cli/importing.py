@@ -59,7 +59,7 @@ REASONS_SHOWN = 5
     help="Rows per batch request.",
 )
 @click.option("--dry-run", is_flag=True, help="Read and check every row; write nothing.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+@progress.quiet_option
 @connection_options
 def command(
     connection: Connection,

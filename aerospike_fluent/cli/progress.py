@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from aerospike_fluent.cli.output import stderr
 from aerospike_fluent.progress import Progress as ReadProgress
 from aerospike_fluent.progress import WriteProgress
+
+quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
 
 
 def _bar() -> Progress:

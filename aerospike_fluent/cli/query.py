@@ -61,7 +61,7 @@ INTERRUPTED = 130
 @click.option(
     "--records-per-second", type=click.IntRange(min=0), help="Pace the scan on each node."
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+@progress.quiet_option
 @connection_options
 def command(
     connection: Connection,
