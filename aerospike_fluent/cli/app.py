@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import click
 
 from aerospike_fluent.cli import importing, info, query, records, serve
+from aerospike_fluent.cli.connection import group_connection_options
 from aerospike_fluent.cli.output import note
 from aerospike_fluent.errors import AerospikeError
 
@@ -17,11 +18,12 @@ INTERRUPTED = 130
 
 @click.group(context_settings={"max_content_width": 100})
 @click.version_option(package_name="aerospike-fluent", prog_name="aerospike-fluent")
+@group_connection_options
 def cli() -> None:
     """Look at an Aerospike cluster, query it, move records in and out of files.
 
-    Every command but serve takes the options of connect(): --host (or AEROSPIKE_HOST),
-    --config (or AEROSPIKE_FLUENT_CONFIG), --user, TLS files.
+    The connection options are those of connect(): --host (or AEROSPIKE_HOST), --config (or
+    AEROSPIKE_FLUENT_CONFIG), --user, TLS files. They go before the command name or after it.
     """
 
 

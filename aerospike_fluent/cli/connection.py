@@ -93,16 +93,40 @@ class Connection:
 
 
 def connection_options(command: Callable[..., R]) -> Callable[..., R]:
-    """Add the connection flags to ``command``, which receives them as ``connection``."""
+    """Add the connection flags to ``command``, which receives them as ``connection``.
+
+    Flags given before the command name (:func:`group_connection_options`) count too; the
+    command's own win.
+    """
 
     @functools.wraps(command)
     def with_connection(**flags: Any) -> R:
-        given = {name: flags.pop(name) for name in _NAMES}
-        host = given.pop("host")
-        options = {name: value for name, value in given.items() if value is not None}
-        return command(connection=Connection(host, options), **flags)
+        before = click.get_current_context().find_root().obj or {}
+        given = {**before, **_given(flags)}
+        host = given.pop("host", None)
+        return command(connection=Connection(host, given), **flags)
 
-    decorated: Callable[..., R] = with_connection
+    return _with_flags(with_connection)
+
+
+def group_connection_options(group: Callable[[], None]) -> Callable[..., None]:
+    """Add the connection flags to the command group, keeping them for its command."""
+
+    @functools.wraps(group)
+    def keep(**flags: Any) -> None:
+        click.get_current_context().obj = _given(flags)
+        group()
+
+    return _with_flags(keep)
+
+
+def _given(flags: dict[str, Any]) -> dict[str, Any]:
+    """Take the connection flags out of ``flags``: those given."""
+    taken = {name: flags.pop(name) for name in _NAMES}
+    return {name: value for name, value in taken.items() if value is not None}
+
+
+def _with_flags(callback: Callable[..., R]) -> Callable[..., R]:
     for option in reversed(_OPTIONS):
-        decorated = option(decorated)
-    return decorated
+        callback = option(callback)
+    return callback

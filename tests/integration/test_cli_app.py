@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import signal
 import subprocess
 import sys
@@ -52,10 +54,18 @@ def test_a_config_file_gives_the_seeds(
     assert '"from": "config"' in done.stdout
 
 
-def test_host_wins_over_the_environment(seeds: str, sdb: af.SyncClient, set_name: str) -> None:
+def test_host_wins_over_the_environment_before_or_after_the_command(
+    seeds: str, sdb: af.SyncClient, set_name: str
+) -> None:
     sdb.namespace("test").set(set_name).key(1).put({"a": 1})
-    done = cli("127.0.0.1:1", "get", f"test.{set_name}", "1", "--host", seeds)
-    assert done.returncode == 0, done.stderr
+    for args in (
+        ["get", f"test.{set_name}", "1", "--host", seeds],
+        ["--host", seeds, "get", f"test.{set_name}", "1"],
+        ["--host", "127.0.0.1:2", "get", f"test.{set_name}", "1", "--host", seeds],
+    ):
+        done = cli("127.0.0.1:1", *args)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "generation 1" in done.stdout
 
 
 def test_an_unreachable_cluster_fails_with_the_reason() -> None:
@@ -91,3 +101,38 @@ def test_serve_help_is_the_servers() -> None:
     assert done.returncode == 0
     assert done.stdout.startswith("usage: aerospike-fluent serve")
     assert "--replication-factor" in done.stdout
+
+
+def test_a_terminal_gets_a_progress_bar_on_stderr(
+    seeds: str, sdb: af.SyncClient, set_name: str, tmp_path: Path
+) -> None:
+    records = sdb.namespace("test").set(set_name)
+    for i in range(50):
+        records.key(i).put({"v": i})
+    out = tmp_path / "rows.csv"
+    terminal, stderr_end = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "aerospike_fluent", "query", f"test.{set_name}", "-o", str(out)],
+        cwd=ROOT,
+        env=cli_env(seeds),
+        stdout=subprocess.DEVNULL,
+        stderr=stderr_end,
+    )
+    os.close(stderr_end)
+    drawn = b""
+    while chunk := _read(terminal):
+        drawn += chunk
+    assert proc.wait(timeout=60) == 0
+    os.close(terminal)
+    text = drawn.decode()
+    assert "partitions" in text and "4096/4096" in text and "50 records" in text
+    assert "50 record(s) written" in text
+    quiet = cli(seeds, "query", f"test.{set_name}", "-o", str(out))
+    assert quiet.stderr.strip() == f"50 record(s) written to {out}"
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 65536)
+    except OSError:  # the other end closed
+        return b""

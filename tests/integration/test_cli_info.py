@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 import aerospike_fluent as af
+from aerospike_fluent import sync as af_sync
 from aerospike_fluent.server import EmbeddedCluster
 
 from ._cli import cli
@@ -85,6 +86,9 @@ def test_an_unknown_node_fails_naming_the_nodes(seeds: str, sdb: af.SyncClient) 
 
 
 def test_a_cluster_is_shown_node_by_node(cluster: EmbeddedCluster) -> None:
+    with af_sync.connect(cluster.seeds) as db:
+        for i in range(10):
+            db.namespace("test").set("ten").key(i).put({"a": i})
     done = cli(cluster.seeds, "info", "--json")
     assert done.returncode == 0, done.stderr
     facts = json.loads(done.stdout)
@@ -92,3 +96,6 @@ def test_a_cluster_is_shown_node_by_node(cluster: EmbeddedCluster) -> None:
     masters = sum(n["partitions"]["test"]["masters"] for n in facts["nodes"])
     replicas = sum(n["partitions"]["test"]["replicas"] for n in facts["nodes"])
     assert (masters, replicas) == (4096, 4096)
+    test = next(ns for ns in facts["namespaces"] if ns["name"] == "test")
+    assert (test["objects"], test["replica_objects"], test["replication_factor"]) == (10, 10, 2)
+    assert [(s["set"], s["objects"]) for s in facts["sets"]] == [("ten", 10)]
