@@ -9,6 +9,7 @@ from typing import Any
 
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.csv as pa_csv  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.json as pa_json  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
@@ -62,8 +63,7 @@ def test_a_file_holds_what_to_arrow_returns(
     if suffix == "csv":
         got = pa_csv.read_csv(out)
     elif suffix == "jsonl":
-        rows = [json.loads(line) for line in out.read_text().splitlines()]
-        got = pa.Table.from_pylist(rows, schema=expected.schema)
+        got = pa_json.read_json(out)
     else:
         got = pq.read_table(out)
     assert got.sort_by("id").equals(expected)
