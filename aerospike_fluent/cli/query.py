@@ -105,8 +105,15 @@ def command(
                 else:
                     _write(query, Output(fmt, output), {**columns, "rows": batch_rows})
         except ArrowSchemaError as e:
-            hint = "--mixed-types makes such a bin a text column" if "type" in str(e) else ""
-            fail(f"{e}{'; ' + hint if hint else ''}")
+            fail(_for_the_command_line(str(e)))
+
+
+def _for_the_command_line(message: str) -> str:
+    """Name the flag to give instead of the Python option an Arrow column error names."""
+    reason, api_hint, _ = message.partition("; pass mixed_types=")
+    return (
+        f"{reason}; --mixed-types makes such a bin a column of their text" if api_hint else message
+    )
 
 
 def _shaped(

@@ -116,6 +116,24 @@ def test_nested_values_and_bytes_become_json_text_in_csv(
     assert row["blob"] == "AP8="
 
 
+def test_a_bin_of_several_types_needs_mixed_types(
+    seeds: str, sdb: af.SyncClient, set_name: str, tmp_path: Path
+) -> None:
+    records = sdb.namespace("test").set(set_name)
+    for i in range(10):
+        records.key(i).put({"v": i if i % 2 else f"text {i}"})
+    out = tmp_path / "mixed.parquet"
+    done = cli(seeds, "query", f"test.{set_name}", "-o", str(out), "--batch-rows", "100")
+    assert done.returncode == 1
+    assert "bin 'v' holds both" in done.stderr and "--mixed-types makes" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+    done = cli(seeds, "query", f"test.{set_name}", "-o", str(out), "--mixed-types")
+    assert done.returncode == 0, done.stderr
+    assert sorted(pq.read_table(out).column("v").to_pylist()) == sorted(
+        str(i) if i % 2 else f"text {i}" for i in range(10)
+    )
+
+
 def test_no_records_is_success_with_an_empty_file(
     seeds: str, set_name: str, tmp_path: Path
 ) -> None:
