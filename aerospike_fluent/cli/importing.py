@@ -110,9 +110,9 @@ def command(
 
 
 def _dry_run(named: Target, file: str, source: Source, key_column: str, batch_size: int) -> None:
-    writer = _native.ArrowWriter(source.reader, named.namespace, str(named.set), key_column)
     rows = 0
     try:
+        writer = _native.ArrowWriter(source.reader, named.namespace, str(named.set), key_column)
         while (chunk := writer.next_chunk(batch_size)) is not None:
             rows += len(chunk)
     except (AerospikeError, pa.ArrowException) as e:

@@ -120,13 +120,29 @@ def test_a_wrong_key_column_fails_naming_the_columns(
 
 
 def test_a_null_key_stops_the_import_saying_where(
-    seeds: str, set_name: str, tmp_path: Path
+    seeds: str, sdb: af.SyncClient, set_name: str, tmp_path: Path
 ) -> None:
     source = tmp_path / "holes.csv"
     source.write_text("id,name\n1,a\n,b\n")
+    dry = cli(seeds, "import", f"test.{set_name}", str(source), "--key", "id", "--dry-run")
+    assert dry.returncode == 1
+    assert "key column 'id' is null at row 1" in dry.stderr
+    assert sdb.namespace("test").set(set_name).query().count() == 0
     done = cli(seeds, "import", f"test.{set_name}", str(source), "--key", "id")
     assert done.returncode == 1
     assert "key column 'id' is null at row 1" in done.stderr
+
+
+def test_a_column_that_cannot_be_a_bin_is_refused_before_writing(
+    seeds: str, sdb: af.SyncClient, set_name: str, tmp_path: Path
+) -> None:
+    source = tmp_path / "long.csv"
+    source.write_text("id,a_name_longer_than_fifteen\n1,a\n")
+    for extra in ([], ["--dry-run"]):
+        done = cli(seeds, "import", f"test.{set_name}", str(source), "--key", "id", *extra)
+        assert done.returncode == 1
+        assert "column 'a_name_longer_than_fifteen' cannot be a bin" in done.stderr
+    assert sdb.namespace("test").set(set_name).query().count() == 0
 
 
 def test_a_set_is_required(seeds: str, tmp_path: Path) -> None:
