@@ -10,10 +10,8 @@ import click
 
 from aerospike_fluent.cli import importing, info, query, records, serve
 from aerospike_fluent.cli.connection import group_connection_options
-from aerospike_fluent.cli.output import note
+from aerospike_fluent.cli.output import INTERRUPTED, note
 from aerospike_fluent.errors import AerospikeError
-
-INTERRUPTED = 130
 
 
 @click.group(context_settings={"max_content_width": 100})

@@ -8,7 +8,11 @@ cleanly). A query that fails leaves no file.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -127,12 +131,16 @@ class Output:
         self._partial = None if path is None else _hidden(path)
 
     def write(self, table: Any) -> None:
-        """Write the rows of ``table`` (the first table fixes the columns)."""
-        if self._rows is None:
-            sink: str | IO[bytes] = self._partial if self._partial else sys.stdout.buffer
-            self._rows = _open(self.fmt, sink, table.schema)
-        self._rows.write(table)
-        self.rows += table.num_rows
+        """Write the rows of ``table`` (the first table fixes the columns).
+
+        Ctrl-C waits for the rows to be written and counted, then interrupts.
+        """
+        with _ctrl_c_after():
+            if self._rows is None:
+                sink: str | IO[bytes] = self._partial if self._partial else sys.stdout.buffer
+                self._rows = _open(self.fmt, sink, table.schema)
+            self._rows.write(table)
+            self.rows += table.num_rows
 
     def finish(self) -> None:
         """Close and give the file its name; no rows make an empty file."""
@@ -161,6 +169,22 @@ class Output:
                     os.replace(self._partial, self.path)
                 elif os.path.exists(self._partial):
                     os.unlink(self._partial)
+
+
+@contextmanager
+def _ctrl_c_after() -> Iterator[None]:
+    """Hold a Ctrl-C back until the block is done, then raise it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pressed: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: pressed.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def _hidden(path: str) -> str:

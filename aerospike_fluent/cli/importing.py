@@ -13,7 +13,7 @@ from aerospike_fluent._types import Key
 from aerospike_fluent.cli import progress
 from aerospike_fluent.cli.connection import Connection, connection_options
 from aerospike_fluent.cli.files import FILE_FORMATS, format_of
-from aerospike_fluent.cli.output import fail, note
+from aerospike_fluent.cli.output import INTERRUPTED, fail, note
 from aerospike_fluent.cli.sources import Source, open_source
 from aerospike_fluent.cli.targets import Target, check_namespace, target
 from aerospike_fluent.errors import AerospikeError
@@ -106,6 +106,9 @@ def command(
                 )
             except (AerospikeError, pa.ArrowException) as e:
                 fail(f"{e} ({sent[0]:,} row(s) were written before it)")
+            except KeyboardInterrupt:
+                note(f"interrupted: {sent[0]:,} row(s) of {file} were written to {named}")
+                raise click.exceptions.Exit(INTERRUPTED) from None
     _summary(named, file, result)
 
 

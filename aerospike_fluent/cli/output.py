@@ -10,6 +10,9 @@ from typing import Any, NoReturn
 import click
 from rich.console import Console
 
+INTERRUPTED = 130
+"""The exit code after Ctrl-C (128 + SIGINT, as shells report it)."""
+
 stdout = Console(soft_wrap=False)
 stderr = Console(stderr=True, soft_wrap=True)
 

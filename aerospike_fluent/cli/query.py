@@ -12,15 +12,13 @@ from rich.table import Table
 from aerospike_fluent.cli import progress
 from aerospike_fluent.cli.connection import Connection, connection_options
 from aerospike_fluent.cli.files import FILE_FORMATS, Output, format_of
-from aerospike_fluent.cli.output import cell, fail, note, stdout
+from aerospike_fluent.cli.output import INTERRUPTED, cell, fail, note, stdout
 from aerospike_fluent.cli.targets import check_namespace, target
 from aerospike_fluent.errors import AerospikeError, ArrowSchemaError
 from aerospike_fluent.query import Query
 
 TABLE_ROWS = 1000
 """Records a terminal table shows when no ``--limit`` is given."""
-
-INTERRUPTED = 130
 
 
 @click.command(name="query")

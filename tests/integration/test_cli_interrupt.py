@@ -1,8 +1,9 @@
-"""An interrupted ``query`` (Ctrl-C) leaves a valid partial file, never a corrupt one (and no
-file when no row was read: ``tests/unit/test_cli_files.py``).
+"""Ctrl-C: an interrupted ``query`` leaves a valid partial file, never a corrupt one (and no
+file when no row was read: ``tests/unit/test_cli_files.py``); an interrupted ``import`` says
+how far it got.
 
-The query reads a two-node cluster whose second node holds its reply back, so the first node's
-records are written and the query is still running when the signal comes.
+Each runs on a two-node cluster whose second node holds its reply back, so the first node's
+part is done and the command is still running when the signal comes.
 """
 
 from __future__ import annotations
@@ -25,16 +26,25 @@ ROWS = 2000
 WAIT = 60.0
 
 
-def _wait_for_rows(proc: subprocess.Popen[str], partial: Path) -> None:
-    """Wait until the hidden file holds a row group (more than Parquet's 4-byte header)."""
+def _wait_for_rows(proc: subprocess.Popen[str], partial: Path, fmt: str) -> None:
+    """Wait until the hidden file holds rows: a Parquet row group past the 4-byte header, or a
+    CSV line past the header line."""
     deadline = time.monotonic() + WAIT
-    while not (partial.exists() and partial.stat().st_size > 4):
+    while not _has_rows(partial, fmt):
         if proc.poll() is not None:
             pytest.fail(f"the query ended before it was interrupted: {proc.communicate()}")
         if time.monotonic() > deadline:
             proc.kill()
             pytest.fail(f"no rows were written within {WAIT} s")
         time.sleep(0.05)
+
+
+def _has_rows(partial: Path, fmt: str) -> bool:
+    if not partial.exists():
+        return False
+    if fmt == "parquet":
+        return partial.stat().st_size > 4
+    return partial.read_bytes().count(b"\n") >= 2
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
@@ -57,7 +67,7 @@ def test_ctrl_c_keeps_the_rows_read_in_a_valid_file(tmp_path: Path, fmt: str) ->
             "50",
         )
         partial = tmp_path / f".rows.{fmt}.partial"
-        _wait_for_rows(proc, partial)
+        _wait_for_rows(proc, partial, fmt)
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=WAIT)
         assert proc.returncode == 130, stderr
@@ -72,3 +82,21 @@ def test_ctrl_c_keeps_the_rows_read_in_a_valid_file(tmp_path: Path, fmt: str) ->
         assert f"holds the {got.num_rows:,} record(s) read so far" in stderr
         assert all(row["n"] == row["id"] * 3 for row in got.to_pylist())
         assert len(set(got.column("id").to_pylist())) == got.num_rows
+
+
+def test_ctrl_c_stops_an_import_saying_how_far_it_got(tmp_path: Path) -> None:
+    source = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"id": list(range(ROWS)), "n": list(range(ROWS))}), source)
+    with EmbeddedCluster(2, 1) as cluster:
+        cluster.nodes[1].fault_delay(int(WAIT * 1000), 1)
+        first = cluster.nodes[0]
+        proc = cli_process(cluster.seeds, "import", "test.cut", str(source), "--key", "id")
+        deadline = time.monotonic() + WAIT
+        while first.stats()["records"] == 0:  # the first node took its part of a batch
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=WAIT)
+    assert proc.returncode == 130, stderr
+    assert stderr.startswith("interrupted: ")
+    assert f"row(s) of {source} were written to test.cut" in stderr

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 
 import click
@@ -11,6 +13,7 @@ import pyarrow.csv as pa_csv  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
+from aerospike_fluent.cli import files
 from aerospike_fluent.cli.files import Output, as_text, format_of
 from aerospike_fluent.cli.output import cell, plain
 from aerospike_fluent.cli.targets import Target, target, user_key
@@ -43,6 +46,25 @@ def test_an_interrupt_keeps_the_rows_written_in_a_valid_file(tmp_path: Path) -> 
     assert output.interrupted() is True
     assert pq.read_table(path).num_rows == 4
     assert [p.name for p in tmp_path.iterdir()] == [path.name]
+
+
+def test_ctrl_c_during_a_write_comes_once_the_rows_are_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "out.jsonl"
+    output = Output("jsonl", str(path))
+    write = files._JsonLines.write
+
+    def write_then_press_ctrl_c(self: files._JsonLines, table: pa.Table) -> None:
+        write(self, table)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(files._JsonLines, "write", write_then_press_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        output.write(ROWS)
+    assert output.rows == 2
+    assert output.interrupted() is True
+    assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == [1, 2]
 
 
 def test_a_failed_query_leaves_no_file(tmp_path: Path) -> None:
