@@ -92,9 +92,8 @@ def command(
         check_namespace(db, named.namespace)
         scope = db.namespace(named.namespace)
         query = (scope if named.set is None else scope.set(named.set)).query()
-        query = _shaped(
-            query, where, bins, limit if limit or fmt != "table" else TABLE_ROWS, records_per_second
-        )
+        most = limit or (TABLE_ROWS if fmt == "table" else None)
+        query = _shaped(query, where, bins, most, records_per_second)
         try:
             with progress.reading(quiet) as report:
                 query = query.on_progress(report)

@@ -51,6 +51,20 @@ def test_a_terminal_query_prints_a_table_of_the_records(seeds: str, people: str)
     assert "5 record(s)" in done.stderr
 
 
+def test_a_terminal_table_stops_at_a_thousand_rows_without_a_limit(
+    seeds: str, sdb: af.SyncClient, set_name: str
+) -> None:
+    rows = pa.table({"id": list(range(1200)), "v": list(range(1200))})
+    sdb.namespace("test").set(set_name).put_arrow(rows, key="id").raise_on_error()
+    done = cli(seeds, "query", f"test.{set_name}")
+    assert done.returncode == 0, done.stderr
+    assert sum(1 for line in done.stdout.splitlines() if line.startswith("│")) == 1000
+    assert "1,000 record(s): the first 1,000; --limit N for more" in done.stderr
+    more = cli(seeds, "query", f"test.{set_name}", "--limit", "1100")
+    assert sum(1 for line in more.stdout.splitlines() if line.startswith("│")) == 1100
+    assert more.stderr.strip() == "1,100 record(s)"
+
+
 @pytest.mark.parametrize("suffix", ["csv", "jsonl", "parquet"])
 def test_a_file_holds_what_to_arrow_returns(
     seeds: str, people: str, sdb: af.SyncClient, tmp_path: Path, suffix: str
