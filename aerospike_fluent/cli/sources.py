@@ -30,7 +30,7 @@ def open_source(path: str, fmt: str) -> Source:
         if fmt == "csv":
             return Source(_csv(path), None)
         if fmt == "jsonl":
-            table = pa_json.read_json(path)
+            table = _json_lines(path)
             return Source(
                 pa.RecordBatchReader.from_batches(table.schema, table.to_batches()), table.num_rows
             )
@@ -49,5 +49,25 @@ def _csv(path: str) -> Any:
     No bin holds a date; the text the file has is what a record can keep of it.
     """
     inferred = pa_csv.open_csv(path).schema
-    as_text = {f.name: pa.string() for f in inferred if pa.types.is_temporal(f.type)}
+    as_text = {f.name: pa.string() for f in inferred if _untimed(f.type) != f.type}
     return pa_csv.open_csv(path, convert_options=pa_csv.ConvertOptions(column_types=as_text))
+
+
+def _json_lines(path: str) -> Any:
+    """Read a JSON lines file, keeping as their text the dates and times Arrow would infer."""
+    table = pa_json.read_json(path)
+    schema = pa.schema([f.with_type(_untimed(f.type)) for f in table.schema])
+    if schema == table.schema:
+        return table
+    return pa_json.read_json(path, parse_options=pa_json.ParseOptions(explicit_schema=schema))
+
+
+def _untimed(kind: Any) -> Any:
+    """``kind`` with string wherever it holds a date, time or timestamp."""
+    if pa.types.is_temporal(kind):
+        return pa.string()
+    if pa.types.is_struct(kind):
+        return pa.struct([f.with_type(_untimed(f.type)) for f in kind])
+    if pa.types.is_list(kind):
+        return pa.list_(kind.value_field.with_type(_untimed(kind.value_type)))
+    return kind

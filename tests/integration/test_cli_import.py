@@ -78,6 +78,19 @@ def test_dates_and_times_in_csv_keep_their_text(
     assert record.bins == {"day": "2024-01-02", "at": "2024-01-02T03:04:05", "t": "10:11:12"}
 
 
+def test_dates_and_times_in_json_lines_keep_their_text(
+    seeds: str, sdb: af.SyncClient, set_name: str, tmp_path: Path
+) -> None:
+    source = tmp_path / "days.jsonl"
+    row = {"id": 1, "at": "2024-01-02T03:04:05", "seen": {"on": "2024-01-02"}, "n": 3}
+    source.write_text(json.dumps(row) + "\n")
+    done = cli(seeds, "import", f"test.{set_name}", str(source), "--key", "id")
+    assert done.returncode == 0, done.stderr
+    record = sdb.namespace("test").set(set_name).key(1).get()
+    assert record is not None
+    assert record.bins == {"at": "2024-01-02T03:04:05", "seen": {"on": "2024-01-02"}, "n": 3}
+
+
 def test_a_dry_run_reads_every_row_and_writes_none(
     seeds: str, sdb: af.SyncClient, set_name: str, tmp_path: Path
 ) -> None:
