@@ -88,7 +88,7 @@ class Verbs(dict[str, Callable[..., Any]]):
 class Executor(Generic[M]):
     """Runs programs against a native client; shared by every builder of one client."""
 
-    __slots__ = ("_native", "codecs", "dict_codecs", "transaction", "verbs")
+    __slots__ = ("_native", "codecs", "dict_codecs", "indexes", "transaction", "verbs")
     is_async: ClassVar[bool] = False
 
     def __init__(self, native: _native.Client) -> None:
@@ -100,6 +100,10 @@ class Executor(Generic[M]):
         """The codecs of model fields: the built-ins and the client's."""
         self.dict_codecs: Codecs | None = None
         """The client's own codecs (``connect(codecs=...)``), which plain dict puts use too."""
+        from aerospike_fluent._index_choice import Catalog
+
+        self.indexes: Catalog = Catalog()
+        """The namespaces' secondary indexes, for automatic index choice (shared by views)."""
 
     def with_codecs(self, codecs: Codecs | None) -> Executor[M]:
         """Use ``codecs`` (the client's own) for dict puts, and with the built-ins for models."""
@@ -156,6 +160,7 @@ class Executor(Generic[M]):
         other = type(self)(native)
         other.with_codecs(self.dict_codecs)
         other.transaction = txn
+        other.indexes = self.indexes
         return other
 
 
@@ -185,6 +190,7 @@ class AsyncExecutor(Executor[Async]):
         """Return an executor like this one (auto-batching too) on another native client."""
         other = AsyncExecutor(native, self._auto_batch)
         other.with_codecs(self.dict_codecs)
+        other.indexes = self.indexes
         return other
 
     def run(self, program: Program[T]) -> Any:
@@ -234,6 +240,7 @@ class SyncExecutor(Executor[Sync]):
         """Return an executor like this one on another native client."""
         other = SyncExecutor(native)
         other.with_codecs(self.dict_codecs)
+        other.indexes = self.indexes
         return other
 
     def call(self, call: Call) -> Any:
