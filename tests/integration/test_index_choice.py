@@ -119,3 +119,23 @@ def test_same_records_with_and_without_the_index(
         assert query.count() == len(scanned)
 
     same()
+
+
+def test_the_shared_server_answers_the_same_with_and_without_an_index(
+    sdb: af_sync.SyncClient, set_name: str
+) -> None:
+    """Against the suite's server (a real one with ``AEROSPIKE_HOST``): results only."""
+    records = sdb.namespace("test").set(set_name)
+    for i in range(60):
+        records.key(i).put({"n": i % 12, "tag": NAMES[i % 5]}, send_key=True)
+    index = records.create_index("n", "numeric", name=f"{set_name}_n")
+    try:
+        for where in ("$.n == 4", "$.n >= 3 and $.n < 9 and $.tag == 'bob'", "7 < $.n"):
+            query = records.query().where(where)
+            assert query.explain().index == index
+            keys = sorted(str(r.key[2]) for r in query.collect() if r.key is not None)
+            scanned = sorted(str(r.key[2]) for r in query.scan().collect() if r.key is not None)
+            assert keys == scanned
+            assert keys
+    finally:
+        records.drop_index(index)
