@@ -488,7 +488,8 @@ def connect(seeds: Seeds = None, **options: Any) -> Connecting:
             :class:`~aerospike_fluent.Policy` of call defaults per command family;
             ``profiles``: named policies for :meth:`Client.with_policy`; ``config``: a TOML
             file of all these (``AEROSPIKE_FLUENT_CONFIG`` names one too; explicit arguments
-            win over it).
+            win over it), or the official clients' dynamic YAML file (``.yaml``; also named by
+            ``AEROSPIKE_CLIENT_CONFIG_URL``), re-read while the client runs.
 
     """
     return Connecting(seeds, dict(options))

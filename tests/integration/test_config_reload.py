@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import anyio
 import pytest
 
 import aerospike_fluent as af
@@ -118,3 +119,27 @@ def test_a_file_refused_at_connect_connects_nothing(seeds: str, tmp_path: Path) 
     path.write_text(FIRST.replace("send_key: false", "send_key: maybe"))
     with pytest.raises(errors.InvalidTypeError, match=r"dynamic\.write\.send_key is true or false"):
         af_sync.connect(seeds, config=str(path))
+
+
+@pytest.mark.anyio
+async def test_an_auto_batching_async_client_follows_the_file(
+    seeds: str, set_name: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "aerospike.yaml"
+    path.write_text(FIRST)
+    async with af.connect(seeds, config=str(path), auto_batch=True) as db:
+        records = db.namespace("test").set(set_name)
+        await records.key("before").put({"name": "before"})
+        path.write_text(FIRST.replace("send_key: false", "send_key: true"))
+        deadline = time.monotonic() + WAIT
+        while db.metrics().config.applied == 0:
+            assert time.monotonic() < deadline, f"the file was not re-read within {WAIT} s"
+            await anyio.sleep(0.05)
+        await records.key("after").put({"name": "after"})
+        got = [await records.key(k).get() for k in ("before", "after")]  # through the batcher
+        assert [r.bins["name"] if r else None for r in got] == ["before", "after"]
+        stored = {
+            str(r.bins["name"]): r.key is not None and r.key[2] is not None
+            async for r in records.query()
+        }
+        assert stored == {"before": False, "after": True}
