@@ -95,7 +95,10 @@ class Watcher:
 
     def _run(self) -> None:
         while not self._stop.wait(self._current.interval) and self._owner() is not None:
-            self.check()
+            try:
+                self.check()
+            except Exception:  # the watcher outlives a surprise; the client keeps running
+                log.exception("%s: checking the dynamic configuration failed", self._current.path)
 
     def check(self) -> None:
         """Read the file once and apply it if it changed and reads well."""
@@ -109,7 +112,8 @@ class Watcher:
         if text == self._current.text:
             return
         try:
-            new = parse(path, text)
+            # static settings apply once, at connect: the check interval stays
+            new = dataclasses.replace(parse(path, text), interval=self._current.interval)
             self._apply(self._layers.with_file(new.policy))
         except AerospikeError as e:
             self._refuse(str(e), text)

@@ -9,6 +9,7 @@ import pytest
 
 import aerospike_fluent as af
 from aerospike_fluent import errors
+from aerospike_fluent._config_watch import Watcher
 from aerospike_fluent._config_yaml import URL_ENV
 from aerospike_fluent._options import prepare
 
@@ -174,3 +175,23 @@ def test_config_interval_reads_seconds_and_the_c_clients_milliseconds(
     path = _file(tmp_path, SHARED.replace("config_interval: 5000", f"config_interval: {given}"))
     prepared = prepare(None, {"config": str(path)}, stacklevel=1)
     assert prepared.dynamic is not None and prepared.dynamic[0].interval == seconds
+
+
+def test_a_reload_applies_the_dynamic_section_only(tmp_path: Path) -> None:
+    path = _file(tmp_path, SHARED)
+    prepared = prepare(None, {"config": str(path)}, stacklevel=1)
+    assert prepared.dynamic is not None
+    config, layers = prepared.dynamic
+    applied: list[af.Policy] = []
+    watcher = Watcher(config, layers, applied.append, lambda: watcher)
+    try:
+        path.write_text(
+            SHARED.replace("5000", "9000").replace("replica: MASTER", "replica: RANDOM")
+        )
+        watcher.check()
+        watcher.check()  # unchanged since: nothing more applied
+    finally:
+        watcher.stop()
+    assert [p.resolved().replica for p in applied] == ["random"]
+    assert watcher.current.interval == 5.0  # static: kept from connect
+    assert (watcher.counts().checks, watcher.counts().applied) == (2, 1)
