@@ -111,6 +111,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) send_done: bool,
     /// The request named its partitions (else: every partition this node masters).
     pub(crate) explicit: bool,
+    /// Counts each record the request examines (`query_records_read` in the statistics).
+    pub(crate) records_read: &'a std::sync::atomic::AtomicU64,
 }
 
 /// Runs the scan/query in `msg`, streaming results to `sink`. False when the peer is gone.
@@ -247,6 +249,7 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
         partitions,
         send_done: explicit || msg.header.info3 & INFO3_PARTITION_DONE != 0,
         explicit,
+        records_read: &shared.stats.records_read,
     })
 }
 
@@ -328,6 +331,8 @@ pub(crate) fn serves(shared: &Shared, p: &Plan<'_>, pid: usize) -> bool {
 /// Whether the plan selects `rec`; in an index query, at the entry of bval `at` (one of its
 /// matching elements has that bval).
 fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32, at: Option<i64>) -> bool {
+    p.records_read
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     if rec.expired(now_cl) {
         return false;
     }
