@@ -6,6 +6,7 @@
 mod operations;
 
 pub mod client;
+mod client_admin;
 mod client_cluster;
 pub mod config;
 pub mod connect;
