@@ -162,3 +162,23 @@ async def test_bad_input_is_refused_before_sending(fl: Flavor, secured: str) -> 
             await fl.run(db.admin.drop_user(""))
         with pytest.raises(errors.InvalidArgumentError, match="password must not be empty"):
             await fl.run(db.admin.create_user(unique("u"), "", []))
+
+
+async def test_batch_rows_and_queries_are_checked_per_set(fl: Flavor, secured: str) -> None:
+    name, role, allowed, other = unique("rows"), unique("role"), unique("s"), unique("s")
+    async with fl.connect(secured, user=ADMIN, password=ADMIN_PASSWORD) as db:
+        for set_name in (allowed, other):
+            await fl.run(db.namespace("test").set(set_name).key(1).put({"a": 1}))
+        await fl.run(db.admin.create_role(role, [Privilege("read", "test", allowed)]))
+        await fl.run(db.admin.create_user(name, "pw-3", [role]))
+    async with fl.connect(secured, user=name, password="pw-3") as user:
+        here, there = (user.namespace("test").set(s).key(1) for s in (allowed, other))
+        result = await fl.run(user.batch().get(here).get(there).put(here, {"a": 2}).execute())
+        assert [row.result_code for row in result] == [0, 81, 81]
+        assert isinstance(result.errors[0].error, errors.RoleViolationError)
+        rows = await fl.run(user.namespace("test").set(allowed).query().collect())
+        assert [r["a"] for r in rows] == [1]
+        with pytest.raises(errors.RoleViolationError):
+            await fl.run(user.namespace("test").set(other).query().collect())
+        with pytest.raises(errors.RoleViolationError):
+            await fl.run(user.namespace("test").set(allowed).truncate())
