@@ -131,3 +131,16 @@ def test_refusals_carry_the_real_codes(admin: Any) -> None:
         with pytest.raises(kind) as caught:
             call()
         assert caught.value.code == code
+
+
+def test_a_login_from_outside_the_allowlist_is_refused(
+    admin: Any, secured: tuple[str, int], lua_path: Path
+) -> None:
+    name, role = unique("far"), unique("role")
+    admin.admin_create_role(role, [{"code": aerospike.PRIV_READ}], whitelist=["10.0.0.0/8"])
+    admin.admin_create_user(name, "pw-5", [role])
+    with pytest.raises(ex.AerospikeError) as caught:
+        login(secured, lua_path, name, "pw-5")
+    assert caught.value.code == 82
+    admin.admin_set_whitelist(role, ["127.0.0.1"])
+    login(secured, lua_path, name, "pw-5").close()

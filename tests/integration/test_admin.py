@@ -182,3 +182,19 @@ async def test_batch_rows_and_queries_are_checked_per_set(fl: Flavor, secured: s
             await fl.run(user.namespace("test").set(other).query().collect())
         with pytest.raises(errors.RoleViolationError):
             await fl.run(user.namespace("test").set(allowed).truncate())
+
+
+async def test_an_allowlist_without_this_address_refuses_the_login(
+    fl: Flavor, secured: str
+) -> None:
+    name, role = unique("far"), unique("role")
+    async with fl.connect(secured, user=ADMIN, password=ADMIN_PASSWORD) as db:
+        await fl.run(db.admin.create_role(role, ["read"], allowlist=["10.0.0.0/8"]))
+        await fl.run(db.admin.create_user(name, "pw-4", [role]))
+        with pytest.raises(errors.ForbiddenError) as caught:
+            async with fl.connect(secured, user=name, password="pw-4"):
+                pass
+        assert caught.value.result_code == 82
+        await fl.run(db.admin.set_allowlist(role, ["10.0.0.0/8", "127.0.0.0/8"]))
+        async with fl.connect(secured, user=name, password="pw-4") as near:
+            assert await fl.run(near.namespace("test").set(role).key(1).get()) is None

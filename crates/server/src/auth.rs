@@ -43,6 +43,7 @@ pub mod rc {
     pub const INVALID_ALLOWLIST: u8 = 73;
     pub const NOT_AUTHENTICATED: u8 = 80;
     pub const ROLE_VIOLATION: u8 = 81;
+    pub const NOT_ALLOWLISTED: u8 = 82;
 }
 
 /// Seconds a session token stays valid (what the real server's default `session-ttl` is).
@@ -111,6 +112,12 @@ impl Users {
     /// The privileges `user` holds now (none for a user dropped since it logged in).
     pub fn privileges_of(&self, user: &str) -> Vec<Privilege> {
         self.read(|a| a.privileges_of(user).unwrap_or_default())
+    }
+
+    /// Whether `user` may connect from `peer` (its roles' allowlists; none: from anywhere).
+    fn admits(&self, user: &[u8], peer: Option<std::net::IpAddr>) -> bool {
+        let user = String::from_utf8_lossy(user);
+        self.read(|a| a.admits(&user, peer))
     }
 
     /// Connections logged in as `user`.
@@ -225,6 +232,7 @@ pub fn handle(
     match command {
         LOGIN => match (get(USER), get(CREDENTIAL)) {
             (Some(u), Some(c)) => match users.check(u, c) {
+                rc::OK if !users.admits(u, caller.peer) => reply(out, rc::NOT_ALLOWLISTED, None),
                 rc::OK => {
                     caller.log_in(String::from_utf8_lossy(u).into_owned(), &users.open);
                     let t = users.new_session(u);
@@ -236,6 +244,9 @@ pub fn handle(
         },
         AUTHENTICATE => match get(SESSION_TOKEN) {
             Some(t) => match users.session_owner(get(USER), t) {
+                Some(owner) if !users.admits(owner.as_bytes(), caller.peer) => {
+                    reply(out, rc::NOT_ALLOWLISTED, None)
+                }
                 Some(owner) => {
                     caller.log_in(owner, &users.open);
                     reply(out, rc::OK, None);
@@ -290,7 +301,7 @@ mod tests {
     #[test]
     fn login_then_session() {
         let users = Users::new(&[("admin".into(), "secret".into())]).expect("users");
-        let mut authed = Caller::new(true);
+        let mut authed = Caller::new(true, None);
         let mut out = Vec::new();
         let bad = client_hash("nope").expect("hash");
         assert!(handle(
@@ -330,7 +341,7 @@ mod tests {
         b.extend_from_slice(&[0; 12]);
         field(&mut b, USER, b"admin");
         field(&mut b, SESSION_TOKEN, &token);
-        let mut fresh = Caller::new(true);
+        let mut fresh = Caller::new(true, None);
         out.clear();
         assert!(handle(&b, Some(&users), false, &mut fresh, &mut out));
         assert_eq!(result(&out), rc::OK);
@@ -343,7 +354,7 @@ mod tests {
 
     #[test]
     fn malformed_and_disabled() {
-        let mut authed = Caller::new(false);
+        let mut authed = Caller::new(false, None);
         let mut out = Vec::new();
         assert!(!handle(&[0; 5], None, false, &mut authed, &mut out));
         let mut b = vec![0u8, 0, LOGIN, 3];

@@ -65,12 +65,13 @@ pub(crate) async fn accept_loop(
 
 /// Runs the TLS handshake when TLS is on (bounded in time), then serves the connection.
 async fn start(stream: TcpStream, shared: Arc<Shared>) {
+    let peer = stream.peer_addr().ok().map(|a| a.ip());
     match shared.tls.clone() {
-        None => serve(stream, shared).await,
+        None => serve(stream, shared, peer).await,
         Some(acceptor) => {
             if let Ok(Ok(tls)) = tokio::time::timeout(TLS_HANDSHAKE, acceptor.accept(stream)).await
             {
-                serve(tls, shared).await;
+                serve(tls, shared, peer).await;
             }
         }
     }
@@ -178,7 +179,7 @@ async fn flush_charged<S: Io>(stream: &mut S, out: &mut Vec<u8>, charge: &mut Ch
 
 /// Serves one connection: every complete request already received is answered before the
 /// replies are written, with one write for all of them.
-async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
+async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>, peer: Option<std::net::IpAddr>) {
     shared
         .stats
         .connections_open
@@ -191,7 +192,7 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
     let mut input = InBuf::new(shared.clone());
     let mut bufs = Buffers::default();
     let mut out_charge = Charge::new(shared.clone(), KEEP_OUT);
-    let mut caller = Caller::new(shared.users.is_some());
+    let mut caller = Caller::new(shared.users.is_some(), peer);
     loop {
         if input.available().len() < 8
             && (!flush_charged(&mut stream, &mut bufs.out, &mut out_charge).await

@@ -92,7 +92,7 @@ proptest! {
         let shared = Shared::new(&ServerConfig::default()).expect("default config");
         handle(&shared, &body);
         let mut out = Vec::new();
-        info::handle(&body, &shared, &crate::security::Caller::new(false), &mut out);
+        info::handle(&body, &shared, &crate::security::Caller::new(false, None), &mut out);
         prop_assert!(out.len() >= 8);
     }
 

@@ -89,6 +89,25 @@ impl Accounts {
         })
     }
 
+    /// Whether `user` may connect from `peer`: anywhere when none of its roles has an
+    /// allowlist, else from an address one of them lists.
+    pub fn admits(&self, user: &str, peer: Option<IpAddr>) -> bool {
+        let Some(u) = self.users.get(user) else {
+            return true;
+        };
+        let mut lists = u
+            .roles
+            .iter()
+            .filter_map(|r| self.roles.get(r))
+            .flat_map(|r| &r.allowlist)
+            .peekable();
+        if lists.peek().is_none() {
+            return true;
+        }
+        let Some(peer) = peer else { return false };
+        lists.any(|entry| matches(entry, peer))
+    }
+
     /// The privileges of `user`, through all its roles.
     pub fn privileges_of(&self, user: &str) -> Option<Vec<Privilege>> {
         let u = self.users.get(user)?;
@@ -259,6 +278,41 @@ fn valid_privileges(privileges: &[Privilege]) -> Result<(), Refused> {
     }
 }
 
+/// An address or a network and its prefix length.
+fn parse_entry(entry: &str) -> Option<(IpAddr, u8)> {
+    let (addr, prefix) = entry
+        .split_once('/')
+        .map_or((entry, None), |(a, p)| (a, Some(p)));
+    let ip = addr.parse::<IpAddr>().ok()?;
+    let longest = if ip.is_ipv4() { 32 } else { 128 };
+    let prefix = match prefix {
+        None => longest,
+        Some(p) => p.parse::<u8>().ok().filter(|p| *p <= longest)?,
+    };
+    Some((ip, prefix))
+}
+
+/// Whether allowlist `entry` covers `peer`.
+fn matches(entry: &str, peer: IpAddr) -> bool {
+    let Some((net, prefix)) = parse_entry(entry) else {
+        return false;
+    };
+    let bits = |ip: IpAddr| match ip {
+        IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32u32),
+        IpAddr::V6(v6) => (u128::from(v6), 128),
+    };
+    let peer = match (net, peer) {
+        (IpAddr::V4(_), IpAddr::V6(v6)) => v6.to_ipv4_mapped().map_or(peer, IpAddr::V4),
+        _ => peer,
+    };
+    let ((n, width), (p, peer_width)) = (bits(net), bits(peer));
+    if width != peer_width {
+        return false;
+    }
+    let shift = width - u32::from(prefix);
+    shift >= width || (n >> shift) == (p >> shift)
+}
+
 /// Each entry an address or a network (`address/prefix`).
 fn valid_allowlist(allowlist: &[String]) -> Result<(), Refused> {
     let entry_ok = |e: &String| {
@@ -327,6 +381,17 @@ mod tests {
             Err(rc::INVALID_ALLOWLIST)
         );
         assert_eq!(a.set_allowlist("r1", vec!["10.0.0.0/8".into()]), Ok(()));
+        let loopback = "127.0.0.1".parse().ok();
+        assert!(!a.admits("bob", loopback));
+        assert!(a.admits("bob", "10.1.2.3".parse().ok()));
+        assert!(a.admits("admin", loopback));
+        assert!(matches("::1", "::1".parse().expect("v6")));
+        assert!(matches(
+            "127.0.0.0/8",
+            "::ffff:127.0.0.9".parse().expect("mapped")
+        ));
+        assert!(matches("0.0.0.0/0", "8.8.8.8".parse().expect("v4")));
+        assert!(!matches("10.0.0.0/8", "11.0.0.1".parse().expect("v4")));
         assert_eq!(a.drop_role("read"), Err(rc::INVALID_ROLE));
         assert_eq!(a.drop_role("r1"), Ok(()));
         assert!(!a.allows("bob", Perm::Write, b"test", b"s"));

@@ -6,6 +6,7 @@ pub mod admin;
 pub mod privilege;
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
 use privilege::{Perm, Privilege};
@@ -25,15 +26,18 @@ pub struct Caller {
     pub authed: bool,
     user: Option<String>,
     open: Option<OpenCounts>,
+    /// The address the connection comes from (checked against its user's allowlists).
+    pub peer: Option<IpAddr>,
 }
 
 impl Caller {
     /// A new connection: authenticated already when the node has no security.
-    pub fn new(security_on: bool) -> Caller {
+    pub fn new(security_on: bool, peer: Option<IpAddr>) -> Caller {
         Caller {
             authed: !security_on,
             user: None,
             open: None,
+            peer,
         }
     }
 
