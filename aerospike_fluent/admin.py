@@ -101,7 +101,11 @@ class Admin(Generic[M]):
     ) -> None: ...
     def create_user(self, user: str, password: str, roles: Sequence[str] = ()) -> Any:
         """Create ``user`` with ``password`` and ``roles`` (predefined or created ones)."""
-        return self._call("admin_create_user", (user, password, _names("roles", roles)), discard)
+        return self._call(
+            "admin_create_user",
+            (_text("user", user), _text("password", password), _names("roles", roles)),
+            discard,
+        )
 
     @overload
     def drop_user(self: Admin[Async], user: str) -> Coroutine[Any, Any, None]: ...
@@ -109,7 +113,7 @@ class Admin(Generic[M]):
     def drop_user(self: Admin[Sync], user: str) -> None: ...
     def drop_user(self, user: str) -> Any:
         """Remove ``user``; its sessions end."""
-        return self._call("admin_drop_user", (user,), discard)
+        return self._call("admin_drop_user", (_text("user", user),), discard)
 
     @overload
     def change_password(
@@ -119,7 +123,9 @@ class Admin(Generic[M]):
     def change_password(self: Admin[Sync], user: str, password: str) -> None: ...
     def change_password(self, user: str, password: str) -> Any:
         """Set ``user``'s password; the client's own user proves the password it logged in with."""
-        return self._call("admin_change_password", (user, password), discard)
+        return self._call(
+            "admin_change_password", (_text("user", user), _text("password", password)), discard
+        )
 
     @overload
     def grant_roles(
@@ -129,7 +135,9 @@ class Admin(Generic[M]):
     def grant_roles(self: Admin[Sync], user: str, roles: Sequence[str]) -> None: ...
     def grant_roles(self, user: str, roles: Sequence[str]) -> Any:
         """Add ``roles`` to ``user``."""
-        return self._call("admin_grant_roles", (user, _names("roles", roles)), discard)
+        return self._call(
+            "admin_grant_roles", (_text("user", user), _names("roles", roles)), discard
+        )
 
     @overload
     def revoke_roles(
@@ -139,7 +147,9 @@ class Admin(Generic[M]):
     def revoke_roles(self: Admin[Sync], user: str, roles: Sequence[str]) -> None: ...
     def revoke_roles(self, user: str, roles: Sequence[str]) -> Any:
         """Remove ``roles`` from ``user``."""
-        return self._call("admin_revoke_roles", (user, _names("roles", roles)), discard)
+        return self._call(
+            "admin_revoke_roles", (_text("user", user), _names("roles", roles)), discard
+        )
 
     @overload
     def query_users(
@@ -149,7 +159,7 @@ class Admin(Generic[M]):
     def query_users(self: Admin[Sync], user: str | None = None) -> list[User]: ...
     def query_users(self, user: str | None = None) -> Any:
         """Return ``user`` (a list of one) or every user."""
-        return self._call("admin_query_users", (user,), _users)
+        return self._call("admin_query_users", (_text("user", user, None),), _users)
 
     @overload
     def query_roles(
@@ -159,7 +169,7 @@ class Admin(Generic[M]):
     def query_roles(self: Admin[Sync], role: str | None = None) -> list[Role]: ...
     def query_roles(self, role: str | None = None) -> Any:
         """Return ``role`` (a list of one) or every role, predefined ones included."""
-        return self._call("admin_query_roles", (role,), _roles)
+        return self._call("admin_query_roles", (_text("role", role, None),), _roles)
 
     @overload
     def create_role(
@@ -198,7 +208,7 @@ class Admin(Generic[M]):
         return self._call(
             "admin_create_role",
             (
-                role,
+                _text("role", role),
                 _privileges(privileges),
                 _names("allowlist", allowlist),
                 _int("read_quota", read_quota),
@@ -213,7 +223,7 @@ class Admin(Generic[M]):
     def drop_role(self: Admin[Sync], role: str) -> None: ...
     def drop_role(self, role: str) -> Any:
         """Remove ``role``; users holding it lose it."""
-        return self._call("admin_drop_role", (role,), discard)
+        return self._call("admin_drop_role", (_text("role", role),), discard)
 
     @overload
     def grant_privileges(
@@ -225,7 +235,9 @@ class Admin(Generic[M]):
     ) -> None: ...
     def grant_privileges(self, role: str, privileges: Sequence[Privilege | PrivilegeCode]) -> Any:
         """Add ``privileges`` to ``role``."""
-        return self._call("admin_grant_privileges", (role, _privileges(privileges)), discard)
+        return self._call(
+            "admin_grant_privileges", (_text("role", role), _privileges(privileges)), discard
+        )
 
     @overload
     def revoke_privileges(
@@ -237,7 +249,9 @@ class Admin(Generic[M]):
     ) -> None: ...
     def revoke_privileges(self, role: str, privileges: Sequence[Privilege | PrivilegeCode]) -> Any:
         """Remove ``privileges`` from ``role``."""
-        return self._call("admin_revoke_privileges", (role, _privileges(privileges)), discard)
+        return self._call(
+            "admin_revoke_privileges", (_text("role", role), _privileges(privileges)), discard
+        )
 
     @overload
     def set_allowlist(
@@ -247,7 +261,9 @@ class Admin(Generic[M]):
     def set_allowlist(self: Admin[Sync], role: str, allowlist: Sequence[str]) -> None: ...
     def set_allowlist(self, role: str, allowlist: Sequence[str]) -> Any:
         """Replace ``role``'s allowlist: addresses or networks (``10.0.0.0/8``); empty: any."""
-        return self._call("admin_set_allowlist", (role, _names("allowlist", allowlist)), discard)
+        return self._call(
+            "admin_set_allowlist", (_text("role", role), _names("allowlist", allowlist)), discard
+        )
 
     @overload
     def set_quotas(
@@ -261,9 +277,16 @@ class Admin(Generic[M]):
         """Set ``role``'s read and write quotas in records per second (0: none)."""
         return self._call(
             "admin_set_quotas",
-            (role, _int("read_quota", read_quota), _int("write_quota", write_quota)),
+            (_text("role", role), _int("read_quota", read_quota), _int("write_quota", write_quota)),
             discard,
         )
+
+
+def _text(what: str, value: str | None, *none_ok: None) -> Any:
+    """Return ``value`` when it is a str (or None, when ``none_ok`` is given)."""
+    if isinstance(value, str) or (none_ok and value is None):
+        return value
+    raise InvalidTypeError(f"{what} must be a str, not {value!r}")
 
 
 def _names(what: str, values: Sequence[str]) -> list[str]:

@@ -154,6 +154,10 @@ async def test_bad_input_is_refused_before_sending(fl: Flavor, secured: str) -> 
             Privilege("read", None, "s")
         with pytest.raises(errors.InvalidTypeError, match="roles must be a list"):
             await fl.run(db.admin.create_user(unique("u"), "pw", "read"))
+        with pytest.raises(errors.InvalidTypeError, match="user must be a str, not 7"):
+            await fl.run(db.admin.drop_user(7))  # type: ignore[call-overload]
+        with pytest.raises(errors.InvalidTypeError, match="role must be a str"):
+            await fl.run(db.admin.query_roles(b"r"))  # type: ignore[call-overload]
         with pytest.raises(errors.InvalidArgumentError, match='allowlist entry "nowhere"'):
             await fl.run(db.admin.set_allowlist(unique("r"), ["nowhere"]))
         with pytest.raises(errors.InvalidArgumentError, match="read_quota -1"):
