@@ -263,13 +263,15 @@ pub fn handle(
     true
 }
 
-fn field(out: &mut Vec<u8>, id: u8, data: &[u8]) {
+/// One admin field: its length (with the id byte), its id, its bytes.
+pub(crate) fn field(out: &mut Vec<u8>, id: u8, data: &[u8]) {
     out.extend_from_slice(&(data.len() as u32 + 1).to_be_bytes());
     out.push(id);
     out.extend_from_slice(data);
 }
 
-fn reply(out: &mut Vec<u8>, result: u8, token: Option<&[u8; 32]>) {
+/// A reply frame: a result code, and a login's session token.
+pub(crate) fn reply(out: &mut Vec<u8>, result: u8, token: Option<&[u8; 32]>) {
     let at = begin_frame(out);
     let mut head = [0u8; 16];
     head[1] = result;

@@ -3,7 +3,7 @@
 
 use super::accounts::{Accounts, Refused, Role};
 use super::privilege::{Perm, Privilege, FIRST_SCOPED};
-use crate::auth::{rc, Users, PROTO_ADMIN};
+use crate::auth::{field, rc, reply, Users, PROTO_ADMIN};
 use crate::wire::{begin_frame, end_frame, Reader};
 
 const CREATE_USER: u8 = 1;
@@ -272,17 +272,7 @@ fn record(out: &mut Vec<u8>, n_fields: u8) {
     out.extend_from_slice(&head);
 }
 
-fn field(out: &mut Vec<u8>, id: u8, data: &[u8]) {
-    out.extend_from_slice(&(data.len() as u32 + 1).to_be_bytes());
-    out.push(id);
-    out.extend_from_slice(data);
-}
-
 /// A frame holding only a result code.
 fn status(out: &mut Vec<u8>, code: u8) {
-    let at = begin_frame(out);
-    let mut head = [0u8; 16];
-    head[1] = code;
-    out.extend_from_slice(&head);
-    end_frame(out, at, PROTO_ADMIN);
+    reply(out, code, None);
 }

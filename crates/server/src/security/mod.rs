@@ -11,12 +11,10 @@ use std::sync::{Arc, Mutex};
 
 use privilege::{Perm, Privilege};
 
+use crate::auth::rc;
 use crate::record::RecReq;
 use crate::wire::{field, Msg};
 use crate::Shared;
-
-/// The result code of a request the caller's roles do not allow.
-pub const ROLE_VIOLATION: u8 = 81;
 
 /// Connections open per logged-in user.
 pub type OpenCounts = Arc<Mutex<HashMap<String, u32>>>;
@@ -96,13 +94,13 @@ impl Grants {
         }
     }
 
-    /// [`ROLE_VIOLATION`] when `perm` on `ns`/`set` is not granted.
+    /// ROLE_VIOLATION when `perm` on `ns`/`set` is not granted.
     pub fn refusal(&self, perm: Perm, ns: &[u8], set: &[u8]) -> Option<u8> {
         let granted = match &self.0 {
             None => true,
             Some(ps) => ps.iter().any(|p| p.allows(perm, ns, set)),
         };
-        (!granted).then_some(ROLE_VIOLATION)
+        (!granted).then_some(rc::ROLE_VIOLATION)
     }
 }
 
