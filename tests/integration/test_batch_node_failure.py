@@ -37,6 +37,10 @@ def _terminals(db: Any, set_name: str) -> dict[str, Any]:
         "exists": lambda: keys.exists(),
         "to_arrow": lambda: keys.to_arrow(),
         "keys.put": lambda: keys.put({"n": 2}),
+        "keys.touch": lambda: keys.touch(),
+        "batch.operate": lambda: (
+            db.batch().operate(s.key("a").add("n", 1)).timeout(0.05, retries=0).execute()
+        ),
         "batch": lambda: (
             db.batch().get(s.key("a")).put(s.key("c"), {"n": 3}).timeout(0.05, retries=0).execute()
         ),

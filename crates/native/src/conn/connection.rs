@@ -23,8 +23,8 @@ use tokio::time::Instant;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
+use crate::conn::frame::proto_header;
 use crate::metrics::NodeTraffic;
-use crate::request::scan_request::proto_header;
 
 /// Largest reply read (a record is at most 8 MiB on a server).
 const MAX_REPLY: usize = 64 << 20;

@@ -11,6 +11,7 @@ use pyo3::types::{
 
 use crate::convert::bytes_keys::{self, BytesKeys};
 use crate::convert::depth::{TooDeep, MAX_READ_DEPTH};
+pub use crate::errors::from_key;
 use crate::errors::invalid_argument;
 
 /// A GeoJSON value (particle type GEOJSON) as opposed to a plain string.
@@ -411,24 +412,6 @@ fn user_key(obj: &Bound<'_, PyAny>, bytes: BytesKeys) -> PyResult<Value> {
     Err(PyTypeError::new_err(format!(
         "user key must be str, int or bytes, not {tname:?}"
     )))
-}
-
-/// Convert a key to its Python tuple.
-pub fn from_key<'py>(py: Python<'py>, key: &Key) -> PyResult<Bound<'py, PyTuple>> {
-    let uk = match key.user_key() {
-        Some(v) => from_value(py, v)?,
-        None => py.None(),
-    };
-    let digest = PyBytes::new(py, &key.digest());
-    PyTuple::new(
-        py,
-        [
-            PyString::new(py, key.namespace()).into_any(),
-            PyString::new(py, key.set_name()).into_any(),
-            uk.into_bound(py),
-            digest.into_any(),
-        ],
-    )
 }
 
 /// The key tuple of a reply about `key`, reusing the caller's tuple `orig` where it can: as is

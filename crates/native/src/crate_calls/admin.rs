@@ -8,9 +8,9 @@ use aerospike::{Privilege, PrivilegeCode, Role, User};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::client::Inner;
 use crate::errors::invalid_argument;
 use crate::exec::completion::{IntoPy, OpResult};
-use crate::py::client::Inner;
 
 /// The privilege names a role may hold, global ones first (`admin.PrivilegeCode` in Python).
 pub const PRIVILEGE_NAMES: &[&str] = &[

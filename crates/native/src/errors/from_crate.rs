@@ -215,7 +215,7 @@ fn commit_error(py: Python<'_>, err: &AsError) -> PyErr {
         for r in records {
             let code = r.result_code().map_or(-1, |c| i32::from(u8::from(c)));
             if code != 0 {
-                failed.push((crate::convert::values::from_key(py, &r.key)?, code));
+                failed.push((super::from_key(py, &r.key)?, code));
             }
         }
         let in_doubt = err.in_doubt();

@@ -1,9 +1,15 @@
 //! The ground floor: the exception hierarchy and the one mapping from result codes to it;
 //! crate errors are mapped in `from_crate`.
 
+mod failure;
 mod from_crate;
+mod key_tuple;
+mod too_deep;
 
+pub use failure::{Failure, OpResult};
 pub use from_crate::{code_of, describe, in_doubt, pool_exhausted, to_py, waited_for_a_connection};
+pub use key_tuple::from_key;
+pub use too_deep::{TooDeep, MAX_READ_DEPTH};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTimeoutError, PyValueError};
@@ -388,11 +394,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// `DeserializeError` (code -2, PARSE_ERROR) for a value read nested too deeply.
-pub fn too_deep(
-    py: Python<'_>,
-    t: &crate::convert::depth::TooDeep,
-    key: Option<Bound<'_, PyAny>>,
-) -> PyErr {
+pub fn too_deep(py: Python<'_>, t: &TooDeep, key: Option<Bound<'_, PyAny>>) -> PyErr {
     let message = with_key(&t.message(), key.as_ref());
     let class = py.get_type::<DeserializeError>();
     match error_instance(class, Some(-2), &message, false, key) {

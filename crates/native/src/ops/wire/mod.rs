@@ -49,7 +49,7 @@ const INFO2_RESPOND_ALL_OPS: u8 = 1 << 7;
 const MAX_BIN_NAME: usize = 15;
 
 /// An op list as the wire carries it, and the header bits it asks for.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct WireOps {
     /// The ops, each with its size, type, particle type and bin name.
     pub bytes: Vec<u8>,

@@ -4,15 +4,13 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-use super::convert::{Converter, Row};
-use super::spec::{ArrowSpec, Spec};
-use super::table::ArrowTable;
-use super::ArrowSchemaError;
+use crate::client::Inner;
+use crate::convert::arrow::{ArrowSchemaError, ArrowSpec, ArrowTable, Converter, Row, Spec};
 use crate::convert::record::BatchRow;
 use crate::convert::values::Names;
-use crate::exec::completion::{IntoPy, OpResult};
-use crate::py::client::Inner;
-use crate::py::policy::Natives;
+use crate::errors::OpResult;
+use crate::exec::completion::IntoPy;
+use crate::policy::Natives;
 use crate::request::calls::{self, BatchOut};
 
 /// KEY_NOT_FOUND_ERROR: a missing record has no row.
@@ -32,7 +30,7 @@ pub fn read(
     rows: &Bound<'_, PyAny>,
     spec: &Bound<'_, ArrowSpec>,
 ) -> PyResult<impl std::future::Future<Output = OpResult<BatchTable>> + Send + 'static> {
-    let rows = crate::convert::batch_rows::to_rows(rows, &i.defaults.calls)?;
+    let rows = crate::request::batch_rows::to_rows(rows, &i.defaults.calls, false)?;
     let (i, spec) = (i.clone(), spec.get().spec.clone());
     Ok(async move {
         let out = calls::batch_crate(&i.worker_client(), p, rows).await?;
