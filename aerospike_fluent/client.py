@@ -31,6 +31,7 @@ from aerospike_fluent._indexes import IndexInfo, parse_index_list
 from aerospike_fluent._lifecycle import Closed
 from aerospike_fluent._options import Prepared, check_rack, config, prepare
 from aerospike_fluent._seeds import Embedded, Seeds, start
+from aerospike_fluent.admin import Admin
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo, node_infos
@@ -308,6 +309,11 @@ class Client(Generic[M]):
                 self._server.stop()
 
     # ------------------------------------------------------------------ admin
+    @property
+    def admin(self) -> Admin[M]:
+        """Users, roles and privileges (security administration, see :mod:`.admin`)."""
+        return Admin(self._ex)
+
     @overload
     def info(
         self: Client[Async], command: str, *, node: str | None = None

@@ -36,6 +36,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("LOOP_RUNTIME_AFTER", exec::completion::LOOP_RUNTIME_AFTER)?;
+    m.add("PRIVILEGE_NAMES", crate_calls::admin::PRIVILEGE_NAMES)?;
     errors::register(m)?;
     metrics::logs::install(m.py())?;
     convert::values::register(m)?;

@@ -27,6 +27,7 @@ mod read_touch;
 mod record;
 mod record_lock;
 mod request;
+mod security;
 mod sindex;
 mod stats;
 mod store;

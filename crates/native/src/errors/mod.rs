@@ -73,6 +73,20 @@ create_exception!(aerospike_fluent.errors, ElementExistsError, ServerError);
 create_exception!(aerospike_fluent.errors, OpNotApplicableError, ServerError);
 create_exception!(aerospike_fluent.errors, EnterpriseOnlyError, ServerError);
 create_exception!(aerospike_fluent.errors, ForbiddenError, ServerError);
+create_exception!(
+    aerospike_fluent.errors,
+    RoleViolationError,
+    ForbiddenError,
+    "The user's roles do not allow the command on that namespace or set (81)."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    AccessControlError,
+    ServerError,
+    "An admin command refused: a user that exists (61), an unknown role (70), a role that \
+     exists (71), a bad privilege (72), allowlist (73) or quota (74, 75), or a command or field \
+     the node does not take (54-56)."
+);
 create_exception!(aerospike_fluent.errors, SecondaryIndexError, ServerError);
 create_exception!(
     aerospike_fluent.errors,
@@ -211,7 +225,9 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         4 => py.get_type::<ParameterError>(),
         5 => py.get_type::<RecordExistsError>(),
         9 => timeout_type(py),
-        10 | 22 | 81 | 82 => py.get_type::<ForbiddenError>(),
+        81 => py.get_type::<RoleViolationError>(),
+        10 | 22 | 82 => py.get_type::<ForbiddenError>(),
+        54..=56 | 61 | 70..=75 => py.get_type::<AccessControlError>(),
         12 => py.get_type::<BinTypeError>(),
         13 => py.get_type::<RecordTooBigError>(),
         14 => py.get_type::<KeyBusyError>(),
@@ -222,7 +238,7 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         25 => py.get_type::<EnterpriseOnlyError>(),
         26 => py.get_type::<OpNotApplicableError>(),
         27 => py.get_type::<FilteredOutError>(),
-        51 | 60..=67 | 80 => py.get_type::<AuthenticationError>(),
+        51 | 60 | 62..=67 | 80 => py.get_type::<AuthenticationError>(),
         83 => py.get_type::<QuotaExceededError>(),
         100 => py.get_type::<UdfError>(),
         120 => py.get_type::<TransactionBlockedError>(),
@@ -349,6 +365,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         OpNotApplicableError,
         EnterpriseOnlyError,
         ForbiddenError,
+        RoleViolationError,
+        AccessControlError,
         SecondaryIndexError,
         IndexAlreadyExistsError,
         IndexNotFoundError,

@@ -7,6 +7,7 @@ mod operations;
 
 pub mod answering;
 pub mod client;
+mod client_admin;
 mod client_cluster;
 pub mod config;
 pub mod connect;
