@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use aerospike::expressions::Expression;
-use aerospike::policy::{BasePolicy, QueryDuration, ReadModeAp, ReadModeSc, Replica};
+use aerospike::policy::{BasePolicy, QueryDuration, ReadModeAp, ReadModeSc, ReadTouchTtl, Replica};
 use aerospike::{
     BatchDeletePolicy, BatchPolicy, BatchReadPolicy, BatchUdfPolicy, BatchWritePolicy, Expiration,
     GenerationPolicy, QueryPolicy, ReadPolicy, RecordExistsAction, WritePolicy,
@@ -62,6 +62,8 @@ pub struct CallDefaults {
     pub read_mode_sc: ReadModeSc,
     /// How `bytes` user keys are hashed.
     pub bytes_keys: BytesKeys,
+    /// Whether a read gives its record its write TTL again (`read_touch_ttl_percent`).
+    pub read_touch_ttl: ReadTouchTtl,
 }
 
 /// A client's defaults: its calls', and how it waits and counts.
@@ -154,6 +156,8 @@ impl Limits {
 struct WriteOptions {
     exists: RecordExistsAction,
     generation: Option<u32>,
+    /// The write's generation must exceed the record's (else equal it).
+    generation_gt: bool,
     expiration: Option<Expiration>,
     send_key: Option<bool>,
     durable_delete: Option<bool>,
@@ -165,6 +169,7 @@ impl Default for WriteOptions {
         WriteOptions {
             exists: RecordExistsAction::Update,
             generation: None,
+            generation_gt: false,
             expiration: None,
             send_key: None,
             durable_delete: None,
@@ -177,10 +182,10 @@ impl WriteOptions {
     fn policy(&self, d: &CallDefaults) -> WritePolicy {
         WritePolicy {
             record_exists_action: self.exists,
-            generation_policy: if self.generation.is_some() {
-                GenerationPolicy::ExpectGenEqual
-            } else {
-                GenerationPolicy::None
+            generation_policy: match (self.generation, self.generation_gt) {
+                (None, _) => GenerationPolicy::None,
+                (Some(_), false) => GenerationPolicy::ExpectGenEqual,
+                (Some(_), true) => GenerationPolicy::ExpectGenGreater,
             },
             generation: self.generation.unwrap_or(0),
             expiration: self.expiration.unwrap_or(d.expiration),
@@ -202,15 +207,19 @@ impl Natives {
         let mut write = options.policy(d);
         let mut udf = write.clone();
         limits.apply(&mut write.base_policy, &d.write, d, Role::Write);
+        // an operate that only reads touches as a read does
+        write.base_policy.read_touch_ttl = d.read_touch_ttl;
         write.records_per_second = limits.records_per_second;
         write.base_policy.filter_expression = filter.cloned();
         limits.apply(&mut udf.base_policy, &d.udf, d, Role::Write);
         udf.base_policy.filter_expression = filter.cloned();
         let mut read = ReadPolicy::default();
         limits.apply(&mut read.base_policy, &d.read, d, Role::Read);
+        read.base_policy.read_touch_ttl = d.read_touch_ttl;
         read.base_policy.filter_expression = filter.cloned();
         let mut batch = BatchPolicy::default();
         limits.apply(&mut batch.base_policy, &d.batch, d, Role::Read);
+        batch.base_policy.read_touch_ttl = d.read_touch_ttl;
         batch.base_policy.filter_expression = filter.cloned();
         let mut batch_write = BatchPolicy::write_default();
         limits.apply(&mut batch_write.base_policy, &d.batch, d, Role::Write);
@@ -224,7 +233,7 @@ impl Natives {
         }
         let batch_read_row = BatchReadPolicy {
             filter_expression: filter.cloned(),
-            ..BatchReadPolicy::default()
+            read_touch_ttl: d.read_touch_ttl,
         };
         let batch_write_row = BatchWritePolicy {
             record_exists_action: write.record_exists_action,
@@ -325,6 +334,7 @@ pub const BUILT_IN: CallDefaults = CallDefaults {
     read_mode_ap: ReadModeAp::One,
     read_mode_sc: ReadModeSc::Session,
     bytes_keys: BytesKeys::Blob,
+    read_touch_ttl: ReadTouchTtl::ServerDefault,
 };
 
 fn expiration(ttl: i64) -> PyResult<Expiration> {
@@ -418,6 +428,20 @@ fn read_mode_sc(name: &str) -> PyResult<ReadModeSc> {
     })
 }
 
+fn read_touch_ttl(percent: i32) -> PyResult<ReadTouchTtl> {
+    Ok(match percent {
+        0 => ReadTouchTtl::ServerDefault,
+        -1 => ReadTouchTtl::DontReset,
+        p @ 1..=100 => ReadTouchTtl::Percent(p as u8),
+        p => {
+            return Err(invalid_argument(format!(
+                "read_touch_ttl_percent must be 1..100, 0 (the namespace's) or -1 (never), \
+                 not {p}"
+            )))
+        }
+    })
+}
+
 type FamilyArg = (u32, u32, usize, u32);
 
 #[pymethods]
@@ -426,7 +450,7 @@ impl CallDefaults {
     #[new]
     #[pyo3(signature = (*, read, write, batch, query, udf, info_timeout_ms, retry_writes,
         send_key, ttl, durable_delete, compress, replica, read_mode_ap, read_mode_sc,
-        bytes_keys = "blob"))]
+        bytes_keys = "blob", read_touch_ttl_percent = 0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         read: FamilyArg,
@@ -444,6 +468,7 @@ impl CallDefaults {
         read_mode_ap: &str,
         read_mode_sc: &str,
         bytes_keys: &str,
+        read_touch_ttl_percent: i32,
     ) -> PyResult<Self> {
         Ok(CallDefaults {
             read: family(read),
@@ -461,6 +486,7 @@ impl CallDefaults {
             read_mode_ap: self::read_mode_ap(read_mode_ap)?,
             read_mode_sc: self::read_mode_sc(read_mode_sc)?,
             bytes_keys: BytesKeys::parse(bytes_keys)?,
+            read_touch_ttl: read_touch_ttl(read_touch_ttl_percent)?,
         })
     }
 
@@ -479,7 +505,7 @@ impl Policy {
     #[pyo3(signature = (*, ttl = None, generation = None, exists = 0, send_key = None,
         durable_delete = None, filter = None, total_timeout_ms = None, socket_timeout_ms = None,
         max_retries = None, retry_writes = None, respond_all_ops = true,
-        records_per_second = 0, short_query = false))]
+        records_per_second = 0, short_query = false, generation_gt = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         ttl: Option<i64>,
@@ -495,6 +521,7 @@ impl Policy {
         respond_all_ops: bool,
         records_per_second: u32,
         short_query: bool,
+        generation_gt: bool,
     ) -> PyResult<Self> {
         let retries = max_retries
             .map(|r| usize::try_from(r).map_err(|_| invalid_argument("max_retries must be >= 0")))
@@ -510,6 +537,7 @@ impl Policy {
         let write = WriteOptions {
             exists: exists_action(exists)?,
             generation,
+            generation_gt,
             expiration: ttl.map(expiration).transpose()?,
             send_key,
             durable_delete,
@@ -532,9 +560,11 @@ impl Policy {
             RecordExistsAction::ReplaceOnly => "replace_only",
             RecordExistsAction::CreateOnly => "create_only",
         };
-        let generation = w
-            .generation
-            .map_or_else(|| "None".to_owned(), |g| g.to_string());
+        let generation = match (w.generation, w.generation_gt) {
+            (None, _) => "None".to_owned(),
+            (Some(g), false) => g.to_string(),
+            (Some(g), true) => format!("GenerationBelow({g})"),
+        };
         let ttl = match w.expiration {
             None => "None".to_owned(),
             Some(Expiration::NamespaceDefault) => "0".to_owned(),

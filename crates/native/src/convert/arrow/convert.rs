@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use aerospike::{Key, Record as AsRecord, Value};
 use arrow_array::builder::{FixedSizeBinaryBuilder, UInt32Builder};
-use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_array::{ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions};
 use arrow_cast::{cast_with_options, CastOptions};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
@@ -13,10 +13,23 @@ use super::column::{natural, Column, Misfit};
 use super::kind::Kind;
 use super::spec::Spec;
 
-/// One row: the record and the key it was read under (its own key for scans).
+/// One row: the record and the key it was read under (its own key for scans). A batch read's
+/// missing record is a row too: an empty record, `found` false, null but for its key.
 pub struct Row<'a> {
     pub key: Option<&'a Key>,
     pub rec: &'a AsRecord,
+    pub found: bool,
+}
+
+impl<'a> Row<'a> {
+    /// A record read.
+    pub fn of(rec: &'a AsRecord) -> Self {
+        Row {
+            key: None,
+            rec,
+            found: true,
+        }
+    }
 }
 
 /// Where a column's values come from.
@@ -26,6 +39,7 @@ pub(super) enum Source {
     Digest,
     Generation,
     Ttl,
+    Found,
     Bin(String),
 }
 
@@ -119,8 +133,13 @@ impl Converter {
             let target = schema.field(i);
             let array = match source {
                 Source::Digest => digests(rows),
-                Source::Generation => uint32s(rows.iter().map(|r| Some(r.rec.generation))),
-                Source::Ttl => uint32s(rows.iter().map(|r| ttl(r.rec))),
+                Source::Generation => {
+                    uint32s(rows.iter().map(|r| r.found.then_some(r.rec.generation)))
+                }
+                Source::Ttl => uint32s(rows.iter().map(|r| ttl(r.rec).filter(|_| r.found))),
+                Source::Found => {
+                    Arc::new(BooleanArray::from_iter(rows.iter().map(|r| Some(r.found))))
+                }
                 Source::Key => fill(natural, layout, rows.iter().map(user_key), &mut || {
                     format!("the {} column (user keys)", target.name())
                 })?,
@@ -159,6 +178,7 @@ impl Converter {
             (&spec.digest, Source::Digest),
             (&spec.generation, Source::Generation),
             (&spec.ttl, Source::Ttl),
+            (&spec.found, Source::Found),
         ];
         for (name, source) in metas {
             let Some(name) = name else { continue };
@@ -209,6 +229,7 @@ fn meta_type(source: &Source, rows: &[Row<'_>], name: &str) -> Result<DataType, 
     Ok(match source {
         Source::Digest => DataType::FixedSizeBinary(20),
         Source::Generation | Source::Ttl => DataType::UInt32,
+        Source::Found => DataType::Boolean,
         Source::Key => key_kind(rows).resolve(&format!("the {name} column (user keys)"))?,
         Source::Bin(_) => DataType::Null,
     })
@@ -402,7 +423,7 @@ mod tests {
     }
 
     fn rows(recs: &[AsRecord]) -> Vec<Row<'_>> {
-        recs.iter().map(|rec| Row { key: None, rec }).collect()
+        recs.iter().map(Row::of).collect()
     }
 
     #[test]

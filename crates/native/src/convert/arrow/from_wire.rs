@@ -3,7 +3,8 @@
 //! decoded to a value first. The first chunk of a stream, decoded to crate records, fixes the
 //! columns (`convert.rs`, so both paths share one schema logic), then is converted here too.
 
-use arrow_array::builder::{FixedSizeBinaryBuilder, UInt32Builder};
+use aerospike::Key;
+use arrow_array::builder::{BooleanBuilder, FixedSizeBinaryBuilder, UInt32Builder};
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use std::sync::Arc;
 
@@ -17,10 +18,29 @@ use crate::convert::WireChunk;
 impl Converter {
     /// Convert one chunk read from the wire.
     pub fn convert_wire(&mut self, chunk: &WireChunk) -> Result<RecordBatch, ConvertError> {
+        self.convert_wire_keyed(chunk, None)
+    }
+
+    /// Convert one chunk read from the wire; `keys` (one per record): the keys a batch asked
+    /// for, whose user keys fill the key column (else the keys the server sent).
+    pub fn convert_wire_keyed(
+        &mut self,
+        chunk: &WireChunk,
+        keys: Option<&[&Key]>,
+    ) -> Result<RecordBatch, ConvertError> {
         if !self.has_layout() {
             // Inferring the columns needs the first chunk's values; converting it does not.
             let records = wire_records(chunk)?;
-            let rows: Vec<Row<'_>> = records.iter().map(|rec| Row { key: None, rec }).collect();
+            let rows: Vec<Row<'_>> = records
+                .iter()
+                .zip(chunk.records())
+                .enumerate()
+                .map(|(i, (rec, r))| Row {
+                    key: keys.map(|k| k[i]),
+                    rec,
+                    found: r.found,
+                })
+                .collect();
             self.schema(&rows)?;
         }
         let layout = self.layout().ok_or("no layout")?;
@@ -35,6 +55,7 @@ impl Converter {
                 Source::Digest => Filler::Digest(FixedSizeBinaryBuilder::with_capacity(n, 20)),
                 Source::Generation => Filler::Generation(UInt32Builder::with_capacity(n)),
                 Source::Ttl => Filler::Ttl(UInt32Builder::with_capacity(n)),
+                Source::Found => Filler::Found(BooleanBuilder::with_capacity(n)),
                 Source::Key => Filler::Key(Column::top(natural, layout)),
                 Source::Bin(name) => Filler::Bin(name.as_bytes(), Column::top(natural, layout)),
             })
@@ -46,7 +67,7 @@ impl Converter {
         // per position in a record, the column the previous record's bin there went to
         let mut hint: Vec<usize> = Vec::new();
         let now = unix_now();
-        for r in chunk.records() {
+        for (row, r) in chunk.records().iter().enumerate() {
             filled.fill(false);
             for (slot, (name, ptype, value)) in chunk.bins(r).enumerate() {
                 if ptype == particle::NIL {
@@ -89,17 +110,21 @@ impl Converter {
             for (i, col) in columns.iter_mut().enumerate() {
                 match col {
                     Filler::Digest(b) => b.append_value(r.digest).map_err(|e| e.to_string())?,
-                    Filler::Generation(b) => b.append_value(r.generation),
-                    Filler::Ttl(b) => b.append_option(ttl(r.expiration, now)),
+                    Filler::Generation(b) => b.append_option(r.found.then_some(r.generation)),
+                    Filler::Ttl(b) => b.append_option(ttl(r.expiration, now).filter(|_| r.found)),
+                    Filler::Found(b) => b.append_value(r.found),
                     Filler::Key(c) => {
-                        let key = match chunk.user_key(r) {
-                            Some((t, b)) => Some(
-                                particle::decode(t, b)
-                                    .map_err(|b| bad_message(&b, Some("the user key")))?,
-                            ),
-                            None => None,
+                        let decoded;
+                        let key = match (keys, chunk.user_key(r)) {
+                            (Some(keys), _) => keys[row].user_key(),
+                            (None, Some((t, b))) => {
+                                decoded = particle::decode(t, b)
+                                    .map_err(|b| bad_message(&b, Some("the user key")))?;
+                                Some(&decoded)
+                            }
+                            (None, None) => None,
                         };
-                        c.append(key.as_ref())
+                        c.append(key)
                             .map_err(|m| misfit_message("the key column", &m, &layout.origin))?;
                     }
                     Filler::Bin(_, c) if !filled[i] => {
@@ -114,6 +139,7 @@ impl Converter {
             let array: ArrayRef = match col {
                 Filler::Digest(mut b) => Arc::new(b.finish()),
                 Filler::Generation(mut b) | Filler::Ttl(mut b) => Arc::new(b.finish()),
+                Filler::Found(mut b) => Arc::new(b.finish()),
                 Filler::Key(mut c) | Filler::Bin(_, mut c) => {
                     c.finish().map_err(|e| e.to_string())?
                 }
@@ -130,6 +156,7 @@ enum Filler<'a> {
     Digest(FixedSizeBinaryBuilder),
     Generation(UInt32Builder),
     Ttl(UInt32Builder),
+    Found(BooleanBuilder),
     Key(Column),
     Bin(&'a [u8], Column),
 }
