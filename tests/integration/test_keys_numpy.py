@@ -67,3 +67,14 @@ async def test_bad_arguments_are_refused_before_the_wire(fl: Flavor, set_name: s
         await fl.run(keys.to_numpy("a", dtype=[("b", "i8")]))
     with pytest.raises(errors.InvalidArgumentError, match="bool"):
         await fl.run(keys.to_numpy(dtype=[("found", "i8"), ("n", "i8")]))
+
+
+async def test_a_reply_of_many_frames_is_read_whole(fl: Flavor, set_name: str) -> None:
+    s = fl.db.namespace("test").set(set_name)
+    rows = {i: {"n": i, "text": f"{i:06d}" * 50} for i in range(4000)}
+    (await fl.run(s.put_many(rows))).raise_on_error()
+    asked = [*range(3999, -1, -2), 10**6]
+    a = await fl.run(s.keys(asked).to_numpy("n", "text"))
+    assert a["found"].tolist() == [True] * 2000 + [False]
+    assert a["n"].tolist() == [*range(3999, -1, -2), 0]
+    assert a["text"][:2].tolist() == ["003999" * 50, "003997" * 50]
