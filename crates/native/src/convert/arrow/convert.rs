@@ -91,6 +91,19 @@ impl Converter {
         self.widen && self.spec.schema.is_none()
     }
 
+    /// Whether fixing the columns needs the first chunk's values: not when a given schema
+    /// types every column asked for.
+    pub(super) fn needs_values(&self) -> bool {
+        let spec = &self.spec;
+        match &spec.schema {
+            None => true,
+            Some(s) => spec
+                .key
+                .as_ref()
+                .is_some_and(|k| s.field_with_name(k).is_err()),
+        }
+    }
+
     /// The bins selected, if the read selects some.
     pub(super) fn selected(&self) -> Option<&[String]> {
         self.spec.bins.as_deref()

@@ -28,6 +28,9 @@ impl Converter {
         chunk: &WireChunk,
         keys: Option<&[&Key]>,
     ) -> Result<RecordBatch, ConvertError> {
+        if !self.has_layout() && !self.needs_values() {
+            self.schema(&[])?;
+        }
         if !self.has_layout() {
             // Inferring the columns needs the first chunk's values; converting it does not.
             let records = wire_records(chunk)?;
