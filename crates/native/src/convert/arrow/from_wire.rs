@@ -9,8 +9,8 @@ use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use std::sync::Arc;
 
 use super::column::{Column, Misfit};
-use super::convert::{cast_to, misfit_message, ConvertError, Converter, Row, Source};
-use super::widen::wire_records;
+use super::convert::{cast_to, misfit_message, ConvertError, Converter, Sample, Source};
+use super::kind::Kind;
 use crate::convert::particle::{self, Bad};
 use crate::convert::wire_chunk::{ttl, unix_now};
 use crate::convert::WireChunk;
@@ -28,23 +28,21 @@ impl Converter {
         chunk: &WireChunk,
         keys: Option<&[&Key]>,
     ) -> Result<RecordBatch, ConvertError> {
-        if !self.has_layout() && !self.needs_values() {
-            self.schema(&[])?;
-        }
         if !self.has_layout() {
-            // Inferring the columns needs the first chunk's values; converting it does not.
-            let records = wire_records(chunk)?;
-            let rows: Vec<Row<'_>> = records
-                .iter()
-                .zip(chunk.records())
-                .enumerate()
-                .map(|(i, (rec, r))| Row {
-                    key: keys.map(|k| k[i]),
-                    rec,
-                    found: r.found,
-                })
-                .collect();
-            self.schema(&rows)?;
+            let bins = if self.has_schema() {
+                Vec::new()
+            } else {
+                wire_kinds(chunk, self.selected())?
+            };
+            let key = match keys {
+                Some(keys) => keys
+                    .iter()
+                    .filter_map(|k| k.user_key())
+                    .fold(Kind::Empty, |k, v| k.merge(Kind::of(v))),
+                None => wire_key_kind(chunk)?,
+            };
+            let rows = chunk.len();
+            self.set_sample(Sample { bins, key, rows })?;
         }
         let layout = self.layout().ok_or("no layout")?;
         let schema = layout.schema.clone();
@@ -168,6 +166,60 @@ impl Filler<'_> {
     fn is_bin(&self, name: &[u8]) -> bool {
         matches!(self, Filler::Bin(n, _) if *n == name)
     }
+}
+
+/// What the values of each bin of `chunk` have in common, bins in order of first appearance
+/// (or of `selected`), read from their bytes: only lists, maps and the rarer types are decoded.
+fn wire_kinds(
+    chunk: &WireChunk,
+    selected: Option<&[String]>,
+) -> Result<Vec<(String, Kind)>, ConvertError> {
+    let mut kinds: Vec<(String, Kind)> = selected
+        .unwrap_or_default()
+        .iter()
+        .map(|n| (n.clone(), Kind::Empty))
+        .collect();
+    for r in chunk.records() {
+        for (i, (name, ptype, bytes)) in chunk.bins(r).enumerate() {
+            let kind = match ptype {
+                particle::NIL => continue,
+                particle::INTEGER => Kind::Int,
+                particle::FLOAT => Kind::Float,
+                particle::STRING => Kind::Str,
+                particle::BLOB => Kind::Bytes,
+                particle::BOOL => Kind::Bool,
+                _ => Kind::of(
+                    &particle::decode(ptype, bytes)
+                        .map_err(|b| bad_message(&b, Some(&String::from_utf8_lossy(name))))?,
+                ),
+            };
+            let slot = match kinds.get(i) {
+                Some((n, _)) if n.as_bytes() == name => Some(i),
+                _ => kinds.iter().position(|(n, _)| n.as_bytes() == name),
+            };
+            match slot {
+                Some(s) => {
+                    let k = std::mem::replace(&mut kinds[s].1, Kind::Empty);
+                    kinds[s].1 = k.merge(kind);
+                }
+                None if selected.is_some() => {}
+                None => kinds.push((String::from_utf8_lossy(name).into_owned(), kind)),
+            }
+        }
+    }
+    Ok(kinds)
+}
+
+/// What the user keys the server sent with `chunk`'s records have in common.
+fn wire_key_kind(chunk: &WireChunk) -> Result<Kind, ConvertError> {
+    let mut kind = Kind::Empty;
+    for r in chunk.records() {
+        if let Some((t, b)) = chunk.user_key(r) {
+            let v = particle::decode(t, b).map_err(|b| bad_message(&b, Some("the user key")))?;
+            kind = kind.merge(Kind::of(&v));
+        }
+    }
+    Ok(kind)
 }
 
 /// Append a bin's value from its particle bytes.
