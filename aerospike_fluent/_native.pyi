@@ -277,6 +277,7 @@ class CallDefaults:
         read_mode_ap: str,
         read_mode_sc: str,
         bytes_keys: str = "blob",
+        read_touch_ttl_percent: int = 0,
     ) -> CallDefaults: ...
     def __eq__(self, value: object, /) -> bool: ...
 
@@ -297,6 +298,7 @@ class Policy:
             idempotent).
         records_per_second: query pacing per node (0 = unlimited).
         short_query: a query expected to return few records.
+        generation_gt: the write's generation must exceed the record's (else equal it).
     """
 
     def __new__(
@@ -315,6 +317,7 @@ class Policy:
         respond_all_ops: bool = True,
         records_per_second: int = 0,
         short_query: bool = False,
+        generation_gt: bool = False,
     ) -> Policy: ...
 
 # ---------------------------------------------------------------- models
@@ -496,7 +499,7 @@ class Client:
         policy: Policy | None,
         spec: ArrowSpec,
     ) -> Pending:
-        """Read rows of a batch as an :class:`ArrowTable`: a row per record found."""
+        """Read rows of a batch as an :class:`ArrowTable`: a row per key, in order."""
     def batch_arrow_blocking(
         self, rows: Sequence[tuple[Any, ...]], policy: Policy | None, spec: ArrowSpec
     ) -> ArrowTable: ...
@@ -693,6 +696,7 @@ class ArrowSpec:
         generation: str | None = None,
         ttl: str | None = None,
         mixed: str | None = None,
+        found: str | None = None,
     ) -> ArrowSpec: ...
     @property
     def schema_bins(self) -> list[str] | None: ...

@@ -6,7 +6,7 @@ pub mod road;
 use std::sync::Arc;
 
 use aerospike::expressions::Expression;
-use aerospike::policy::{BasePolicy, QueryDuration, ReadModeAp, ReadModeSc, Replica};
+use aerospike::policy::{BasePolicy, QueryDuration, ReadModeAp, ReadModeSc, ReadTouchTtl, Replica};
 use aerospike::{
     BatchDeletePolicy, BatchPolicy, BatchReadPolicy, BatchUdfPolicy, BatchWritePolicy, Expiration,
     GenerationPolicy, QueryPolicy, ReadPolicy, RecordExistsAction, WritePolicy,
@@ -62,6 +62,8 @@ pub struct CallDefaults {
     pub read_mode_sc: ReadModeSc,
     /// How `bytes` user keys are hashed.
     pub bytes_keys: BytesKeys,
+    /// Whether a read gives its record its write TTL again (`read_touch_ttl_percent`).
+    pub read_touch_ttl: ReadTouchTtl,
 }
 
 /// A client's defaults: its calls', and how it waits and counts.
@@ -154,6 +156,8 @@ impl Limits {
 pub(crate) struct WriteOptions {
     pub(crate) exists: RecordExistsAction,
     pub(crate) generation: Option<u32>,
+    /// The write's generation must exceed the record's (else equal it).
+    pub(crate) generation_gt: bool,
     pub(crate) expiration: Option<Expiration>,
     pub(crate) send_key: Option<bool>,
     pub(crate) durable_delete: Option<bool>,
@@ -165,6 +169,7 @@ impl Default for WriteOptions {
         WriteOptions {
             exists: RecordExistsAction::Update,
             generation: None,
+            generation_gt: false,
             expiration: None,
             send_key: None,
             durable_delete: None,
@@ -177,10 +182,10 @@ impl WriteOptions {
     fn policy(&self, d: &CallDefaults) -> WritePolicy {
         WritePolicy {
             record_exists_action: self.exists,
-            generation_policy: if self.generation.is_some() {
-                GenerationPolicy::ExpectGenEqual
-            } else {
-                GenerationPolicy::None
+            generation_policy: match (self.generation, self.generation_gt) {
+                (None, _) => GenerationPolicy::None,
+                (Some(_), false) => GenerationPolicy::ExpectGenEqual,
+                (Some(_), true) => GenerationPolicy::ExpectGenGreater,
             },
             generation: self.generation.unwrap_or(0),
             expiration: self.expiration.unwrap_or(d.expiration),
@@ -202,15 +207,19 @@ impl Natives {
         let mut write = options.policy(d);
         let mut udf = write.clone();
         limits.apply(&mut write.base_policy, &d.write, d, Role::Write);
+        // an operate that only reads touches as a read does
+        write.base_policy.read_touch_ttl = d.read_touch_ttl;
         write.records_per_second = limits.records_per_second;
         write.base_policy.filter_expression = filter.cloned();
         limits.apply(&mut udf.base_policy, &d.udf, d, Role::Write);
         udf.base_policy.filter_expression = filter.cloned();
         let mut read = ReadPolicy::default();
         limits.apply(&mut read.base_policy, &d.read, d, Role::Read);
+        read.base_policy.read_touch_ttl = d.read_touch_ttl;
         read.base_policy.filter_expression = filter.cloned();
         let mut batch = BatchPolicy::default();
         limits.apply(&mut batch.base_policy, &d.batch, d, Role::Read);
+        batch.base_policy.read_touch_ttl = d.read_touch_ttl;
         batch.base_policy.filter_expression = filter.cloned();
         let mut batch_write = BatchPolicy::write_default();
         limits.apply(&mut batch_write.base_policy, &d.batch, d, Role::Write);
@@ -224,7 +233,7 @@ impl Natives {
         }
         let batch_read_row = BatchReadPolicy {
             filter_expression: filter.cloned(),
-            ..BatchReadPolicy::default()
+            read_touch_ttl: d.read_touch_ttl,
         };
         let batch_write_row = BatchWritePolicy {
             record_exists_action: write.record_exists_action,
@@ -325,4 +334,5 @@ pub const BUILT_IN: CallDefaults = CallDefaults {
     read_mode_ap: ReadModeAp::One,
     read_mode_sc: ReadModeSc::Session,
     bytes_keys: BytesKeys::Blob,
+    read_touch_ttl: ReadTouchTtl::ServerDefault,
 };

@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 
-use aerospike::policy::{ReadModeAp, ReadModeSc, Replica};
+use aerospike::policy::{ReadModeAp, ReadModeSc, ReadTouchTtl, Replica};
 use aerospike::{Expiration, RecordExistsAction};
 use parking_lot::Mutex;
 
@@ -17,7 +17,7 @@ impl CallDefaults {
     #[new]
     #[pyo3(signature = (*, read, write, batch, query, udf, info_timeout_ms, retry_writes,
         send_key, ttl, durable_delete, compress, replica, read_mode_ap, read_mode_sc,
-        bytes_keys = "blob"))]
+        bytes_keys = "blob", read_touch_ttl_percent = 0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         read: FamilyArg,
@@ -35,6 +35,7 @@ impl CallDefaults {
         read_mode_ap: &str,
         read_mode_sc: &str,
         bytes_keys: &str,
+        read_touch_ttl_percent: i32,
     ) -> PyResult<Self> {
         Ok(CallDefaults {
             read: family(read),
@@ -52,6 +53,7 @@ impl CallDefaults {
             read_mode_ap: self::read_mode_ap(read_mode_ap)?,
             read_mode_sc: self::read_mode_sc(read_mode_sc)?,
             bytes_keys: BytesKeys::parse(bytes_keys)?,
+            read_touch_ttl: read_touch_ttl(read_touch_ttl_percent)?,
         })
     }
 
@@ -70,7 +72,7 @@ impl Policy {
     #[pyo3(signature = (*, ttl = None, generation = None, exists = 0, send_key = None,
         durable_delete = None, filter = None, total_timeout_ms = None, socket_timeout_ms = None,
         max_retries = None, retry_writes = None, respond_all_ops = true,
-        records_per_second = 0, short_query = false))]
+        records_per_second = 0, short_query = false, generation_gt = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         ttl: Option<i64>,
@@ -86,6 +88,7 @@ impl Policy {
         respond_all_ops: bool,
         records_per_second: u32,
         short_query: bool,
+        generation_gt: bool,
     ) -> PyResult<Self> {
         let retries = max_retries
             .map(|r| usize::try_from(r).map_err(|_| invalid_argument("max_retries must be >= 0")))
@@ -101,6 +104,7 @@ impl Policy {
         let write = WriteOptions {
             exists: exists_action(exists)?,
             generation,
+            generation_gt,
             expiration: ttl.map(expiration).transpose()?,
             send_key,
             durable_delete,
@@ -123,9 +127,11 @@ impl Policy {
             RecordExistsAction::ReplaceOnly => "replace_only",
             RecordExistsAction::CreateOnly => "create_only",
         };
-        let generation = w
-            .generation
-            .map_or_else(|| "None".to_owned(), |g| g.to_string());
+        let generation = match (w.generation, w.generation_gt) {
+            (None, _) => "None".to_owned(),
+            (Some(g), false) => g.to_string(),
+            (Some(g), true) => format!("GenerationBelow({g})"),
+        };
         let ttl = match w.expiration {
             None => "None".to_owned(),
             Some(Expiration::NamespaceDefault) => "0".to_owned(),
@@ -228,6 +234,20 @@ fn read_mode_sc(name: &str) -> PyResult<ReadModeSc> {
             return Err(invalid_argument(format!(
                 "read_mode_sc must be 'session', 'linearize', 'allow_replica' or \
                  'allow_unavailable', not {other:?}"
+            )))
+        }
+    })
+}
+
+fn read_touch_ttl(percent: i32) -> PyResult<ReadTouchTtl> {
+    Ok(match percent {
+        0 => ReadTouchTtl::ServerDefault,
+        -1 => ReadTouchTtl::DontReset,
+        p @ 1..=100 => ReadTouchTtl::Percent(p as u8),
+        p => {
+            return Err(invalid_argument(format!(
+                "read_touch_ttl_percent must be 1..100, 0 (the namespace's) or -1 (never), \
+                 not {p}"
             )))
         }
     })

@@ -267,8 +267,9 @@ async fn ask_node(
             .await
             .ok_or(lost(true))?
             .ok_or(lost(false))?;
+        let mut at = 0;
         loop {
-            let body = &conn.buf[8..8 + size];
+            let body = &conn.buf[at + 8..at + 8 + size];
             // A reply this path cannot read: the crate runs reads again (they are
             // idempotent); writes were sent without a readable answer.
             let last = parse_frame(body, rows, asks, &label, &mut got).map_err(|_| {
@@ -281,13 +282,12 @@ async fn ask_node(
             if last {
                 break;
             }
-            conn.buf.drain(..8 + size);
-            size = within(limits.next_read(), conn.read_frame(AS_MSG))
+            (at, size) = within(limits.next_read(), conn.next_frame(at + 8 + size, AS_MSG))
                 .await
                 .ok_or(lost(true))?
                 .ok_or(lost(false))?;
         }
-        if conn.buf.len() == 8 + size {
+        if conn.buf.len() == at + 8 + size {
             lease.release(pool);
         }
         Ok(())

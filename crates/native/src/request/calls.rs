@@ -373,18 +373,13 @@ impl BatchOut {
 }
 
 impl BatchOut {
-    /// Each crate row's operation, key tuple, outcome and shape (for another output format,
-    /// which reads batches through [`batch_crate`]).
-    pub(crate) fn parts(
-        &self,
-    ) -> impl Iterator<Item = (&BatchOperation, &Py<PyAny>, Outcome, Option<&Answers>)> {
+    /// Each row as it finished, and whether its record holds a value nested deeper than the
+    /// client reads (for another output format).
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (&Done, bool)> {
         self.0
             .iter()
-            .zip(&self.1)
-            .filter_map(|(done, (key, outcome, shape))| match done {
-                Done::Crate(op) => Some((&**op, key, *outcome, shape.as_deref())),
-                _ => None,
-            })
+            .zip(&self.2)
+            .map(|(done, deep)| (done, deep.is_some()))
     }
 }
 

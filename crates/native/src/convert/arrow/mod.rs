@@ -22,7 +22,8 @@ mod write;
 use pyo3::prelude::*;
 
 pub use crate::errors::ArrowSchemaError;
-pub use convert::{Converter, Row};
+pub use convert::{ConvertError, Converter, Row};
+pub use widen::wire_records;
 pub use spec::{ArrowSpec, Spec};
 pub use table::ArrowTable;
 pub use write::{take_rows, Put};
