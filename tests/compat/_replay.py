@@ -14,6 +14,10 @@ INFO1_READ, INFO1_GET_ALL, INFO1_BATCH = 1, 2, 8
 INFO2_WRITE = 1
 INFO3_LAST = 1
 NAMESPACE, SET, DIGEST, BATCH_INDEX, FILTER_EXP = 0, 1, 4, 41, 43
+QUERY_ID, INDEX_RANGE = 7, 22
+UDF_PACKAGE, UDF_FUNCTION, UDF_ARGLIST, UDF_OP = 30, 31, 32, 33
+UDF_OP_BACKGROUND = 2
+INFO1_SHORT_QUERY = 4
 OP_READ, OP_WRITE = 1, 2
 INTEGER = 1
 BATCH_ROW_REPEAT = 1
@@ -64,6 +68,34 @@ def crate_batch_with_filter(namespace: str, digests: Sequence[Digest], filter_ex
     overstated = struct.pack(">I", len(batch) - 4 + len(filter_field))
     batch = overstated + batch[4:]
     return frame(header(INFO1_READ | INFO1_BATCH, 2) + filter_field + batch)
+
+
+def int_range(bin_name: str, low: int, high: int) -> bytes:
+    """An index range field's value: one range of integers on ``bin_name``, both ends included."""
+    name = bin_name.encode()
+    return bytes([1, len(name)]) + name + struct.pack(">BIqIq", INTEGER, 8, low, 8, high)
+
+
+def crate_background_udf(
+    set_name: str,
+    job_id: int,
+    udf: tuple[str, str, bytes],
+    index_range: bytes | None = None,
+    info1: int = INFO1_READ,
+) -> bytes:
+    """A background UDF query as the Rust crate 1.x/2.x sends it: the read flag only, the
+    UDF-op field saying "background", then module, function and packed argument list."""
+    module, function, args = udf
+    fields = field(NAMESPACE, b"test") + field(SET, set_name.encode())
+    fields += field(QUERY_ID, struct.pack(">Q", job_id))
+    n_fields = 7
+    if index_range is not None:
+        fields += field(INDEX_RANGE, index_range)
+        n_fields += 1
+    fields += field(UDF_OP, bytes([UDF_OP_BACKGROUND]))
+    fields += field(UDF_PACKAGE, module.encode()) + field(UDF_FUNCTION, function.encode())
+    fields += field(UDF_ARGLIST, args)
+    return frame(header(info1, n_fields) + fields)
 
 
 def write_int(set_name: str, digest: Digest, bin_name: bytes, value: int, ttl: int = 0) -> bytes:
