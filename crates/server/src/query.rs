@@ -11,14 +11,10 @@ use crate::engine_ops::{self, View};
 use crate::query_kind::QueryKind;
 use crate::record::rc;
 use crate::sindex::bval::{self, Position};
-use crate::sindex::{
-    canonical, indexed_value, Collection, Filter, IndexType, SIndex, Span, Wanted,
-};
+use crate::sindex::{self, indexed_value, Collection, Filter, IndexType, SIndex, Span};
 use crate::store::{Digest, Namespace, Record, N_PARTITIONS};
 use crate::wire::*;
 use crate::{aggregate, background, cluster, Shared};
-
-const INDEX_NOT_FOUND: u8 = 201;
 
 /// Whether `msg` is a background job or an aggregation: work that runs to completion before
 /// its reply, off the runtime thread.
@@ -180,37 +176,12 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
         .ok_or(rc::NAMESPACE_NOT_FOUND)?;
     let set_name = f.get(field::SET).filter(|s| !s.is_empty());
     let set = set_name.map(|s| ns.find_set(s));
-    let index = match f.get(field::INDEX_RANGE) {
+    let set_str = set_name
+        .and_then(|s| std::str::from_utf8(s).ok())
+        .unwrap_or("");
+    let index = match sindex::request::requested(f, &ns.name, set_str, &shared.sindexes)? {
         None => None,
-        Some(range) => {
-            let filter = Filter::parse(range).ok_or(rc::PARAMETER)?;
-            let collection = match f.get(field::INDEX_TYPE) {
-                Some(t) => {
-                    Collection::from_wire(*t.first().ok_or(rc::PARAMETER)?).ok_or(rc::PARAMETER)?
-                }
-                None => Collection::Default,
-            };
-            let name = f
-                .get(field::INDEX_NAME)
-                .and_then(|n| std::str::from_utf8(n).ok());
-            let set_str = set_name
-                .and_then(|s| std::str::from_utf8(s).ok())
-                .unwrap_or("");
-            let want = Wanted {
-                bin: &filter.bin,
-                ptype: filter.ptype,
-                collection,
-                name,
-                context: match f.get(field::INDEX_CONTEXT) {
-                    Some(bytes) => Some(canonical(bytes).ok_or(rc::PARAMETER)?),
-                    None => None,
-                },
-                exp: f.get(field::INDEX_EXPRESSION).map(<[u8]>::to_vec),
-            };
-            let idx = shared
-                .sindexes
-                .lookup(&ns.name, set_str, &want)
-                .ok_or(INDEX_NOT_FOUND)?;
+        Some((idx, filter)) => {
             ns.forget_indexes(|def| shared.sindexes.holds(def));
             Some((ns.index(&idx), filter))
         }
