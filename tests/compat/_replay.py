@@ -12,8 +12,9 @@ PROTO_MSG = 3
 MSG_HEADER = 22
 INFO1_READ, INFO1_GET_ALL, INFO1_BATCH = 1, 2, 8
 INFO2_WRITE = 1
-INFO3_LAST = 1
+INFO3_LAST, INFO3_PARTITION_DONE = 1, 4
 NAMESPACE, SET, DIGEST, BATCH_INDEX, FILTER_EXP = 0, 1, 4, 41, 43
+PID_ARRAY, N_PARTITIONS = 11, 4096
 QUERY_ID, INDEX_NAME, INDEX_RANGE, INDEX_CONTEXT, INDEX_EXPRESSION, INDEX_TYPE = (
     7,
     21,
@@ -93,10 +94,15 @@ def int_range(bin_name: str, low: int, high: int) -> bytes:
 
 
 def query(set_name: str, fields: Sequence[tuple[int, bytes]]) -> bytes:
-    """A foreground query of every bin of ``set_name`` with the given extra fields."""
+    """A foreground query of every bin of ``set_name`` over every partition, with the given
+    extra fields, as the crate 3.x sends it (a real node refuses a query without partitions)."""
+    every_partition = b"".join(struct.pack("<H", pid) for pid in range(N_PARTITIONS))
     body = field(NAMESPACE, b"test") + field(SET, set_name.encode())
+    body += field(PID_ARRAY, every_partition)
     body += b"".join(field(ftype, data) for ftype, data in fields)
-    return frame(header(INFO1_READ, 2 + len(fields)) + body)
+    head = bytearray(header(INFO1_READ, 3 + len(fields)))
+    head[3] = INFO3_PARTITION_DONE
+    return frame(bytes(head) + body)
 
 
 def crate_background_udf(
@@ -160,10 +166,18 @@ def exchange(
     replies: list[Reply] = []
     with socket.create_connection(address, timeout=timeout) as sock:
         sock.sendall(request)
-        while not replies or (until_last and not replies[-1].info3 & INFO3_LAST):
+        while not replies or (until_last and not _ends(replies[-1])):
             size = struct.unpack(">Q", _read(sock, 8))[0] & 0xFFFF_FFFF_FFFF
             replies += _messages(_read(sock, size))
     return replies
+
+
+def _ends(reply: Reply) -> bool:
+    """Whether a batch or stream ends with ``reply``: marked last, or (a real node's refusal)
+    an error that is not a partition's."""
+    return bool(reply.info3 & INFO3_LAST) or (
+        reply.result_code != 0 and not reply.info3 & INFO3_PARTITION_DONE
+    )
 
 
 def _messages(body: bytes) -> list[Reply]:
