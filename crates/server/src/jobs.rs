@@ -9,6 +9,10 @@ use crate::query_kind::QueryKind;
 
 /// Jobs remembered; the oldest is forgotten first.
 const JOBS_KEPT: usize = 1024;
+/// What a real node reports of every background job: the bytes of its one reply (proto header
+/// and message header) and the socket timeout it keeps for it.
+const FIN_BYTES: usize = 30;
+const SOCKET_TIMEOUT_MS: u32 = 10_000;
 
 /// One finished job.
 pub(crate) struct Job {
@@ -37,7 +41,8 @@ impl Job {
         }
         s += &format!(
             ":active-threads=0:status=done(ok):job-progress=100.00:run-time={}:\
-time-since-done={}:recs-succeeded={}:recs-failed={}:job-type={}",
+time-since-done={}:recs-succeeded={}:recs-failed={}:job-type={}:net-io-bytes={FIN_BYTES}:\
+socket-timeout={SOCKET_TIMEOUT_MS}",
             self.run_time.as_millis(),
             self.finished.elapsed().as_millis(),
             self.succeeded,
@@ -110,11 +115,16 @@ mod tests {
         jobs.done(job(8, false));
         let seven = jobs.show(7).expect("job 7");
         assert!(seven.starts_with("trid=7:ns=test:set=s:active-threads=0:status=done(ok):"));
-        assert!(seven.contains(":recs-succeeded=3:recs-failed=1:job-type=background-udf:"));
+        assert!(seven.contains(
+            ":recs-succeeded=3:recs-failed=1:job-type=background-udf:net-io-bytes=30:\
+socket-timeout=10000:"
+        ));
         assert!(seven.ends_with(":udf-filename=m:udf-function=f:udf-active=0"));
         let eight = jobs.show(8).expect("job 8");
         assert!(eight.starts_with("trid=8:ns=test:active-threads=0:"));
-        assert!(eight.ends_with(":job-type=background-ops:ops-active=0"));
+        assert!(eight.ends_with(
+            ":job-type=background-ops:net-io-bytes=30:socket-timeout=10000:ops-active=0"
+        ));
         assert!(jobs.show(9).is_none());
         let all = jobs.show_all();
         assert!(all.starts_with("trid=8:") && all.contains(";trid=7:"));
