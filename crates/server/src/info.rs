@@ -684,21 +684,17 @@ fn job_id(args: &str) -> Result<u64, String> {
         .ok_or_else(|| error(PARAMETER, "bad id"))
 }
 
-/// `query-show[:id=N]`: background jobs run to completion before their reply, reported with
-/// a real server's field names. Without an id, every job the node remembers: none here, as
-/// they are kept only to be looked up by id.
+/// `query-show[:id=N]`: background jobs run to completion before their reply, so every job
+/// the node remembers is done. Without an id, all of them.
 fn job_show(shared: &Shared, args: &str) -> Result<String, String> {
     if param(&params(args), &["id", "trid"]).is_none() {
-        return Ok(String::new());
+        return Ok(shared.jobs.show_all());
     }
     let id = job_id(args)?;
-    match shared.job(id) {
-        Some((ok, failed)) => Ok(format!(
-            "trid={id}:status=done(ok):job-progress=100.00:recs-succeeded={ok}:\
-recs-failed={failed}"
-        )),
-        None => Err(error(NOT_FOUND, "job not found")),
-    }
+    shared
+        .jobs
+        .show(id)
+        .ok_or_else(|| error(NOT_FOUND, "job not found"))
 }
 
 #[cfg(test)]
