@@ -23,9 +23,9 @@ use pyo3::prelude::*;
 
 pub use crate::errors::ArrowSchemaError;
 pub use convert::{ConvertError, Converter, Row};
-pub use widen::wire_records;
 pub use spec::{ArrowSpec, Spec};
 pub use table::ArrowTable;
+pub use widen::wire_records;
 pub use write::{take_rows, Put};
 
 /// How the `batch_arrow` operation takes its `ArrowSpec`.
