@@ -79,3 +79,16 @@ async def test_server_refusals_on_either_road_read_alike(fl: Flavor, set_name: s
     for e in refused:
         assert_our_words(e)
     assert isinstance(refused[0], errors.RecordExistsError)
+
+
+async def test_a_seed_nobody_listens_on_is_named_in_our_words(fl: Flavor) -> None:
+    server = EmbeddedServer()
+    seeds = server.seeds
+    server.stop()
+    with pytest.raises(errors.ConnectionError) as raised:
+        async with fl.connect(seeds, total_timeout=1, max_retries=0):
+            pass
+    assert_our_words(raised.value)
+    text = str(raised.value)
+    assert seeds in text and "refused" in text, text
+    assert "I/O operation" not in text and "os error" not in text, text

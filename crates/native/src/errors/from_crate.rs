@@ -59,9 +59,10 @@ pub fn describe(err: &AsError) -> String {
             _ => format!("Timeout: {}", strip("Client Timeout:")),
         },
         ErrorKind::Connection => {
+            let detail = strip("Unable to communicate with server cluster:");
             format!(
                 "Server not available: {}",
-                strip("Unable to communicate with server cluster:")
+                seeds_failed(&detail).unwrap_or(detail)
             )
         }
         ErrorKind::InvalidNode => format!(
@@ -94,6 +95,36 @@ pub fn describe(err: &AsError) -> String {
         );
     }
     attempts(text, err)
+}
+
+/// The crate's account of a failed seeding ("Failed to connect to [n] host(s):", then a line
+/// per seed with its error in the crate's words) as one line: each seed and why.
+fn seeds_failed(detail: &str) -> Option<String> {
+    let mut lines = detail.lines();
+    if !lines.next()?.starts_with("Failed to connect to [") {
+        return None;
+    }
+    let each: Vec<String> = lines
+        .filter_map(|line| line.trim().split_once(' '))
+        .map(|(host, why)| format!("cannot connect to {host} ({})", plain_cause(why)))
+        .collect();
+    (!each.is_empty()).then(|| each.join("; "))
+}
+
+/// An I/O error as the crate words it (`Error -1: Error during an I/O operation: Connection
+/// refused (os error 111)`), reduced to its cause (`Connection refused`).
+fn plain_cause(why: &str) -> &str {
+    let why = match why.strip_prefix("Error ") {
+        Some(rest) => rest.split_once(": ").map_or(rest, |(_, r)| r),
+        None => why,
+    };
+    let why = why
+        .strip_prefix("Error during an I/O operation: ")
+        .unwrap_or(why);
+    match why.rfind(" (os error ") {
+        Some(at) if why.ends_with(')') => &why[..at],
+        _ => why,
+    }
 }
 
 /// `text`, saying how many attempts `err` was reached after when there were several.
@@ -289,5 +320,25 @@ pub fn pool_exhausted(py: Python<'_>, err: &AsError, size: usize) -> PyErr {
     ) {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_seeding_names_each_seed_and_its_cause() {
+        let detail = "Failed to connect to [2] host(s):\n  127.0.0.1:3100 Error -1: Error during \
+                      an I/O operation: Connection refused (os error 111)\n  10.0.0.1:3000 \
+                      Error -8: Timeout\n";
+        assert_eq!(
+            seeds_failed(detail).as_deref(),
+            Some(
+                "cannot connect to 127.0.0.1:3100 (Connection refused); cannot connect to \
+                 10.0.0.1:3000 (Timeout)"
+            )
+        );
+        assert_eq!(seeds_failed("no such node"), None);
     }
 }
