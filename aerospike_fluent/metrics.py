@@ -40,6 +40,8 @@ class CommandMetrics:
     node: str
     command: str
     count: int
+    retries: int
+    """Attempts made after the first (single-record calls and batches; not scans)."""
     errors: int
     timeouts: int
     in_doubt: int

@@ -139,6 +139,7 @@ impl Limits {
             Role::Write if !self.retry_writes.unwrap_or(d.retry_writes) => 0,
             _ => retries,
         };
+        base.socket_timeout = crate::request::retry::attempt_ms(base);
         base.sleep_between_retries = family.retry_pause;
         base.use_compression = d.compress;
         if role == Role::Read {

@@ -443,7 +443,13 @@ async fn write(c: &RuntimeClient, p: &Natives, rows: Vec<Put>) -> Report {
                         .push(refused(put.key, i32::from(code), &message));
                 }
                 Answer::NoResponse => rest.push((put, true)),
-                Answer::Missed(miss) => match retry::after(miss, &p.batch_write, started, true) {
+                Answer::Missed(miss) => match retry::after(
+                    miss,
+                    &p.batch_write,
+                    started,
+                    true,
+                    crate::request::retry::Made::first(&p.batch_write),
+                ) {
                     Next::Crate { in_doubt, .. } => rest.push((put, in_doubt)),
                     Next::Fail(f) => report.failed.push(Failed {
                         key: put.key,
