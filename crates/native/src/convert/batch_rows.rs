@@ -113,10 +113,12 @@ impl Row {
             _ => (None, 0),
         };
         let job = job.ok_or_else(|| aerospike::Error::client_error("not a plain row"))?;
+        let send_key = p.batch_write_row.send_key;
         let ask = request::batch::Ask {
             key: self.key_parts.into_key()?,
             job,
             ttl,
+            send_key,
         };
         Ok((ask, self.policy, self.key))
     }

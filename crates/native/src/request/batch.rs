@@ -23,7 +23,9 @@ use crate::request::scan_request::OP_READ;
 use crate::request::scan_request::{
     proto_header, AS_MSG, FIELD_NAMESPACE, FIELD_SET, HEADER_SIZE, INFO1_READ,
 };
-use crate::request::single::{base_is_plain, Miss, INFO1_GET_ALL, KEY_NOT_FOUND, MAX_BIN_NAME, OK};
+use crate::request::single::{
+    base_is_plain, Miss, FIELD_KEY, INFO1_GET_ALL, KEY_NOT_FOUND, MAX_BIN_NAME, OK,
+};
 
 const INFO1_BATCH: u8 = 1 << 3;
 const INFO1_NOBINDATA: u8 = 1 << 5;
@@ -74,6 +76,8 @@ pub struct Ask {
     pub job: Job,
     /// A read's read-touch TTL or a put's expiration, as the wire carries it.
     pub ttl: u32,
+    /// A put stores the user key with the record.
+    pub send_key: bool,
 }
 
 impl Ask {
@@ -123,7 +127,6 @@ pub fn plain_put(p: &BatchPolicy, row: &aerospike::BatchWritePolicy) -> bool {
         && matches!(row.commit_level, CommitLevel::CommitAll)
         && !row.durable_delete
         && !row.on_locking_only
-        && !row.send_key
 }
 
 /// What `bins` reads on this path (`None`: names the wire cannot carry).
@@ -407,6 +410,12 @@ fn put_header(out: &mut Vec<u8>, ask: &Ask, bins: &[aerospike::Bin]) {
     out.extend_from_slice(&ask.ttl.to_be_bytes());
     let ops_at = out.len() + 2;
     names_fields(out, ask, 0);
+    let user_key = ask.key.user_key().filter(|_| ask.send_key);
+    if let Some((ptype, bytes)) = user_key.and_then(crate::request::single::user_key_particle) {
+        crate::request::single::field(out, FIELD_KEY, &[&[ptype], bytes.bytes()]);
+        let fields_at = ops_at - 2;
+        out[fields_at..ops_at].copy_from_slice(&3u16.to_be_bytes());
+    }
     let ops = u16::try_from(crate::request::single::put_ops(out, bins)).unwrap_or(u16::MAX);
     out[ops_at..ops_at + 2].copy_from_slice(&ops.to_be_bytes());
 }

@@ -11,6 +11,7 @@
 //! - `reader`: `ArrowReader`, a query stream as batches.
 //! - `batch`: batch reads as a table.
 //! - `write`: `ArrowWriter`, rows of an Arrow stream written as records.
+//! - `timestamp`: timestamp columns written as UTC nanoseconds.
 
 mod batch;
 mod column;
@@ -20,6 +21,7 @@ mod kind;
 mod reader;
 mod spec;
 mod table;
+mod timestamp;
 mod widen;
 mod write;
 
