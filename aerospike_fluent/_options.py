@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal, TypedDict
 
 from aerospike_fluent import _config_file, _native, _validate
-from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.errors import AerospikeError, InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.models.codecs import Codec, Codecs
 from aerospike_fluent.policy import BUILT_IN, BYTES_KEYS, BytesKeys, Duration, Policy
 
@@ -140,7 +140,11 @@ def prepare(seeds: Any, options: dict[str, Any], stacklevel: int) -> Prepared:
     policy, given = _split(_checked(options, stacklevel + 1))
     profiles: dict[str, Policy] = {}
     if loaded is not None:
-        file_policy, file_given = _split(_checked(loaded.options, 0, f"{loaded.path}: option"))
+        try:
+            file_options = _checked(loaded.options, 0, "[connection] option")
+        except AerospikeError as e:
+            raise type(e)(f"{loaded.path}: {e}") from None
+        file_policy, file_given = _split(file_options)
         policy = policy.over(file_policy.over(loaded.policy))
         given = {**file_given, **given}
         profiles.update(loaded.profiles)
