@@ -41,7 +41,8 @@ class CommandMetrics:
     command: str
     count: int
     retries: int
-    """Attempts made after the first (single-record calls and batches; not scans)."""
+    """Attempts made after the first: single-record calls and batches on the SDK's own path,
+    and a call the crate's path ran only when it failed (not scans and queries)."""
     errors: int
     timeouts: int
     in_doubt: int
