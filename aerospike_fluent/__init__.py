@@ -33,7 +33,7 @@ from aerospike_fluent.errors import AerospikeError
 from aerospike_fluent.keys import KeyRef, KeysRef
 from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo
 from aerospike_fluent.partitions import partition_ranges
-from aerospike_fluent.policy import Limits, Policy
+from aerospike_fluent.policy import GenerationBelow, Limits, Policy
 from aerospike_fluent.progress import Progress
 from aerospike_fluent.query import Query
 from aerospike_fluent.results import BatchResult, Page
@@ -90,6 +90,7 @@ __all__ = [
     "ExpRead",
     "ExpWrite",
     "F",
+    "GenerationBelow",
     "GeoJSON",
     "HllWrite",
     "KeyRef",

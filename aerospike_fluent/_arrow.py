@@ -6,7 +6,7 @@ behind ``to_arrow`` (one table) and ``arrow_batches`` (batch by batch).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
 
 from aerospike_fluent import _native, _validate
@@ -29,7 +29,7 @@ MetaColumn = bool | str
 """A metadata column: ``True`` for its default name, a string for another name, ``False``."""
 
 
-class BatchArrowOptions(TypedDict, total=False):
+class ColumnOptions(TypedDict, total=False):
     """Columns of an Arrow read.
 
     ``schema``: an Arrow schema (any object with ``__arrow_c_schema__``, such as a
@@ -50,7 +50,17 @@ class BatchArrowOptions(TypedDict, total=False):
     ttl: MetaColumn
 
 
-class ArrowOptions(BatchArrowOptions, total=False):
+class BatchArrowOptions(ColumnOptions, total=False):
+    """Columns of an Arrow batch read.
+
+    ``found``: add a boolean column, false in the rows of the keys whose record was not found
+    (``True``, or a column name).
+    """
+
+    found: MetaColumn
+
+
+class ArrowOptions(ColumnOptions, total=False):
     """Columns of an Arrow query, and ``rows``: rows per record batch (the chunk fetched)."""
 
     rows: int
@@ -71,7 +81,7 @@ def _meta(value: object, default: str) -> str | None:
 
 
 def spec(
-    options: BatchArrowOptions, bins: tuple[str, ...] | None, *, batch: bool
+    options: Mapping[str, Any], bins: tuple[str, ...] | None, *, batch: bool
 ) -> _native.ArrowSpec:
     """Check the columns asked for (``bins``: the selected bins, if any)."""
     _validate.known_names("Arrow option", options, _BATCH_OPTIONS if batch else _OPTIONS)
@@ -83,6 +93,7 @@ def spec(
         generation=_meta(options.get("generation", False), "generation"),
         ttl=_meta(options.get("ttl", False), "ttl"),
         mixed=options.get("mixed_types"),
+        found=_meta(options.get("found", False), "found") if batch else None,
     )
 
 

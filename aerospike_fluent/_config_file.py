@@ -1,4 +1,9 @@
-"""The TOML configuration file: ``connect(config=path)`` or ``AEROSPIKE_FLUENT_CONFIG=path``."""
+"""The configuration file: ``connect(config=path)`` or ``AEROSPIKE_FLUENT_CONFIG=path``.
+
+A ``.toml`` file holds this SDK's own settings; a ``.yaml`` / ``.yml`` file is the official
+clients' dynamic configuration (``_config_yaml``), which ``AEROSPIKE_CLIENT_CONFIG_URL`` names
+too.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from aerospike_fluent import _validate
+from aerospike_fluent import _config_yaml, _validate
+from aerospike_fluent._config_yaml import YamlConfig
 from aerospike_fluent.errors import AerospikeError, InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.policy import Policy
 
@@ -28,6 +34,8 @@ class Loaded:
     options: dict[str, Any]
     policy: Policy
     profiles: dict[str, Policy]
+    dynamic: YamlConfig | None = None
+    """The dynamic configuration file (a YAML ``config=`` path); its settings are there."""
 
 
 def load(path: str | os.PathLike[str] | None) -> Loaded | None:
@@ -39,6 +47,8 @@ def load(path: str | os.PathLike[str] | None) -> Loaded | None:
     if not isinstance(path, str | os.PathLike):
         raise InvalidTypeError(f"connect option config is a path, not {path!r}")
     file = Path(path)
+    if file.suffix.lower() in _config_yaml.SUFFIXES:
+        return Loaded(file, None, {}, Policy(), {}, _config_yaml.read(file))
     try:
         with file.open("rb") as f:
             data = tomllib.load(f)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Generator
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, NamedTuple, TypeVar, final
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, TypeVar, final
 
 from aerospike_fluent import _autobatch, _bridge
 from aerospike_fluent.models.codecs import DEFAULT as DEFAULT_CODECS
@@ -88,18 +88,22 @@ class Verbs(dict[str, Callable[..., Any]]):
 class Executor(Generic[M]):
     """Runs programs against a native client; shared by every builder of one client."""
 
-    __slots__ = ("_native", "codecs", "dict_codecs", "transaction", "verbs")
+    __slots__ = ("_native", "codecs", "dict_codecs", "indexes", "transaction", "verbs")
     is_async: ClassVar[bool] = False
 
     def __init__(self, native: _native.Client) -> None:
-        self._native: Final = native
-        self.verbs: Final = Verbs(native, type(self)._bind)
+        self._native = native
+        self.verbs = self._verbs(native)
         self.transaction: _native.Transaction | None = None
         """The transaction the calls run in (the executor of a transaction's view)."""
         self.codecs: Codecs = DEFAULT_CODECS
         """The codecs of model fields: the built-ins and the client's."""
         self.dict_codecs: Codecs | None = None
         """The client's own codecs (``connect(codecs=...)``), which plain dict puts use too."""
+        from aerospike_fluent._index_choice import Catalog
+
+        self.indexes: Catalog = Catalog()
+        """The namespaces' secondary indexes, for automatic index choice (shared by views)."""
 
     def with_codecs(self, codecs: Codecs | None) -> Executor[M]:
         """Use ``codecs`` (the client's own) for dict puts, and with the built-ins for models."""
@@ -112,6 +116,18 @@ class Executor(Generic[M]):
     def native(self) -> _native.Client:
         """The native client."""
         return self._native
+
+    def _verbs(self, native: _native.Client) -> Verbs:
+        return Verbs(native, type(self)._bind)
+
+    def retarget(self, native: _native.Client) -> None:
+        """Send the calls of every builder of this executor through ``native`` from now on.
+
+        ``native`` is a view of the same client with other call defaults (a reloaded
+        configuration file); calls already started keep the old ones.
+        """
+        self.verbs = self._verbs(native)
+        self._native = native
 
     @staticmethod
     def _bind(native: Any, method: str) -> Callable[..., Any]:
@@ -144,6 +160,7 @@ class Executor(Generic[M]):
         other = type(self)(native)
         other.with_codecs(self.dict_codecs)
         other.transaction = txn
+        other.indexes = self.indexes
         return other
 
 
@@ -155,11 +172,15 @@ class AsyncExecutor(Executor[Async]):
     is_async: ClassVar[bool] = True
 
     def __init__(self, native: _native.Client, auto_batch: int | None = None) -> None:
-        super().__init__(native)
         self._auto_batch = auto_batch
-        if auto_batch is not None:
-            direct = {verb: self.verbs[verb] for verb in _autobatch.VERBS}
-            self.verbs.update(_autobatch.Batcher(native, auto_batch, direct).verbs())
+        super().__init__(native)
+
+    def _verbs(self, native: _native.Client) -> Verbs:
+        verbs = super()._verbs(native)
+        if self._auto_batch is not None:
+            direct = {verb: verbs[verb] for verb in _autobatch.VERBS}
+            verbs.update(_autobatch.Batcher(native, self._auto_batch, direct).verbs())
+        return verbs
 
     @staticmethod
     def _bind(native: Any, method: str) -> Callable[..., Any]:
@@ -169,6 +190,7 @@ class AsyncExecutor(Executor[Async]):
         """Return an executor like this one (auto-batching too) on another native client."""
         other = AsyncExecutor(native, self._auto_batch)
         other.with_codecs(self.dict_codecs)
+        other.indexes = self.indexes
         return other
 
     def run(self, program: Program[T]) -> Any:
@@ -218,6 +240,7 @@ class SyncExecutor(Executor[Sync]):
         """Return an executor like this one on another native client."""
         other = SyncExecutor(native)
         other.with_codecs(self.dict_codecs)
+        other.indexes = self.indexes
         return other
 
     def call(self, call: Call) -> Any:

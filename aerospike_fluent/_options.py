@@ -10,7 +10,9 @@ import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, Literal, TypedDict
 
-from aerospike_fluent import _config_file, _native, _validate
+from aerospike_fluent import _config_file, _config_yaml, _native, _validate
+from aerospike_fluent._config_watch import Layers
+from aerospike_fluent._config_yaml import YamlConfig
 from aerospike_fluent.errors import AerospikeError, InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.models.codecs import Codec, Codecs
 from aerospike_fluent.policy import BUILT_IN, BYTES_KEYS, BytesKeys, Duration, Policy
@@ -103,6 +105,8 @@ class Prepared:
     profiles: dict[str, Policy]
     auto_batch: Any
     codecs: Codecs | None
+    dynamic: tuple[YamlConfig, Layers] | None = None
+    """The dynamic configuration file to watch, and the defaults around its own."""
 
 
 @functools.cache
@@ -137,19 +141,31 @@ def prepare(seeds: Any, options: dict[str, Any], stacklevel: int) -> Prepared:
     """
     options = dict(options)
     loaded = _config_file.load(options.pop("config", None))
-    policy, given = _split(_checked(options, stacklevel + 1))
+    dynamic = loaded.dynamic if loaded is not None else None
+    if dynamic is None and (url_file := _config_yaml.from_env()) is not None:
+        dynamic = _config_yaml.read(url_file)
+    explicit, given = _split(_checked(options, stacklevel + 1))
+    below = Policy()
+    from_files: dict[str, Any] = {}
     profiles: dict[str, Policy] = {}
-    if loaded is not None:
+    if loaded is not None and loaded.dynamic is None:
         try:
             file_options = _checked(loaded.options, 0, "[connection] option")
         except AerospikeError as e:
             raise type(e)(f"{loaded.path}: {e}") from None
-        file_policy, file_given = _split(file_options)
-        policy = policy.over(file_policy.over(loaded.policy))
-        given = {**file_given, **given}
+        file_policy, from_files = _split(file_options)
+        below = file_policy.over(loaded.policy)
         profiles.update(loaded.profiles)
         if seeds is None and not os.environ.get("AEROSPIKE_HOST"):
             seeds = loaded.seeds
+    layers = Layers(explicit, below)
+    policy = layers.with_file(Policy())
+    if dynamic is not None:
+        policy = layers.with_file(dynamic.policy)
+        from_files |= _checked(dynamic.options, 0, f"{dynamic.path}: option")
+    if given.get("rack_id") is not None:
+        from_files.pop("rack_ids", None)
+    given = {**from_files, **given}
     profiles.update(_profiles(given.pop("profiles", None)))
     rack_id = given.pop("rack_id", None)
     if rack_id is not None:
@@ -163,7 +179,8 @@ def prepare(seeds: Any, options: dict[str, Any], stacklevel: int) -> Prepared:
     check_rack(policy, has_rack, "policy")
     for name, profile in profiles.items():
         check_rack(profile, has_rack, f"profile {name!r}")
-    return Prepared(seeds, given, policy, profiles, auto_batch, _codecs(codecs))
+    watch = None if dynamic is None else (dynamic, layers)
+    return Prepared(seeds, given, policy, profiles, auto_batch, _codecs(codecs), watch)
 
 
 def check_rack(policy: Policy, has_rack: bool, where: str) -> None:

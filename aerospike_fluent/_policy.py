@@ -7,6 +7,7 @@ from typing import Any, Final, Literal
 
 from aerospike_fluent import _native, _validate
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.policy import GenerationBelow
 
 Exists = Literal["upsert", "update", "replace", "replace_only", "create"]
 EXISTS: Final[dict[str, int]] = {
@@ -131,6 +132,7 @@ def build(
         respond_all_ops=not operate,
         records_per_second=records_per_second,
         short_query=short_query,
+        generation_gt=type(generation) is GenerationBelow,
     )
 
 

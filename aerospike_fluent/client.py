@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from datetime import timedelta
 from pathlib import Path
@@ -14,6 +16,7 @@ from typing import Any, Generic, TypeVar, Unpack, overload
 
 from aerospike_fluent import _autobatch, _native, _validate
 from aerospike_fluent._cluster import EmbeddedCluster
+from aerospike_fluent._config_watch import Watcher
 from aerospike_fluent._exec import (
     Async,
     AsyncExecutor,
@@ -28,6 +31,7 @@ from aerospike_fluent._indexes import IndexInfo, parse_index_list
 from aerospike_fluent._lifecycle import Closed
 from aerospike_fluent._options import ConnectOptions, Prepared, check_rack, config, prepare
 from aerospike_fluent._seeds import Embedded, Seeds, start
+from aerospike_fluent.admin import Admin
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
 from aerospike_fluent.metrics import MetricsSnapshot, NodeInfo, node_infos
@@ -45,7 +49,16 @@ in flight to finish."""
 class Client(Generic[M]):
     """A connected client. Start chains with :meth:`namespace` or :meth:`batch`."""
 
-    __slots__ = ("_ex", "_has_rack", "_native", "_policy", "_profiles", "_server")
+    __slots__ = (
+        "__weakref__",
+        "_ex",
+        "_has_rack",
+        "_native",
+        "_policy",
+        "_profiles",
+        "_server",
+        "_watch",
+    )
     _ex: Executor[M]
 
     def __init__(
@@ -64,6 +77,7 @@ class Client(Generic[M]):
         self._policy = policy or Policy()
         self._profiles: Mapping[str, Policy] = MappingProxyType(dict(profiles or {}))
         self._has_rack = has_rack
+        self._watch: Watcher | None = None
 
     def __repr__(self) -> str:
         kind = "async" if self._ex.is_async else "sync"
@@ -204,7 +218,10 @@ class Client(Generic[M]):
 
     def metrics(self) -> MetricsSnapshot:
         """Return what the client has done since it connected (no I/O; see :mod:`.metrics`)."""
-        return MetricsSnapshot.from_native(self._native.metrics())
+        snapshot = MetricsSnapshot.from_native(self._native.metrics())
+        if self._watch is None:
+            return snapshot
+        return dataclasses.replace(snapshot, config=self._watch.counts())
 
     @overload
     def nodes(self: Client[Async]) -> Coroutine[Any, Any, list[NodeInfo]]: ...
@@ -283,6 +300,8 @@ class Client(Generic[M]):
             self._native.drain_blocking(timeout)
 
     def _close_now(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
         try:
             self._native.close()
         finally:
@@ -290,6 +309,11 @@ class Client(Generic[M]):
                 self._server.stop()
 
     # ------------------------------------------------------------------ admin
+    @property
+    def admin(self) -> Admin[M]:
+        """Users, roles and privileges (security administration, see :mod:`.admin`)."""
+        return Admin(self._ex)
+
     @overload
     def info(
         self: Client[Async], command: str, *, node: str | None = None
@@ -470,7 +494,8 @@ def connect(seeds: Seeds = None, **options: Unpack[ConnectOptions]) -> Connectin
             :class:`~aerospike_fluent.Policy` of call defaults per command family;
             ``profiles``: named policies for :meth:`Client.with_policy`; ``config``: a TOML
             file of all these (``AEROSPIKE_FLUENT_CONFIG`` names one too; explicit arguments
-            win over it).
+            win over it), or the official clients' dynamic YAML file (``.yaml``; also named by
+            ``AEROSPIKE_CLIENT_CONFIG_URL``), re-read while the client runs.
 
     """
     return Connecting(seeds, dict(options))
@@ -498,4 +523,26 @@ def _client(
     native: _native.Client, executor: Executor[M], server: Embedded | None, prepared: Prepared
 ) -> Client[M]:
     has_rack = prepared.native.get("rack_ids") is not None
-    return Client(native, executor, server, prepared.policy, prepared.profiles, has_rack=has_rack)
+    client = Client(native, executor, server, prepared.policy, prepared.profiles, has_rack=has_rack)
+    if prepared.dynamic is not None:
+        config, layers = prepared.dynamic
+        client._watch = Watcher(
+            config, layers, _defaults_setter(client, native), weakref.ref(client)
+        )
+    return client
+
+
+def _defaults_setter(client: Client[M], root: _native.Client) -> Callable[[Policy], None]:
+    """Return what gives ``client`` (and every builder of it) other call defaults at once."""
+    ref = weakref.ref(client)
+
+    def use(policy: Policy) -> None:
+        target = ref()
+        if target is None:
+            return
+        check_rack(policy, target._has_rack, "dynamic configuration file")
+        native = root.with_defaults(policy._call_defaults())
+        target._ex.retarget(native)
+        target._native, target._policy = native, policy
+
+    return use

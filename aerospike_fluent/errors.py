@@ -8,6 +8,7 @@ Every exception derives from :class:`AerospikeError` and carries ``result_code``
 from __future__ import annotations
 
 from aerospike_fluent._native import (
+    AccessControlError,
     AerospikeError,
     ArrowSchemaError,
     AuthenticationError,
@@ -38,6 +39,7 @@ from aerospike_fluent._native import (
     RecordNotFoundError,
     RecordTooBigError,
     ResumeTokenError,
+    RoleViolationError,
     SecondaryIndexError,
     ServerError,
     TimeoutError,
@@ -88,6 +90,7 @@ def _pointer(text: str, position: int) -> str:
 
 
 __all__ = [
+    "AccessControlError",
     "AelSyntaxError",
     "AerospikeError",
     "ArrowSchemaError",
@@ -120,6 +123,7 @@ __all__ = [
     "RecordNotFoundError",
     "RecordTooBigError",
     "ResumeTokenError",
+    "RoleViolationError",
     "SecondaryIndexError",
     "ServerError",
     "TimeoutError",

@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from aerospike_fluent._config_watch import ConfigReloads
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Latency:
@@ -99,6 +101,8 @@ class MetricsSnapshot:
     commands: tuple[CommandMetrics, ...]
     nodes: tuple[NodeMetrics, ...]
     cluster: ClusterEvents
+    config: ConfigReloads = dataclasses.field(default_factory=ConfigReloads)
+    """What the dynamic configuration file did (its checks, applied and refused versions)."""
 
     def calls(
         self, command: str | None = None, *, namespace: str | None = None, node: str | None = None

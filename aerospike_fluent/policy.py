@@ -40,12 +40,27 @@ class PolicyOptions(TypedDict, total=False):
     read_mode_ap: ReadModeAP | None
     read_mode_sc: ReadModeSC | None
     bytes_keys: BytesKeys | None
+    read_touch_ttl_percent: int | None
     read: Limits | Mapping[str, Any] | None
     write: Limits | Mapping[str, Any] | None
     batch: Limits | Mapping[str, Any] | None
     query: Limits | Mapping[str, Any] | None
     udf: Limits | Mapping[str, Any] | None
     info: Limits | Mapping[str, Any] | None
+
+
+class GenerationBelow(int):
+    """A write's ``generation=``: write only if the record's generation is below this one.
+
+    ``POLICY_GEN_GT`` of the other clients (restoring newer copies over older ones).
+
+    A plain int as ``generation=`` writes only if the record's generation equals it.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"GenerationBelow({int(self)})"
 
 
 REPLICAS: Final = ("master", "master_proles", "sequence", "prefer_rack", "random")
@@ -125,6 +140,9 @@ class Policy:
     ``bytes_keys`` says how a ``bytes`` user key is hashed: ``"blob"`` (the default, as
     aerospike-sdk, Java and the Rust client do) or ``"string"`` (as the official C-based
     Python client and aerospike-py do, to find their records); a ``bytearray`` is a blob.
+    ``read_touch_ttl_percent`` (reads, single and batch): a read within that percentage of
+    the record's last write TTL from its expiry gives it that TTL again (1 to 100; 0 the
+    namespace's setting, -1 never).
 
     A policy never changes: :meth:`derive` returns a changed copy. Durations are seconds
     (a number or a ``timedelta``): 0 means no limit, otherwise at least 1 ms.
@@ -143,6 +161,7 @@ class Policy:
     read_mode_ap: ReadModeAP | None = None
     read_mode_sc: ReadModeSC | None = None
     bytes_keys: BytesKeys | None = None
+    read_touch_ttl_percent: int | None = None
     read: Limits | Mapping[str, Any] | None = None
     write: Limits | Mapping[str, Any] | None = None
     batch: Limits | Mapping[str, Any] | None = None
@@ -161,6 +180,10 @@ class Policy:
                 raise InvalidTypeError(f"policy option {f} is True or False, not {value!r}")
         if self.ttl is not None:
             _ttl(self.ttl)
+        if self.read_touch_ttl_percent is not None:
+            _validate.integer(
+                "policy option read_touch_ttl_percent", self.read_touch_ttl_percent, -1, 100
+            )
         for f, allowed in (
             ("replica", REPLICAS),
             ("read_mode_ap", READ_MODES_AP),
@@ -265,6 +288,7 @@ class Policy:
             read_mode_ap=r.read_mode_ap,
             read_mode_sc=r.read_mode_sc,
             bytes_keys=r.bytes_keys,
+            read_touch_ttl_percent=r.read_touch_ttl_percent or 0,
         )
 
 
@@ -326,6 +350,7 @@ BUILT_IN: Final = Policy(
     read_mode_ap="one",
     read_mode_sc="session",
     bytes_keys="blob",
+    read_touch_ttl_percent=0,
     read=Limits(),
     write=Limits(),
     batch=Limits(),

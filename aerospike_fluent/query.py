@@ -20,6 +20,7 @@ from aerospike_fluent import progress as _progress
 from aerospike_fluent._aggregate import aggregate_call
 from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen, and_filter
 from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, then
+from aerospike_fluent._index_choice import Explain, choose, conditions
 from aerospike_fluent._indexes import CtxStep, IndexCollection, IndexFilter
 from aerospike_fluent.background import BackgroundTask, BackgroundWrite, start
 from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
@@ -56,6 +57,7 @@ class Query(Frozen, Generic[M]):
     """An immutable query description; terminals start it."""
 
     __slots__ = (
+        "_auto",
         "_bins",
         "_chunk",
         "_ex",
@@ -82,6 +84,7 @@ class Query(Frozen, Generic[M]):
         "_limits",
         "_pace",
         "_progress",
+        "_auto",
     )
     _ex: Executor[M]
     _ns: str
@@ -95,10 +98,23 @@ class Query(Frozen, Generic[M]):
     _limits: _policy.Limits | None
     _pace: tuple[int, bool] | None
     _progress: OnProgress | None
+    _auto: bool
 
     def __init__(self, ex: Executor[M], namespace: str, set_name: str) -> None:
         self._init(
-            ex, namespace, set_name, None, None, None, 0, None, DEFAULT_CHUNK, None, None, None
+            ex,
+            namespace,
+            set_name,
+            None,
+            None,
+            None,
+            0,
+            None,
+            DEFAULT_CHUNK,
+            None,
+            None,
+            None,
+            True,
         )
 
     def __repr__(self) -> str:
@@ -126,6 +142,10 @@ class Query(Frozen, Generic[M]):
         the indexed expression; or name the index with ``index=``.
         """
         return IndexFilter(self, source, index=index, collection=collection, context=context)
+
+    def scan(self) -> Query[M]:
+        """Read every record, filtering each: no automatic index choice (see :meth:`explain`)."""
+        return self._evolve(_auto=False)
 
     def select(self, *bins: str) -> Query[M]:
         """Return only these bins."""
@@ -194,6 +214,45 @@ class Query(Frozen, Generic[M]):
         """The compiled filter expression."""
         return self._filter
 
+    def _plan(self, by_partition: bool = False) -> Explain:
+        if self._index is not None:
+            target = self._index[1]
+            named = target[1] if isinstance(target, tuple) and target[0] == "index" else None
+            shown = named or (f"the index on {target}" if isinstance(target, str) else "exp")
+            return Explain(shown, self._index, self._filter, "where_index() chose it")
+        if not self._auto:
+            return Explain(None, None, self._filter, "scan() asked for no index")
+        if by_partition or isinstance(self._partitions, bytes):
+            return Explain(None, None, self._filter, "pages and resumed queries read partitions")
+        return choose(self._filter, self._set, self._ex.indexes.cached(self._ns))
+
+    def _refresh(self) -> Program[None]:
+        """Fetch the namespace's index list when an index could serve and it is stale."""
+        if self._index is None and self._auto and not isinstance(self._partitions, bytes):
+            wanted = conditions(self._filter)
+            if wanted:
+                yield from self._ex.indexes.refresh(self._ns, wanted)
+
+    def _fresh(self, program: Program[T]) -> Program[T]:
+        yield from self._refresh()
+        return (yield from program)
+
+    def _explain(self) -> Program[Explain]:
+        yield from self._refresh()
+        return self._plan()
+
+    @overload
+    def explain(self: Query[Async]) -> Coroutine[Any, Any, Explain]: ...
+    @overload
+    def explain(self: Query[Sync]) -> Explain: ...
+    def explain(self) -> Any:
+        """How the query would run: the index chosen (if any) and the filter left for the server.
+
+        ``query().where(...)`` uses a fitting secondary index by itself (the rule is in the
+        Queries guide); :meth:`where_index` names one, :meth:`scan` asks for none.
+        """
+        return self._ex.run(self._explain())
+
     # ------------------------------------------------------------------ terminals
     def _open(
         self,
@@ -203,10 +262,12 @@ class Query(Frozen, Generic[M]):
         no_bins: bool = False,
         bins: tuple[str, ...] | None = None,
         model: ModelPlan | None = None,
+        by_partition: bool = False,
     ) -> QueryStream:
         if self._ex.transaction is not None:
             outside_transaction("a query")
-        policy = _policy.build(filter=self._filter, lim=self._limits, pace=self._pace)
+        plan = self._plan(by_partition)
+        policy = _policy.build(filter=plan.filter, lim=self._limits, pace=self._pace)
         selected = self._bins if bins is None else bins
         if no_bins or selected == ():
             names: list[str] | None = []
@@ -216,7 +277,7 @@ class Query(Frozen, Generic[M]):
             self._ns,
             self._set,
             names,
-            self._index,
+            plan.index_filter,
             policy,
             limit,
             self._partitions,
@@ -258,6 +319,8 @@ class Query(Frozen, Generic[M]):
         return self._stream(None)
 
     def _stream(self, model: ModelPlan | None) -> AsyncRecordStream | RecordStream:
+        if not self._ex.is_async:  # an async stream starts at once: it uses the list known
+            self._ex.run(self._refresh())
         stream = self._open(self._limit, self._chunk, model=model)
         progress = _progress.callback(self._progress)
         if self._ex.is_async:
@@ -334,7 +397,7 @@ class Query(Frozen, Generic[M]):
 
     def _arrow_table(self, options: ArrowOptions) -> Program[ArrowTable]:
         reader = _arrow.reader(self._arrow_stream, self._bins, self._limit, options, whole=True)
-        return _arrow.table_program(reader, _progress.callback(self._progress))
+        return self._fresh(_arrow.table_program(reader, _progress.callback(self._progress)))
 
     # ------------------------------------------------------------------ records
     @overload
@@ -343,7 +406,7 @@ class Query(Frozen, Generic[M]):
     def collect(self: Query[Sync]) -> list[Record]: ...
     def collect(self) -> Any:
         """All matching records in a list (bounded by ``limit`` when set)."""
-        return self._ex.run(self._gather(self._limit, self._chunk))
+        return self._ex.run(self._fresh(self._gather(self._limit, self._chunk)))
 
     @overload
     def first(self: Query[Async]) -> Coroutine[Any, Any, Record | None]: ...
@@ -351,7 +414,7 @@ class Query(Frozen, Generic[M]):
     def first(self: Query[Sync]) -> Record | None: ...
     def first(self) -> Any:
         """Return the first matching record, or ``None``."""
-        return self._ex.run(_first(self._gather(1, 1)))
+        return self._ex.run(_first(self._fresh(self._gather(1, 1))))
 
     @overload
     def count(self: Query[Async]) -> Coroutine[Any, Any, int]: ...
@@ -359,7 +422,7 @@ class Query(Frozen, Generic[M]):
     def count(self: Query[Sync]) -> int: ...
     def count(self) -> Any:
         """How many records match (no bin data is transferred)."""
-        return self._ex.run(self._count())
+        return self._ex.run(self._fresh(self._count()))
 
     @overload
     def page(self: Query[Async], size: int) -> Coroutine[Any, Any, Page[Record]]: ...
@@ -465,7 +528,7 @@ class Query(Frozen, Generic[M]):
         # No max_records: a cluster splits it between nodes and may stop short of `size` with
         # records left. The page ends when `size` records came (the token marks exactly those)
         # or the stream ended (no token).
-        stream = self._open(0, min(self._chunk, size), model=model)
+        stream = self._open(0, min(self._chunk, size), model=model, by_partition=True)
         out: list[Record] = []
         try:
             while len(out) < size:

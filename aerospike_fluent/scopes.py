@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, Unpack, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypedDict, TypeVar, Unpack, overload
 
 from aerospike_fluent import _native, _policy, _validate
 from aerospike_fluent._arrow_write import ArrowWriteResult, WriteMode, put_arrow
 from aerospike_fluent._chain import _NEW, _SET_BASE, _SET_OPS, Frozen
-from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard
+from aerospike_fluent._exec import Async, Call, Executor, M, Program, Sync, discard, then
 from aerospike_fluent._indexes import (
     INDEX_NAME_MAX,
     CtxStep,
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     import polars as pl
 
     from aerospike_fluent.polars import ScanOptions
+
+T = TypeVar("T")
 
 
 class ArrowWriteOptions(TypedDict, total=False):
@@ -336,7 +338,8 @@ class RecordSet(_Scope[M]):
         spec: tuple[Any, ...]
         index: str
         spec, index = definition(self._set, source, type, name, collection, context)
-        return self._ex.run(create_index(self._ns, self._set, spec, index))
+        self._ex.indexes.forget(self._ns)
+        return self._ex.run(then(create_index(self._ns, self._set, spec, index), self._known))
 
     @overload
     def drop_index(self: RecordSet[Async], name: str) -> Coroutine[Any, Any, None]: ...
@@ -345,7 +348,12 @@ class RecordSet(_Scope[M]):
     def drop_index(self, name: str) -> Any:
         """Drop the secondary index ``name``."""
         _validate.name("index", name, INDEX_NAME_MAX)
-        return self._ex.call(Call("drop_index", (self._ns, self._set, name), finish=discard))
+        return self._ex.call(Call("drop_index", (self._ns, self._set, name), finish=self._known))
+
+    def _known(self, result: T) -> T:
+        """Pass ``result`` on; the next query of the namespace fetches its index list again."""
+        self._ex.indexes.forget(self._ns)
+        return result
 
 
 def _batch(rows: list[tuple[Any, ...]]) -> Program[BatchResult]:

@@ -127,10 +127,10 @@ class EmbeddedServer(StopsOnExit):
         self._server.clear_faults()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the server in the foreground until Ctrl-C."""
+def main(argv: Sequence[str] | None = None, prog: str = "python -m aerospike_fluent.server") -> int:
+    """Run the server in the foreground until Ctrl-C (``prog`` names the command in help)."""
     parser = argparse.ArgumentParser(
-        prog="python -m aerospike_fluent.server",
+        prog=prog,
         description="In-memory Aerospike-compatible server (data is lost when it stops).",
     )
     parser.add_argument("--host", default="127.0.0.1")

@@ -79,6 +79,28 @@ async def _concurrent(fn: Callable[[int], Awaitable[object]]) -> dict[str, float
     return {"ops_s": C50_OPS / elapsed, "cpu_us": (time.process_time_ns() - cpu) / C50_OPS / 1e3}
 
 
+def _rounds(fn: Callable[[], object]) -> dict[str, float]:
+    """Median and range of ``BATCH_ROUNDS`` calls of ``fn`` after one warm-up call."""
+    fn()
+    lat = []
+    for _ in range(BATCH_ROUNDS):
+        t = time.perf_counter_ns()
+        fn()
+        lat.append(time.perf_counter_ns() - t)
+    return _median_ms(lat)
+
+
+async def _async_rounds(fn: Callable[[], Awaitable[object]]) -> dict[str, float]:
+    """``_rounds`` of an awaited call."""
+    await fn()
+    lat = []
+    for _ in range(BATCH_ROUNDS):
+        t = time.perf_counter_ns()
+        await fn()
+        lat.append(time.perf_counter_ns() - t)
+    return _median_ms(lat)
+
+
 def _median_ms(samples: list[int]) -> dict[str, float]:
     return {"median_ms": statistics.median(samples) / 1e6}
 
@@ -97,13 +119,8 @@ def measure(seeds: str) -> dict[str, dict[str, float]]:
         out["sync_operate"] = _sequential(lambda i: s.key(i).add("i", 1).read("i").execute())
         db.udf_register(UDF, "ab.lua")
         out["sync_udf"] = _sequential(lambda i: s.key(i).udf("ab", "one"))
-        s.keys(keys).get()
-        lat = []
-        for _ in range(BATCH_ROUNDS):
-            t = time.perf_counter_ns()
-            s.keys(keys).get()
-            lat.append(time.perf_counter_ns() - t)
-        out["sync_batch1000"] = _median_ms(lat)
+        out["sync_batch1000"] = _rounds(lambda: s.keys(keys).get())
+        out["sync_batch_touch1000"] = _rounds(lambda: s.keys(keys).touch())
         scanned = db.namespace("test").set("ab-scan")
         if scanned.query().count() < SCAN_RECORDS:
             scanned.put_many({i: {"i": i, "s": "x" * 20} for i in range(SCAN_RECORDS)})
@@ -125,16 +142,13 @@ def measure(seeds: str) -> dict[str, dict[str, float]]:
             out["async_udf"] = await _awaited(lambda i: a.key(i).udf("ab", "one"))
             out["c50_put"] = await _concurrent(lambda i: a.key(i % N).put({"i": i}))
             out["c50_get"] = await _concurrent(lambda i: a.key(i % N).get())
-            await a.keys(keys).get()
-            lat = []
-            for _ in range(BATCH_ROUNDS):
-                t = time.perf_counter_ns()
-                await a.keys(keys).get()
-                lat.append(time.perf_counter_ns() - t)
-            out["async_batch1000"] = _median_ms(lat)
+            out["async_batch1000"] = await _async_rounds(lambda: a.keys(keys).get())
         async with af.connect(seeds, auto_batch=True) as db:
             a = db.namespace("test").set("ab")
             out["c50_autobatch_get"] = await _concurrent(lambda i: a.key(i % N).get())
+            out["c50_autobatch_operate"] = await _concurrent(
+                lambda i: a.key(i % N).add("i", 1).execute()
+            )
 
     asyncio.run(main())
     return out

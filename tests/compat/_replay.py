@@ -12,10 +12,22 @@ PROTO_MSG = 3
 MSG_HEADER = 22
 INFO1_READ, INFO1_GET_ALL, INFO1_BATCH = 1, 2, 8
 INFO2_WRITE = 1
-INFO3_LAST = 1
+INFO3_LAST, INFO3_PARTITION_DONE = 1, 4
 NAMESPACE, SET, DIGEST, BATCH_INDEX, FILTER_EXP = 0, 1, 4, 41, 43
+PID_ARRAY, N_PARTITIONS = 11, 4096
+QUERY_ID, INDEX_NAME, INDEX_RANGE, INDEX_CONTEXT, INDEX_EXPRESSION, INDEX_TYPE = (
+    7,
+    21,
+    22,
+    23,
+    24,
+    26,
+)
+UDF_PACKAGE, UDF_FUNCTION, UDF_ARGLIST, UDF_OP = 30, 31, 32, 33
+UDF_OP_BACKGROUND = 2
+INFO1_SHORT_QUERY = 4
 OP_READ, OP_WRITE = 1, 2
-INTEGER = 1
+INTEGER, STRING, GEOJSON = 1, 3, 23
 BATCH_ROW_REPEAT = 1
 
 # A record digest as the official client computes it (``aerospike.calc_digest``).
@@ -24,11 +36,13 @@ Digest = bytes | bytearray
 
 @dataclass(frozen=True)
 class Reply:
-    """One reply message: result code, ``info3`` and the timeout slot (a batch row's index)."""
+    """One reply message: result code, ``info3``, the timeout slot (a batch row's index) and
+    the record's digest (empty when the message names none)."""
 
     result_code: int
     info3: int
     slot: int
+    digest: bytes = b""
 
 
 def field(ftype: int, data: bytes) -> bytes:
@@ -66,6 +80,53 @@ def crate_batch_with_filter(namespace: str, digests: Sequence[Digest], filter_ex
     return frame(header(INFO1_READ | INFO1_BATCH, 2) + filter_field + batch)
 
 
+def index_range(bin_name: str, ptype: int, begin: bytes, end: bytes) -> bytes:
+    """An index range field's value: one range on ``bin_name`` (empty when the request names
+    the index), its value type, then both ends."""
+    name = bin_name.encode()
+    ends = struct.pack(">I", len(begin)) + begin + struct.pack(">I", len(end)) + end
+    return bytes([1, len(name)]) + name + bytes([ptype]) + ends
+
+
+def int_range(bin_name: str, low: int, high: int) -> bytes:
+    """One range of integers on ``bin_name``, both ends included."""
+    return index_range(bin_name, INTEGER, struct.pack(">q", low), struct.pack(">q", high))
+
+
+def query(set_name: str, fields: Sequence[tuple[int, bytes]]) -> bytes:
+    """A foreground query of every bin of ``set_name`` over every partition, with the given
+    extra fields, as the crate 3.x sends it (a real node refuses a query without partitions)."""
+    every_partition = b"".join(struct.pack("<H", pid) for pid in range(N_PARTITIONS))
+    body = field(NAMESPACE, b"test") + field(SET, set_name.encode())
+    body += field(PID_ARRAY, every_partition)
+    body += b"".join(field(ftype, data) for ftype, data in fields)
+    head = bytearray(header(INFO1_READ, 3 + len(fields)))
+    head[3] = INFO3_PARTITION_DONE
+    return frame(bytes(head) + body)
+
+
+def crate_background_udf(
+    set_name: str,
+    job_id: int,
+    udf: tuple[str, str, bytes],
+    index_range: bytes | None = None,
+    info1: int = INFO1_READ,
+) -> bytes:
+    """A background UDF query as the Rust crate 1.x/2.x sends it: the read flag only, the
+    UDF-op field saying "background", then module, function and packed argument list."""
+    module, function, args = udf
+    fields = field(NAMESPACE, b"test") + field(SET, set_name.encode())
+    fields += field(QUERY_ID, struct.pack(">Q", job_id))
+    n_fields = 7
+    if index_range is not None:
+        fields += field(INDEX_RANGE, index_range)
+        n_fields += 1
+    fields += field(UDF_OP, bytes([UDF_OP_BACKGROUND]))
+    fields += field(UDF_PACKAGE, module.encode()) + field(UDF_FUNCTION, function.encode())
+    fields += field(UDF_ARGLIST, args)
+    return frame(header(info1, n_fields) + fields)
+
+
 def write_int(set_name: str, digest: Digest, bin_name: bytes, value: int, ttl: int = 0) -> bytes:
     """A single-record write of integer ``value`` to bin ``bin_name`` (any bytes) with wire
     TTL ``ttl``."""
@@ -96,17 +157,27 @@ def _single(
     return frame(head + fields + op + name + data)
 
 
-def exchange(address: tuple[str, int], request: bytes, timeout: float = 5.0) -> list[Reply]:
-    """Sends ``request`` and reads its reply: a batch's messages up to the one marked last,
-    another request's one frame."""
-    is_batch = request[9] & INFO1_BATCH != 0
+def exchange(
+    address: tuple[str, int], request: bytes, timeout: float = 5.0, stream: bool = False
+) -> list[Reply]:
+    """Sends ``request`` and reads its reply: a batch's or a ``stream``'s (a query's) messages
+    up to the one marked last, another request's one frame."""
+    until_last = stream or request[9] & INFO1_BATCH != 0
     replies: list[Reply] = []
     with socket.create_connection(address, timeout=timeout) as sock:
         sock.sendall(request)
-        while not replies or (is_batch and not replies[-1].info3 & INFO3_LAST):
+        while not replies or (until_last and not _ends(replies[-1])):
             size = struct.unpack(">Q", _read(sock, 8))[0] & 0xFFFF_FFFF_FFFF
             replies += _messages(_read(sock, size))
     return replies
+
+
+def _ends(reply: Reply) -> bool:
+    """Whether a batch or stream ends with ``reply``: marked last, or (a real node's refusal)
+    an error that is not a partition's."""
+    return bool(reply.info3 & INFO3_LAST) or (
+        reply.result_code != 0 and not reply.info3 & INFO3_PARTITION_DONE
+    )
 
 
 def _messages(body: bytes) -> list[Reply]:
@@ -116,11 +187,15 @@ def _messages(body: bytes) -> list[Reply]:
         info3, result = body[at + 3], body[at + 5]
         slot, n_fields, n_ops = struct.unpack(">IHH", body[at + 14 : at + 22])
         at += MSG_HEADER
+        digest = b""
         for _ in range(n_fields):
-            at += 4 + struct.unpack(">I", body[at : at + 4])[0]
+            size = struct.unpack(">I", body[at : at + 4])[0]
+            if body[at + 4] == DIGEST:
+                digest = body[at + 5 : at + 4 + size]
+            at += 4 + size
         for _ in range(n_ops):
             at += 4 + struct.unpack(">I", body[at : at + 4])[0]
-        out.append(Reply(result, info3, slot))
+        out.append(Reply(result, info3, slot, digest))
     return out
 
 

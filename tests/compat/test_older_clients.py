@@ -3,6 +3,9 @@ answered as a real 8.1.2 node answers (issue 56)."""
 
 from __future__ import annotations
 
+import random
+import time
+from pathlib import Path
 from typing import Any
 
 import aerospike
@@ -83,3 +86,67 @@ def test_by_key_list_answers_indexes_in_the_order_asked_and_no_ranks(
     assert get(["a", "z"], aerospike.MAP_RETURN_VALUE) == [0, 1]  # stored order
     with pytest.raises(ex.OpNotApplicable):
         get(["a"], aerospike.MAP_RETURN_RANK)
+
+
+BUMP = "function bump(rec, n) rec['n'] = rec['n'] + n aerospike:update(rec) end\n"
+# The packed argument list [1000].
+BY_1000 = bytes([0x91, 0xCD, 0x03, 0xE8])
+
+
+def _job(client: Any, job_id: int) -> dict[str, str]:
+    """The finished job as `query-show` reports it (a real node runs it after answering)."""
+    for _ in range(100):
+        reply = client.info_random_node(f"query-show:id={job_id}").split("\t")[-1].strip()
+        job = dict(item.split("=", 1) for item in reply.split(":") if "=" in item)
+        if job.get("status", "").startswith("done"):
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"job {job_id} did not finish: {reply}")
+
+
+def _values(client: Any, set_name: str) -> list[int]:
+    return sorted(bins["n"] for _, _, bins in client.query("test", set_name).results())
+
+
+@pytest.mark.parametrize("by_index", [False, True], ids=["every-record", "index-range"])
+def test_a_background_udf_sent_with_the_read_flag_runs_as_a_job(
+    server_address: tuple[str, int], client: Any, set_name: str, tmp_path: Path, by_index: bool
+) -> None:
+    module = tmp_path / f"{set_name}.lua"
+    module.write_text(BUMP)
+    client.udf_put(str(module))
+    for i in range(10):
+        client.put(("test", set_name, i), {"n": i})
+    index = f"{set_name}_n"
+    if by_index:
+        client.index_single_value_create("test", set_name, "n", aerospike.INDEX_NUMERIC, index)
+    try:
+        time.sleep(0.5)  # the module and the index reach every node
+        job_id = random.getrandbits(63) or 1
+        index_range = _replay.int_range("n", 0, 4) if by_index else None
+        request = _replay.crate_background_udf(
+            set_name, job_id, (set_name, "bump", BY_1000), index_range
+        )
+
+        replies = _replay.exchange(server_address, request)
+
+        assert [(r.result_code, r.info3 & _replay.INFO3_LAST) for r in replies] == [(0, 1)]
+        job = _job(client, job_id)
+        assert (job["job-type"], job["udf-function"]) == ("background-udf", "bump")
+        changed = 5 if by_index else 10
+        assert (job["recs-succeeded"], job["recs-failed"]) == (str(changed), "0")
+        expected = [i + 1000 for i in range(changed)] + list(range(changed, 10))
+        assert _values(client, set_name) == sorted(expected)
+    finally:
+        if by_index:
+            client.index_remove("test", index)
+        client.udf_remove(f"{set_name}.lua")
+
+
+def test_a_short_background_udf_is_refused(server_address: tuple[str, int], set_name: str) -> None:
+    info1 = _replay.INFO1_READ | _replay.INFO1_SHORT_QUERY
+    request = _replay.crate_background_udf(set_name, 1, ("m", "f", bytes([0x90])), info1=info1)
+
+    replies = _replay.exchange(server_address, request)
+
+    assert [r.result_code for r in replies] == [4]  # parameter error

@@ -3,12 +3,17 @@ send, so a test can compare what two clients put on the wire for the same call."
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
+from aerospike_fluent import _native as n
+
 AS_MSG = 3
+CRATE = "AEROSPIKE_FLUENT_CRATE_RECORDS"
+"""Set while a client connects: that client's records go through the crate."""
 
 
 class Recorder:
@@ -82,3 +87,29 @@ def recording(upstream: tuple[str, int]) -> Iterator[Recorder]:
         yield r
     finally:
         r.close()
+
+
+class ClientPair:
+    """A crate-path client and a wire-path client behind one recorder."""
+
+    def __init__(self, rec: Recorder, probe: n.Key) -> None:
+        self.rec = rec
+        seed = f"127.0.0.1:{rec.port}"
+        os.environ[CRATE] = "1"
+        try:
+            self.crate = n.connect_blocking(n.ClientConfig(seed))
+            self.crate.get_blocking(probe, None, False, None)  # its pools, made with the env set
+        finally:
+            del os.environ[CRATE]
+        self.wire = n.connect_blocking(n.ClientConfig(seed))
+
+    def close(self) -> None:
+        self.crate.close()
+        self.wire.close()
+
+
+def without_timeout(msg: bytes | str) -> bytes | str:
+    """A request with the timeout it tells the server blanked (bytes 14..18 of the header)."""
+    if isinstance(msg, str):
+        return msg
+    return msg[:14] + b"\0\0\0\0" + msg[18:]

@@ -224,17 +224,24 @@ async def test_dataframes(fl: Flavor, set_name: str) -> None:
 async def test_batch_reads_to_arrow(fl: Flavor, set_name: str) -> None:
     s = fl.db.namespace("test").set(set_name)
     await _put(fl, s, {i: {"id": i, "name": f"n{i}", "x": 1.5} for i in range(10)})
-    t = await fl.run(s.keys([3, 1, 404, 2]).to_arrow("id", "name", key=True))
-    assert t.column_names == ["key", "id", "name"]
+    t = await fl.run(s.keys([3, 1, 404, 2]).to_arrow("id", "name", key=True, found=True))
+    assert t.column_names == ["key", "found", "id", "name"]
     assert pa.table(t).to_pylist() == [
-        {"key": 3, "id": 3, "name": "n3"},
-        {"key": 1, "id": 1, "name": "n1"},
-        {"key": 2, "id": 2, "name": "n2"},
+        {"key": 3, "found": True, "id": 3, "name": "n3"},
+        {"key": 1, "found": True, "id": 1, "name": "n1"},
+        {"key": 404, "found": False, "id": None, "name": None},
+        {"key": 2, "found": True, "id": 2, "name": "n2"},
     ]
-    df = await fl.run(s.keys([5, 6]).to_pandas(schema=pa.schema([("x", pa.float32())])))
-    assert list(df.columns) == ["x"] and list(df["x"]) == [1.5, 1.5]
+    meta = await fl.run(s.keys([404, 4]).to_arrow("id", generation="gen", ttl=True, digest=True))
+    assert meta.column_names == ["digest", "gen", "ttl", "id"]
+    rows = pa.table(meta).to_pylist()
+    assert [r["gen"] for r in rows] == [None, 1] and rows[0]["ttl"] is None
+    digests = [r["digest"] for r in rows]
+    assert [len(d) for d in digests] == [20, 20] and digests[0] != digests[1]
+    df = await fl.run(s.keys([5, 404, 6]).to_pandas(schema=pa.schema([("x", pa.float32())])))
+    assert list(df.columns) == ["x"] and df["x"].isna().tolist() == [False, True, False]
     none = await fl.run(s.keys([404, 405]).to_arrow())
-    assert none.num_rows == 0
+    assert none.num_rows == 2 and none.column_names == []
     with pytest.raises(errors.InvalidArgumentError, match="execute"):
         await fl.run(s.keys([1]).add("id", 1).to_arrow())
     with pytest.raises(errors.InvalidArgumentError, match="rows"):

@@ -36,7 +36,12 @@ def _terminals(db: Any, set_name: str) -> dict[str, Any]:
         "get": lambda: keys.get(),
         "exists": lambda: keys.exists(),
         "to_arrow": lambda: keys.to_arrow(),
+        "to_numpy": lambda: keys.to_numpy(),
         "keys.put": lambda: keys.put({"n": 2}),
+        "keys.touch": lambda: keys.touch(),
+        "batch.operate": lambda: (
+            db.batch().operate(s.key("a").add("n", 1)).timeout(0.05, retries=0).execute()
+        ),
         "batch": lambda: (
             db.batch().get(s.key("a")).put(s.key("c"), {"n": 3}).timeout(0.05, retries=0).execute()
         ),
@@ -55,7 +60,7 @@ async def test_every_batch_terminal_raises_the_timeout_of_a_slow_node(
                 await fl.run(terminal())
             srv.clear_faults()
             partial = raised.value.partial
-            if name != "to_arrow":
+            if name not in ("to_arrow", "to_numpy"):
                 assert isinstance(partial, BatchResult), name
                 assert partial.errors, name
                 assert all(row.node_failed for row in partial.errors), name

@@ -16,9 +16,8 @@ import pytest
 
 from aerospike_fluent import _native as n
 
-from ._recorder import Recorder, recording
+from ._recorder import CRATE, ClientPair, recording, without_timeout
 
-CRATE = "AEROSPIKE_FLUENT_CRATE_RECORDS"
 _RUN = uuid.uuid4().hex[:8]
 _ids = itertools.count()
 
@@ -29,19 +28,8 @@ def key() -> n.Key:
     return ("test", "encoding", f"e{_RUN}_{next(_ids)}", None)
 
 
-class Pair:
-    """A crate-path client and a wire-path client behind one recorder."""
-
-    def __init__(self, rec: Recorder) -> None:
-        self.rec = rec
-        seed = f"127.0.0.1:{rec.port}"
-        os.environ[CRATE] = "1"
-        try:
-            self.crate = n.connect_blocking(n.ClientConfig(seed))
-            self.crate.get_blocking(key(), None, False, None)  # its pools, made with the env set
-        finally:
-            del os.environ[CRATE]
-        self.wire = n.connect_blocking(n.ClientConfig(seed))
+class Pair(ClientPair):
+    """The two clients, each sending one operate (or put, or delete) at a time."""
 
     def sent(
         self, client: n.Client, k: n.Key, ops: list[Any] | str, policy: n.Policy | None
@@ -69,24 +57,13 @@ class Pair:
         k = key()
         return self.sent(self.crate, k, ops, policy), self.sent(self.wire, k, ops, policy)
 
-    def close(self) -> None:
-        self.crate.close()
-        self.wire.close()
-
 
 @pytest.fixture(scope="module")
 def pair(server_address: tuple[str, int]) -> Iterator[Pair]:
     with recording(server_address) as rec:
-        p = Pair(rec)
+        p = Pair(rec, key())
         yield p
         p.close()
-
-
-def without_timeout(msg: bytes | str) -> bytes | str:
-    """A request with the timeout it tells the server blanked (bytes 14..18 of the header)."""
-    if isinstance(msg, str):
-        return msg
-    return msg[:14] + b"\0\0\0\0" + msg[18:]
 
 
 def assert_same(pair: Pair, ops: list[Any] | str, policy: n.Policy | None = None) -> None:

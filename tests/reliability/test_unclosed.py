@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import subprocess
+import sys
 import time
 import warnings
 
@@ -78,3 +80,27 @@ def test_the_password_is_not_kept_after_connecting(server: EmbeddedServer) -> No
             await connecting
 
     asyncio.run(main())
+
+
+def test_a_client_collected_while_an_exception_propagates_leaves_it_in_place(
+    server: EmbeddedServer,
+) -> None:
+    # The client is on the value stack when the exception is raised (as when Ctrl-C lands
+    # right after connecting): its ResourceWarning must not report or clear the exception.
+    code = (
+        "import sys, warnings\n"
+        "from aerospike_fluent import sync\n"
+        "warnings.simplefilter('always')\n"
+        "try:\n"
+        "    x = [sync.connect(sys.argv[1]), 1 / 0]\n"
+        "except ZeroDivisionError:\n"
+        "    print('caught')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, seeds_of(server)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "caught"), done.stderr[-2000:]
+    assert "ResourceWarning" in done.stderr

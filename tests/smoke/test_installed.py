@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib.metadata
+import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,3 +71,18 @@ def test_arrow_when_pyarrow_is_installed() -> None:
         table = pa.table(s.query().to_arrow())
     assert table.num_rows == 20
     assert sorted(table.column("i").to_pylist()) == list(range(20))
+
+
+def test_the_command_line_runs_or_names_its_extra() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "aerospike_fluent", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if all(importlib.util.find_spec(name) for name in ("click", "rich", "pyarrow")):
+        assert done.returncode == 0, done.stderr
+        assert "query" in done.stdout and "import" in done.stdout
+    else:
+        assert done.returncode == 2
+        assert "pip install 'aerospike-fluent[cli]'" in done.stderr

@@ -32,7 +32,7 @@ def test_every_option_set_names_the_closest_option(users: RecordSet[Any], tmp_pa
     _hint(lambda: prepare(None, {"policy": {"read": {"total_timout": 1}}}, 1), "total_timeout")
     _hint(lambda: af.Policy.from_mapping({"replcia": "master"}), "replica")
     _hint(lambda: users.put_arrow(pa.table({"id": [1]}), key="id", progres=print), "progress")  # type: ignore[call-overload]
-    _hint(lambda: _arrow.spec({"digets": True}, None, batch=False), "digest")  # type: ignore[typeddict-unknown-key]
+    _hint(lambda: _arrow.spec({"digets": True}, None, batch=False), "digest")
     _hint(lambda: _embedded_options("?node=3"), "nodes")
     _hint(lambda: scan(users, sampel_size=5), "sample_size")  # type: ignore[call-arg]
     _hint(lambda: af.Policy(totl_timeout=1), "total_timeout")  # type: ignore[call-arg]

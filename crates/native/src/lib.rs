@@ -2,7 +2,7 @@
 //!
 //! Every operation is one `async fn` (`request/calls.rs`), declared once in `py/client.rs` and
 //! exposed twice: started with a `done` target (`exec/completion/`) and as a blocking twin
-//! (`exec/blocking.rs`); `exec/routes.rs` says which runtime and pool each call uses.
+//! (`exec/blocking.rs`); `client/routes.rs` says which runtime and pool each call uses.
 //!
 //! Folders by concern: `py` (the Python surface), `cluster` (the one cluster view), `conn`
 //! (the one connection budget), `exec` (runtimes and completion), `request` (what is sent and
@@ -10,6 +10,7 @@
 //! records, Arrow), `ops` and `expr` (operation and expression encoding), `metrics`; and at
 //! the ground, `errors` (the exception hierarchy and the one map to it).
 
+mod client;
 mod cluster;
 mod conn;
 mod convert;
@@ -19,8 +20,10 @@ mod exec;
 mod expr;
 mod metrics;
 mod ops;
+mod policy;
 mod py;
 mod request;
+mod safety;
 
 use pyo3::prelude::*;
 
@@ -33,8 +36,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("LOOP_RUNTIME_AFTER", exec::completion::LOOP_RUNTIME_AFTER)?;
+    m.add("PRIVILEGE_NAMES", crate_calls::admin::PRIVILEGE_NAMES)?;
     errors::register(m)?;
-    py::logs::install(m.py())?;
+    metrics::logs::install(m.py())?;
     convert::values::register(m)?;
     convert::fast_validate::register(m)?;
     exec::runtime::register(m)?;
@@ -48,19 +52,20 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::models::records_as, m)?)?;
     m.add_class::<exec::completion::Pending>()?;
     m.add_class::<exec::completion::Completer>()?;
-    m.add_class::<py::policy::Policy>()?;
-    m.add_class::<py::policy::CallDefaults>()?;
+    m.add_class::<policy::Policy>()?;
+    m.add_class::<policy::CallDefaults>()?;
     m.add_class::<crate_calls::transaction::Transaction>()?;
     m.add_class::<py::config::ClientConfig>()?;
     m.add_class::<py::client::Client>()?;
     m.add_class::<request::query::QueryStream>()?;
+    m.add_class::<request::arrow_stream::ArrowReader>()?;
     m.add_class::<crate_calls::background::BackgroundTask>()?;
     m.add_class::<py::embedded::EmbeddedServer>()?;
     m.add_class::<py::embedded_cluster::EmbeddedCluster>()?;
     m.add_function(wrap_pyfunction!(py::connect::connect, m)?)?;
     m.add_function(wrap_pyfunction!(py::connect::connect_blocking, m)?)?;
-    m.add_function(wrap_pyfunction!(cluster::answering::nodes_answering, m)?)?;
-    m.add_function(wrap_pyfunction!(cluster::answering::ping, m)?)?;
-    m.add_function(wrap_pyfunction!(cluster::answering::ping_blocking, m)?)?;
+    m.add_function(wrap_pyfunction!(py::answering::nodes_answering, m)?)?;
+    m.add_function(wrap_pyfunction!(py::answering::ping, m)?)?;
+    m.add_function(wrap_pyfunction!(py::answering::ping_blocking, m)?)?;
     Ok(())
 }

@@ -16,18 +16,10 @@ use crate::store::{Digest, Record};
 use crate::wire::*;
 use crate::{cluster, Shared};
 
-/// UDF_OP value of a foreground aggregation.
-const AGGREGATE: u8 = 1;
 /// How long an aggregation may run when its query's timeout field is 0. A real server sets
 /// aggregations no bound at all (an endless stream function spins until the node restarts);
 /// here Lua stops at the query's timeout, or after this.
 const UNTIMED_AGGREGATION: Duration = Duration::from_secs(30);
-
-/// Whether `msg` asks for a foreground aggregation.
-pub(crate) fn wanted(msg: &Msg<'_>) -> bool {
-    msg.header.info2 & INFO2_WRITE == 0
-        && msg.fields.get(field::UDF_OP).and_then(|b| b.first()) == Some(&AGGREGATE)
-}
 
 /// Appends the node's partial results (and unserved partitions) to `out`, calling
 /// `after_message` after each so that they leave in frames as they come.

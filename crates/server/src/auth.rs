@@ -1,12 +1,16 @@
-//! Admin protocol (proto type 2): login and session authentication for internal users.
+//! Admin protocol (proto type 2): login and session authentication for internal users; the
+//! other admin commands go to [`crate::security::admin`].
 //!
 //! Clients never send the clear password: they send bcrypt(password) with the fixed salt every
 //! Aerospike client uses, so the server keeps that hash per user and compares hashes. A login
 //! answers a random session token that later connections present with `AUTHENTICATE`.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
+use crate::security::accounts::Accounts;
+use crate::security::privilege::Privilege;
+use crate::security::{admin, Caller, OpenCounts};
 use crate::wire::{begin_frame, end_frame, Reader};
 
 /// Proto type of admin messages.
@@ -30,8 +34,16 @@ pub mod rc {
     pub const SECURITY_NOT_ENABLED: u8 = 52;
     pub const INVALID_COMMAND: u8 = 54;
     pub const INVALID_USER: u8 = 60;
+    pub const USER_ALREADY_EXISTS: u8 = 61;
+    pub const INVALID_PASSWORD: u8 = 62;
     pub const INVALID_CREDENTIAL: u8 = 65;
+    pub const INVALID_ROLE: u8 = 70;
+    pub const ROLE_ALREADY_EXISTS: u8 = 71;
+    pub const INVALID_PRIVILEGE: u8 = 72;
+    pub const INVALID_ALLOWLIST: u8 = 73;
     pub const NOT_AUTHENTICATED: u8 = 80;
+    pub const ROLE_VIOLATION: u8 = 81;
+    pub const NOT_ALLOWLISTED: u8 = 82;
 }
 
 /// Seconds a session token stays valid (what the real server's default `session-ttl` is).
@@ -51,10 +63,11 @@ pub fn client_hash(password: &str) -> Result<String, String> {
         .map_err(|e| format!("cannot hash a password: {e}"))
 }
 
-/// Internal users and live sessions. Never prints a credential.
+/// Internal users, roles and live sessions. Never prints a credential.
 pub struct Users {
-    hashes: HashMap<String, Vec<u8>>,
+    accounts: RwLock<Accounts>,
     sessions: Mutex<Sessions>,
+    open: OpenCounts,
 }
 
 #[derive(Default)]
@@ -65,34 +78,63 @@ struct Sessions {
 
 impl std::fmt::Debug for Users {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Users({} configured)", self.hashes.len())
+        write!(f, "Users({} configured)", self.read(|a| a.users().count()))
     }
 }
 
 impl Users {
-    /// Users from `(name, clear password)` pairs.
+    /// Users from `(name, clear password)` pairs, each with every predefined role.
     pub fn new(users: &[(String, String)]) -> Result<Users, String> {
-        let mut hashes = HashMap::new();
+        let mut hashes = Vec::new();
         for (name, password) in users {
             if name.is_empty() {
                 return Err("a user name must not be empty".into());
             }
-            hashes.insert(name.clone(), client_hash(password)?.into_bytes());
+            hashes.push((name.clone(), client_hash(password)?.into_bytes()));
         }
         Ok(Users {
-            hashes,
+            accounts: RwLock::new(Accounts::new(hashes)),
             sessions: Mutex::new(Sessions::default()),
+            open: OpenCounts::default(),
         })
     }
 
+    /// Reads the users and roles.
+    pub fn read<T>(&self, f: impl FnOnce(&Accounts) -> T) -> T {
+        f(&self.accounts.read().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Changes the users and roles.
+    pub fn change<T>(&self, f: impl FnOnce(&mut Accounts) -> T) -> T {
+        f(&mut self.accounts.write().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The privileges `user` holds now (none for a user dropped since it logged in).
+    pub fn privileges_of(&self, user: &str) -> Vec<Privilege> {
+        self.read(|a| a.privileges_of(user).unwrap_or_default())
+    }
+
+    /// Whether `user` may connect from `peer` (its roles' allowlists; none: from anywhere).
+    fn admits(&self, user: &[u8], peer: Option<std::net::IpAddr>) -> bool {
+        let user = String::from_utf8_lossy(user);
+        self.read(|a| a.admits(&user, peer))
+    }
+
+    /// Connections logged in as `user`.
+    pub fn open_connections(&self, user: &str) -> u32 {
+        let counts = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        counts.get(user).copied().unwrap_or(0)
+    }
+
     fn check(&self, user: &[u8], credential: &[u8]) -> u8 {
-        let Some(stored) = std::str::from_utf8(user)
-            .ok()
-            .and_then(|u| self.hashes.get(u))
-        else {
+        let Ok(user) = std::str::from_utf8(user) else {
             return rc::INVALID_USER;
         };
-        if constant_time_eq(stored, credential) {
+        let stored = self.read(|a| a.user(user).map(|u| u.hash.clone()));
+        let Some(stored) = stored else {
+            return rc::INVALID_USER;
+        };
+        if constant_time_eq(&stored, credential) {
             rc::OK
         } else {
             rc::INVALID_CREDENTIAL
@@ -113,16 +155,13 @@ impl Users {
         token
     }
 
-    fn session_ok(&self, user: Option<&[u8]>, token: &[u8]) -> bool {
-        let Ok(token) = <[u8; 32]>::try_from(token) else {
-            return false;
-        };
+    /// The user a session token belongs to, when it is live (and `user`'s, when named).
+    fn session_owner(&self, user: Option<&[u8]>, token: &[u8]) -> Option<String> {
+        let token = <[u8; 32]>::try_from(token).ok()?;
         let s = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        match (s.by_token.get(&token), user) {
-            (Some(owner), Some(u)) => owner.as_bytes() == u,
-            (Some(_), None) => true,
-            (None, _) => false,
-        }
+        let owner = s.by_token.get(&token)?;
+        user.is_none_or(|u| owner.as_bytes() == u)
+            .then(|| owner.clone())
     }
 }
 
@@ -161,7 +200,7 @@ pub fn handle(
     body: &[u8],
     users: Option<&Users>,
     community: bool,
-    authed: &mut bool,
+    caller: &mut Caller,
     out: &mut Vec<u8>,
 ) -> bool {
     let mut r = Reader::new(body);
@@ -169,9 +208,7 @@ pub fn handle(
         return false;
     };
     let (command, n_fields) = (head[2], head[3]);
-    let mut user = None;
-    let mut credential = None;
-    let mut token = None;
+    let mut fields = Vec::with_capacity(n_fields as usize);
     for _ in 0..n_fields {
         let Ok(len) = r.u32() else { return false };
         let Some(len) = (len as usize).checked_sub(1) else {
@@ -180,13 +217,9 @@ pub fn handle(
         let (Ok(id), Ok(data)) = (r.u8(), r.take(len)) else {
             return false;
         };
-        match id {
-            USER => user = Some(data),
-            CREDENTIAL => credential = Some(data),
-            SESSION_TOKEN => token = Some(data),
-            _ => {}
-        }
+        fields.push((id, data));
     }
+    let get = |wanted: u8| fields.iter().find(|(id, _)| *id == wanted).map(|f| f.1);
     let Some(users) = users else {
         let code = if community {
             rc::SECURITY_NOT_SUPPORTED
@@ -197,10 +230,11 @@ pub fn handle(
         return true;
     };
     match command {
-        LOGIN => match (user, credential) {
+        LOGIN => match (get(USER), get(CREDENTIAL)) {
             (Some(u), Some(c)) => match users.check(u, c) {
+                rc::OK if !users.admits(u, caller.peer) => reply(out, rc::NOT_ALLOWLISTED, None),
                 rc::OK => {
-                    *authed = true;
+                    caller.log_in(String::from_utf8_lossy(u).into_owned(), &users.open);
                     let t = users.new_session(u);
                     reply(out, rc::OK, Some(&t));
                 }
@@ -208,27 +242,36 @@ pub fn handle(
             },
             _ => reply(out, rc::PARAMETER, None),
         },
-        AUTHENTICATE => match token {
-            Some(t) if users.session_ok(user, t) => {
-                *authed = true;
-                reply(out, rc::OK, None);
-            }
-            Some(_) => reply(out, rc::NOT_AUTHENTICATED, None),
+        AUTHENTICATE => match get(SESSION_TOKEN) {
+            Some(t) => match users.session_owner(get(USER), t) {
+                Some(owner) if !users.admits(owner.as_bytes(), caller.peer) => {
+                    reply(out, rc::NOT_ALLOWLISTED, None)
+                }
+                Some(owner) => {
+                    caller.log_in(owner, &users.open);
+                    reply(out, rc::OK, None);
+                }
+                None => reply(out, rc::NOT_AUTHENTICATED, None),
+            },
             None => reply(out, rc::PARAMETER, None),
         },
-        _ if !*authed => reply(out, rc::NOT_AUTHENTICATED, None),
-        _ => reply(out, rc::INVALID_COMMAND, None),
+        _ => match caller.user() {
+            Some(user) => admin::handle(command, &fields, users, user, out),
+            None => reply(out, rc::NOT_AUTHENTICATED, None),
+        },
     }
     true
 }
 
-fn field(out: &mut Vec<u8>, id: u8, data: &[u8]) {
+/// One admin field: its length (with the id byte), its id, its bytes.
+pub(crate) fn field(out: &mut Vec<u8>, id: u8, data: &[u8]) {
     out.extend_from_slice(&(data.len() as u32 + 1).to_be_bytes());
     out.push(id);
     out.extend_from_slice(data);
 }
 
-fn reply(out: &mut Vec<u8>, result: u8, token: Option<&[u8; 32]>) {
+/// A reply frame: a result code, and a login's session token.
+pub(crate) fn reply(out: &mut Vec<u8>, result: u8, token: Option<&[u8; 32]>) {
     let at = begin_frame(out);
     let mut head = [0u8; 16];
     head[1] = result;
@@ -260,7 +303,7 @@ mod tests {
     #[test]
     fn login_then_session() {
         let users = Users::new(&[("admin".into(), "secret".into())]).expect("users");
-        let mut authed = false;
+        let mut authed = Caller::new(true, None);
         let mut out = Vec::new();
         let bad = client_hash("nope").expect("hash");
         assert!(handle(
@@ -271,7 +314,7 @@ mod tests {
             &mut out
         ));
         assert_eq!(result(&out), rc::INVALID_CREDENTIAL);
-        assert!(!authed);
+        assert!(!authed.authed);
         out.clear();
         assert!(handle(
             &login("who", &bad),
@@ -291,7 +334,8 @@ mod tests {
             &mut out
         ));
         assert_eq!(result(&out), rc::OK);
-        assert!(authed);
+        assert!(authed.authed);
+        assert_eq!(users.open_connections("admin"), 1);
         assert_eq!(out[11], 2);
         let token = out[8 + 16 + 5..8 + 16 + 5 + 32].to_vec();
 
@@ -299,17 +343,20 @@ mod tests {
         b.extend_from_slice(&[0; 12]);
         field(&mut b, USER, b"admin");
         field(&mut b, SESSION_TOKEN, &token);
-        let mut fresh = false;
+        let mut fresh = Caller::new(true, None);
         out.clear();
         assert!(handle(&b, Some(&users), false, &mut fresh, &mut out));
         assert_eq!(result(&out), rc::OK);
-        assert!(fresh);
+        assert!(fresh.authed);
+        assert_eq!(users.open_connections("admin"), 2);
+        drop(fresh);
+        assert_eq!(users.open_connections("admin"), 1);
         assert!(!format!("{users:?}").contains("secret"));
     }
 
     #[test]
     fn malformed_and_disabled() {
-        let mut authed = false;
+        let mut authed = Caller::new(false, None);
         let mut out = Vec::new();
         assert!(!handle(&[0; 5], None, false, &mut authed, &mut out));
         let mut b = vec![0u8, 0, LOGIN, 3];

@@ -5,6 +5,7 @@ use std::time::Instant;
 use crate::clock::transaction_deadline;
 use crate::engine_ops;
 use crate::record::{self, rc, RecReq};
+use crate::security::{self, Grants};
 use crate::store::Digest;
 use crate::wire::*;
 use crate::{cluster, udf, Shared};
@@ -25,8 +26,8 @@ struct Row<'a> {
 
 /// Runs every row of the batch in `msg` and appends one reply message per row, then the LAST
 /// marker. A malformed row list ends the batch with PARAMETER_ERROR.
-pub fn handle(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
-    handle_with(msg, shared, out, &mut |_| true);
+pub fn handle(msg: &Msg<'_>, shared: &Shared, grants: &Grants, out: &mut Vec<u8>) {
+    handle_with(msg, shared, grants, out, &mut |_| true);
 }
 
 /// Like [`handle`], but writes complete proto frames of about [`FRAME_CHUNK`] bytes, passing
@@ -34,11 +35,12 @@ pub fn handle(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
 pub fn handle_chunked(
     msg: &Msg<'_>,
     shared: &Shared,
+    grants: &Grants,
     out: &mut Vec<u8>,
     emit: &mut dyn FnMut(&mut Vec<u8>) -> bool,
 ) {
     in_frames(out, emit, |out, after_row| {
-        handle_with(msg, shared, out, after_row)
+        handle_with(msg, shared, grants, out, after_row)
     });
 }
 
@@ -46,6 +48,7 @@ pub fn handle_chunked(
 fn handle_with(
     msg: &Msg<'_>,
     shared: &Shared,
+    grants: &Grants,
     out: &mut Vec<u8>,
     after_row: &mut dyn FnMut(&mut Vec<u8>) -> bool,
 ) {
@@ -53,7 +56,7 @@ fn handle_with(
     let filter = msg.fields.get(field::FILTER_EXP);
     let result = match msg.fields.get(field::BATCH_INDEX) {
         _ if filter.is_some_and(|f| engine_ops::check_filter(f).is_err()) => Err(Malformed),
-        Some(data) => run(data, msg, shared, out, after_row),
+        Some(data) => run(data, msg, shared, grants, out, after_row),
         None => Err(Malformed),
     };
     let code = if result.is_ok() {
@@ -68,6 +71,7 @@ fn run(
     data: &[u8],
     msg: &Msg<'_>,
     shared: &Shared,
+    grants: &Grants,
     out: &mut Vec<u8>,
     after_row: &mut dyn FnMut(&mut Vec<u8>) -> bool,
 ) -> Result<(), Malformed> {
@@ -87,7 +91,7 @@ fn run(
             parse_row(&mut r, kind, parent_filter, deadline)?
         };
         prev = Some(row);
-        execute_row(shared, digest, &row, out, index);
+        execute_row(shared, grants, digest, &row, out, index);
         if !after_row(out) {
             break;
         }
@@ -145,10 +149,21 @@ fn parse_row<'a>(
     })
 }
 
-fn execute_row(shared: &Shared, digest: &Digest, row: &Row<'_>, out: &mut Vec<u8>, index: u32) {
+fn execute_row(
+    shared: &Shared,
+    grants: &Grants,
+    digest: &Digest,
+    row: &Row<'_>,
+    out: &mut Vec<u8>,
+    index: u32,
+) {
     let is_udf = row.fields.get(field::UDF_PACKAGE).is_some();
     let write = is_udf || row.req.is_write() || row.req.may_touch();
     let ns = row.ns.unwrap_or_default();
+    let perm = security::record_perm(&row.req, is_udf);
+    if let Some(code) = grants.refusal(perm, ns, row.req.set) {
+        return header_only(out, 0, code, index);
+    }
     let served = cluster::keyed(shared, ns, digest, write, |node, ns| {
         if is_udf {
             udf::execute(node, ns, digest, &row.req, &row.fields, out, index);

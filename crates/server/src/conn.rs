@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 use crate::auth::{self, PROTO_ADMIN};
 use crate::budget::Charge;
 use crate::faults::Verdict;
+use crate::security::{self, Caller, Grants};
 use crate::stats::Kind;
 use crate::wire::*;
 use crate::{dispatch, info, offload, Edition, Shared};
@@ -64,12 +65,13 @@ pub(crate) async fn accept_loop(
 
 /// Runs the TLS handshake when TLS is on (bounded in time), then serves the connection.
 async fn start(stream: TcpStream, shared: Arc<Shared>) {
+    let peer = stream.peer_addr().ok().map(|a| a.ip());
     match shared.tls.clone() {
-        None => serve(stream, shared).await,
+        None => serve(stream, shared, peer).await,
         Some(acceptor) => {
             if let Ok(Ok(tls)) = tokio::time::timeout(TLS_HANDSHAKE, acceptor.accept(stream)).await
             {
-                serve(tls, shared).await;
+                serve(tls, shared, peer).await;
             }
         }
     }
@@ -177,7 +179,7 @@ async fn flush_charged<S: Io>(stream: &mut S, out: &mut Vec<u8>, charge: &mut Ch
 
 /// Serves one connection: every complete request already received is answered before the
 /// replies are written, with one write for all of them.
-async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
+async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>, peer: Option<std::net::IpAddr>) {
     shared
         .stats
         .connections_open
@@ -190,7 +192,7 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
     let mut input = InBuf::new(shared.clone());
     let mut bufs = Buffers::default();
     let mut out_charge = Charge::new(shared.clone(), KEEP_OUT);
-    let mut authed = shared.users.is_none();
+    let mut caller = Caller::new(shared.users.is_some(), peer);
     loop {
         if input.available().len() < 8
             && (!flush_charged(&mut stream, &mut bufs.out, &mut out_charge).await
@@ -225,21 +227,21 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
         let keep = match ptype {
             PROTO_INFO => {
                 shared.stats.count(Kind::Info);
-                info::handle(body, &shared, authed, &mut bufs.out);
+                info::handle(body, &shared, &caller, &mut bufs.out);
                 true
             }
             PROTO_ADMIN => {
                 let community = shared.edition == Edition::Community;
                 let users = shared.users.as_ref();
-                auth::handle(body, users, community, &mut authed, &mut bufs.out)
+                auth::handle(body, users, community, &mut caller, &mut bufs.out)
             }
-            PROTO_MSG | PROTO_COMPRESSED if !authed => {
+            PROTO_MSG | PROTO_COMPRESSED if !caller.authed => {
                 let at = begin_frame(&mut bufs.out);
                 header_only(&mut bufs.out, INFO3_LAST, auth::rc::NOT_AUTHENTICATED, 0);
                 end_frame(&mut bufs.out, at, PROTO_MSG);
                 true
             }
-            PROTO_MSG => serve_msg(&mut stream, &shared, body, &mut bufs).await,
+            PROTO_MSG => serve_msg(&mut stream, &shared, body, &mut bufs, &caller).await,
             PROTO_COMPRESSED if shared.edition == Edition::Community => {
                 // Community servers cannot inflate: ENTERPRISE_ONLY, as a real one answers.
                 let at = begin_frame(&mut bufs.out);
@@ -256,7 +258,9 @@ async fn serve<S: Io>(mut stream: S, shared: Arc<Shared>) {
                 let mut packed = std::mem::take(&mut bufs.inflated);
                 let keep = match inflate(body, &mut packed) {
                     Some(()) => match inner_msg(&packed) {
-                        Some(inner) => serve_msg(&mut stream, &shared, inner, &mut bufs).await,
+                        Some(inner) => {
+                            serve_msg(&mut stream, &shared, inner, &mut bufs, &caller).await
+                        }
                         None => false,
                     },
                     None => false,
@@ -290,6 +294,7 @@ async fn serve_msg<S: Io>(
     shared: &Arc<Shared>,
     body: &[u8],
     bufs: &mut Buffers,
+    caller: &Caller,
 ) -> bool {
     let verdict = shared.faults.verdict();
     if verdict == Verdict::Drop {
@@ -320,6 +325,18 @@ async fn serve_msg<S: Io>(
         }
     };
     let streamed = dispatch::is_stream(&msg);
+    let grants = Grants::of(shared, caller);
+    let ns = msg.fields.get(field::NAMESPACE).unwrap_or_default();
+    let set = msg.fields.get(field::SET).unwrap_or_default();
+    if let Some(code) = streamed
+        .then(|| grants.refusal(security::stream_perm(&msg), ns, set))
+        .flatten()
+    {
+        let at = begin_frame(&mut bufs.out);
+        header_only(&mut bufs.out, INFO3_LAST, code, 0);
+        end_frame(&mut bufs.out, at, PROTO_MSG);
+        return true;
+    }
     if streamed || offload::wanted(&msg) {
         if !flush(stream, &mut bufs.out).await {
             return false;
@@ -331,12 +348,12 @@ async fn serve_msg<S: Io>(
             scratch: &mut scratch,
         };
         return if offload::wanted(&msg) {
-            offload::serve(shared, body, &mut sink).await
+            offload::serve(shared, body, &mut sink, grants).await
         } else {
             dispatch::stream(&msg, shared, &mut bufs.out, &mut sink).await
         };
     }
-    dispatch::single(&msg, shared, &mut bufs.out);
+    dispatch::single(&msg, shared, &mut bufs.out, &grants);
     if compress {
         let mut packed = Vec::new();
         if deflate_frames(&bufs.out[mark..], &mut packed).is_none() {

@@ -3,6 +3,7 @@
 use crate::clock::transaction_deadline;
 use crate::conn::FrameSink;
 use crate::record::{self, rc, RecReq};
+use crate::security::{self, Grants};
 use crate::stats::Kind;
 use crate::store::Digest;
 use crate::wire::*;
@@ -54,18 +55,18 @@ pub fn rec_req<'a>(msg: &Msg<'a>) -> Option<RecReq<'a>> {
 }
 
 /// Handles a single-record, UDF or batch request; appends complete frames to `out`.
-pub fn single(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
+pub fn single(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>, grants: &Grants) {
     let at = begin_frame(out);
     if msg.fields.get(field::BATCH_INDEX).is_some() {
         shared.stats.count(Kind::Batch);
-        batch::handle(msg, shared, out);
+        batch::handle(msg, shared, grants, out);
     } else {
-        one_record(msg, shared, out);
+        one_record(msg, shared, out, grants);
     }
     end_frame(out, at, PROTO_MSG);
 }
 
-fn one_record(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
+fn one_record(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>, grants: &Grants) {
     let Some(req) = rec_req(msg) else {
         return header_only(out, 0, rc::PARAMETER, 0);
     };
@@ -81,6 +82,9 @@ fn one_record(msg: &Msg<'_>, shared: &Shared, out: &mut Vec<u8>) {
     let Some(d) = digest else {
         return header_only(out, 0, rc::PARAMETER, 0);
     };
+    if let Some(code) = grants.refusal(security::record_perm(&req, is_udf), ns, req.set) {
+        return header_only(out, 0, code, 0);
+    }
     let served = cluster::keyed(
         shared,
         ns,

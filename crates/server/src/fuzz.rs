@@ -74,7 +74,12 @@ fn handle(shared: &Shared, body: &[u8]) {
     let mut out = Vec::new();
     if let Ok(msg) = Msg::parse(body) {
         if !dispatch::is_stream(&msg) {
-            dispatch::single(&msg, shared, &mut out);
+            dispatch::single(
+                &msg,
+                shared,
+                &mut out,
+                &crate::security::Grants::everything(),
+            );
         }
     }
 }
@@ -87,7 +92,7 @@ proptest! {
         let shared = Shared::new(&ServerConfig::default()).expect("default config");
         handle(&shared, &body);
         let mut out = Vec::new();
-        info::handle(&body, &shared, true, &mut out);
+        info::handle(&body, &shared, &crate::security::Caller::new(false, None), &mut out);
         prop_assert!(out.len() >= 8);
     }
 
@@ -108,7 +113,12 @@ fn valid_seeds_are_served() {
     let run = |body: Vec<u8>| {
         let mut out = Vec::new();
         let msg = Msg::parse(&body).expect("valid seed");
-        dispatch::single(&msg, &shared, &mut out);
+        dispatch::single(
+            &msg,
+            &shared,
+            &mut out,
+            &crate::security::Grants::everything(),
+        );
         out
     };
     let out = run(valid_write());

@@ -17,6 +17,7 @@ mod sindex;
 
 pub use config::cluster_name_is_valid;
 
+use crate::security::{self, Caller, Grants};
 use crate::store::N_PARTITIONS;
 use crate::wire::{begin_frame, end_frame, PROTO_INFO};
 use crate::Shared;
@@ -197,13 +198,15 @@ const MAX_NAME: usize = 31;
 
 /// The reply to a privileged command on a connection that has not logged in.
 const NOT_AUTHENTICATED: &str = "ERROR:80:not authenticated";
+/// The reply to a privileged command the caller's roles do not allow.
+const ROLE_VIOLATION: &str = "ERROR:81:role violation";
 /// Longest info reply: the names after it are left unanswered, the first of them with
 /// [`TOO_LARGE`].
 const MAX_REPLY: usize = 8 * 1024 * 1024;
 const TOO_LARGE: &str = "ERROR:4:reply too large";
 
 /// Answers one info request body into `out` as a complete proto frame.
-pub fn handle(body: &[u8], shared: &Shared, authed: bool, out: &mut Vec<u8>) {
+pub fn handle(body: &[u8], shared: &Shared, caller: &Caller, out: &mut Vec<u8>) {
     let at = begin_frame(out);
     let text = String::from_utf8_lossy(body);
     let mut names = text
@@ -223,14 +226,14 @@ pub fn handle(body: &[u8], shared: &Shared, authed: bool, out: &mut Vec<u8>) {
             let _ = writeln!(reply, "{name}\t{TOO_LARGE}");
             break;
         }
-        let _ = writeln!(reply, "{name}\t{}", run(name, shared, authed));
+        let _ = writeln!(reply, "{name}\t{}", run(name, shared, caller));
     }
     out.extend_from_slice(reply.as_bytes());
     end_frame(out, at, PROTO_INFO);
 }
 
 /// One command: found, guarded and answered in a real node's order.
-fn run(text: &str, shared: &Shared, authed: bool) -> String {
+fn run(text: &str, shared: &Shared, caller: &Caller) -> String {
     let (cmd, args) = parse(text);
     if EMBEDDED_ONLY.contains(&cmd) {
         return answer(cmd, args, shared);
@@ -244,8 +247,16 @@ fn run(text: &str, shared: &Shared, authed: bool) -> String {
     if flags & EE != 0 && !enterprise_here(shared, name) {
         return error(ENTERPRISE_ONLY, "enterprise only");
     }
-    if flags & PRIV != 0 && !authed {
+    if flags & PRIV != 0 && !caller.authed {
         return NOT_AUTHENTICATED.into();
+    }
+    let (perm, ns, set) = security::info_perm(name, args);
+    if flags & PRIV != 0
+        && Grants::of(shared, caller)
+            .refusal(perm, ns.as_bytes(), set.as_bytes())
+            .is_some()
+    {
+        return ROLE_VIOLATION.into();
     }
     answer(name, args, shared)
 }
@@ -673,21 +684,17 @@ fn job_id(args: &str) -> Result<u64, String> {
         .ok_or_else(|| error(PARAMETER, "bad id"))
 }
 
-/// `query-show[:id=N]`: background jobs run to completion before their reply, reported with
-/// a real server's field names. Without an id, every job the node remembers: none here, as
-/// they are kept only to be looked up by id.
+/// `query-show[:id=N]`: background jobs run to completion before their reply, so every job
+/// the node remembers is done. Without an id, all of them.
 fn job_show(shared: &Shared, args: &str) -> Result<String, String> {
     if param(&params(args), &["id", "trid"]).is_none() {
-        return Ok(String::new());
+        return Ok(shared.jobs.show_all());
     }
     let id = job_id(args)?;
-    match shared.job(id) {
-        Some((ok, failed)) => Ok(format!(
-            "trid={id}:status=done(ok):job-progress=100.00:recs-succeeded={ok}:\
-recs-failed={failed}"
-        )),
-        None => Err(error(NOT_FOUND, "job not found")),
-    }
+    shared
+        .jobs
+        .show(id)
+        .ok_or_else(|| error(NOT_FOUND, "job not found"))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 mod aggregate;
 mod auth;
+mod background;
 mod batch;
 mod bins;
 mod budget;
@@ -19,14 +20,17 @@ mod faults;
 #[cfg(test)]
 mod fuzz;
 mod info;
+mod jobs;
 mod log;
 mod offload;
 mod partition;
 mod query;
+mod query_kind;
 mod read_touch;
 mod record;
 mod record_lock;
 mod request;
+mod security;
 mod sindex;
 mod stats;
 mod store;
@@ -38,7 +42,6 @@ pub mod wire;
 
 pub use info::cluster_name_is_valid;
 
-use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU16, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -129,9 +132,6 @@ const THREAD_STACK: usize = 16 * 1024 * 1024;
 const REBIND_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 const REBIND_PAUSE: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// Background jobs remembered for `query-show`.
-const JOBS_KEPT: usize = 1024;
-
 /// State shared by the listener and every connection; survives restarts.
 pub(crate) struct Shared {
     pub stats: Stats,
@@ -157,8 +157,8 @@ pub(crate) struct Shared {
     pub buffered: AtomicUsize,
     host: String,
     port: AtomicU16,
-    /// Finished background jobs: id, records succeeded and failed.
-    jobs: Mutex<VecDeque<(u64, (u64, u64))>>,
+    /// Finished background jobs, for `query-show`.
+    pub jobs: jobs::Jobs,
 }
 
 impl Shared {
@@ -240,7 +240,7 @@ impl Shared {
             buffered: AtomicUsize::new(0),
             host: config.host.clone(),
             port: AtomicU16::new(config.port),
-            jobs: Mutex::new(VecDeque::new()),
+            jobs: jobs::Jobs::default(),
         })
     }
 
@@ -286,21 +286,6 @@ impl Shared {
     /// The cluster link when the node belongs to a cluster.
     pub(crate) fn member(&self) -> Option<&cluster::Member> {
         self.member.get()
-    }
-
-    /// Remembers a finished background job: its id and (succeeded, failed) record counts.
-    pub fn job_done(&self, id: u64, counts: (u64, u64)) {
-        let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        if jobs.len() >= JOBS_KEPT {
-            jobs.pop_front();
-        }
-        jobs.push_back((id, counts));
-    }
-
-    /// The (succeeded, failed) counts of finished background job `id`.
-    pub fn job(&self, id: u64) -> Option<(u64, u64)> {
-        let jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        jobs.iter().rev().find(|(j, _)| *j == id).map(|(_, c)| *c)
     }
 }
 

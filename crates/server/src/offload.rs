@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 
 use crate::conn::FrameSink;
+use crate::security::Grants;
 use crate::stats::Kind;
 use crate::wire::*;
 use crate::{batch, dispatch, query, Shared};
@@ -33,7 +34,12 @@ pub fn wanted(msg: &Msg<'_>) -> bool {
 
 /// Runs the request `body` (an AS_MSG that [`wanted`] chose) on a blocking thread and sends its
 /// reply frames to `sink`. False when the connection must close.
-pub async fn serve(shared: &Arc<Shared>, body: &[u8], sink: &mut FrameSink<'_>) -> bool {
+pub async fn serve(
+    shared: &Arc<Shared>,
+    body: &[u8],
+    sink: &mut FrameSink<'_>,
+    grants: Grants,
+) -> bool {
     let Ok(_turn) = RUNNING.acquire().await else {
         return false;
     };
@@ -50,11 +56,11 @@ pub async fn serve(shared: &Arc<Shared>, body: &[u8], sink: &mut FrameSink<'_>) 
             });
         } else if msg.fields.get(field::BATCH_INDEX).is_some() {
             shared.stats.count(Kind::Batch);
-            batch::handle_chunked(&msg, &shared, &mut out, &mut |frames| {
+            batch::handle_chunked(&msg, &shared, &grants, &mut out, &mut |frames| {
                 tx.blocking_send(std::mem::take(frames)).is_ok()
             });
         } else {
-            dispatch::single(&msg, &shared, &mut out);
+            dispatch::single(&msg, &shared, &mut out, &grants);
         }
         if !out.is_empty() {
             let _ = tx.blocking_send(out);

@@ -5,24 +5,21 @@ use std::collections::HashSet;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use crate::clock::{cl_secs, now_ms, transaction_deadline};
+use crate::clock::{cl_secs, now_ms};
 use crate::conn::FrameSink;
 use crate::engine_ops::{self, View};
-use crate::record::{self, rc, RecReq};
+use crate::query_kind::QueryKind;
+use crate::record::rc;
 use crate::sindex::bval::{self, Position};
-use crate::sindex::{
-    canonical, indexed_value, Collection, Filter, IndexType, SIndex, Span, Wanted,
-};
+use crate::sindex::{self, indexed_value, Collection, Filter, IndexType, SIndex, Span};
 use crate::store::{Digest, Namespace, Record, N_PARTITIONS};
 use crate::wire::*;
-use crate::{aggregate, cluster, udf, Shared};
-
-const INDEX_NOT_FOUND: u8 = 201;
+use crate::{aggregate, background, cluster, Shared};
 
 /// Whether `msg` is a background job or an aggregation: work that runs to completion before
 /// its reply, off the runtime thread.
 pub fn is_long(msg: &Msg<'_>) -> bool {
-    msg.header.info2 & INFO2_WRITE != 0 || aggregate::wanted(msg)
+    QueryKind::of(msg).is_ok_and(|k| k != QueryKind::Basic)
 }
 
 /// Runs a background job or an aggregation on the calling (blocking) thread, writing its reply
@@ -39,6 +36,8 @@ pub fn handle_long(
     });
 }
 
+/// A background job answers one final message once it has run; an aggregation streams its
+/// results first.
 fn run_long(
     msg: &Msg<'_>,
     shared: &Shared,
@@ -46,17 +45,9 @@ fn run_long(
     out: &mut Vec<u8>,
     after_message: &mut dyn FnMut(&mut Vec<u8>) -> bool,
 ) {
-    if msg.header.info2 & INFO2_WRITE != 0 {
-        let counts = background(msg, shared, p);
-        if let Some(id) = msg
-            .fields
-            .get(field::QUERY_ID)
-            .and_then(|b| b.try_into().ok())
-        {
-            shared.job_done(u64::from_be_bytes(id), counts);
-        }
-    } else {
-        aggregate::respond(msg, shared, p, out, after_message);
+    match QueryKind::of(msg) {
+        Ok(kind) if kind.is_background() => background::run(msg, shared, p, kind),
+        _ => aggregate::respond(msg, shared, p, out, after_message),
     }
     header_only(out, INFO3_LAST, rc::OK, 0);
 }
@@ -111,6 +102,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) send_done: bool,
     /// The request named its partitions (else: every partition this node masters).
     pub(crate) explicit: bool,
+    /// Counts each record the request examines (`query_records_read` in the statistics).
+    pub(crate) records_read: &'a std::sync::atomic::AtomicU64,
 }
 
 /// Runs the scan/query in `msg`, streaming results to `sink`. False when the peer is gone.
@@ -185,37 +178,12 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
         .ok_or(rc::NAMESPACE_NOT_FOUND)?;
     let set_name = f.get(field::SET).filter(|s| !s.is_empty());
     let set = set_name.map(|s| ns.find_set(s));
-    let index = match f.get(field::INDEX_RANGE) {
+    let set_str = set_name
+        .and_then(|s| std::str::from_utf8(s).ok())
+        .unwrap_or("");
+    let index = match sindex::request::requested(f, &ns.name, set_str, &shared.sindexes)? {
         None => None,
-        Some(range) => {
-            let filter = Filter::parse(range).ok_or(rc::PARAMETER)?;
-            let collection = match f.get(field::INDEX_TYPE) {
-                Some(t) => {
-                    Collection::from_wire(*t.first().ok_or(rc::PARAMETER)?).ok_or(rc::PARAMETER)?
-                }
-                None => Collection::Default,
-            };
-            let name = f
-                .get(field::INDEX_NAME)
-                .and_then(|n| std::str::from_utf8(n).ok());
-            let set_str = set_name
-                .and_then(|s| std::str::from_utf8(s).ok())
-                .unwrap_or("");
-            let want = Wanted {
-                bin: &filter.bin,
-                ptype: filter.ptype,
-                collection,
-                name,
-                context: match f.get(field::INDEX_CONTEXT) {
-                    Some(bytes) => Some(canonical(bytes).ok_or(rc::PARAMETER)?),
-                    None => None,
-                },
-                exp: f.get(field::INDEX_EXPRESSION).map(<[u8]>::to_vec),
-            };
-            let idx = shared
-                .sindexes
-                .lookup(&ns.name, set_str, &want)
-                .ok_or(INDEX_NOT_FOUND)?;
+        Some((idx, filter)) => {
             ns.forget_indexes(|def| shared.sindexes.holds(def));
             Some((ns.index(&idx), filter))
         }
@@ -247,6 +215,7 @@ fn plan<'a>(msg: &Msg<'a>, shared: &'a Shared) -> Result<Plan<'a>, u8> {
         partitions,
         send_done: explicit || msg.header.info3 & INFO3_PARTITION_DONE != 0,
         explicit,
+        records_read: &shared.stats.records_read,
     })
 }
 
@@ -279,17 +248,17 @@ fn resumes(f: &Fields<'_>, indexed: bool) -> Result<Vec<(usize, Option<Resume>)>
         .collect())
 }
 
-/// What a real server refuses: a short query may not be paced, an aggregation may not be short
-/// nor take a filter expression, and a filter expression must be well formed and typed.
+/// What a real server refuses: a request of no known kind, a short query that is paced, a job
+/// or an aggregation sent as short, an aggregation with a filter expression, and a filter
+/// expression that is not well formed and typed.
 fn refused(msg: &Msg<'_>) -> Result<(), u8> {
     let short = msg.header.info1 & INFO1_SHORT_QUERY != 0;
-    if aggregate::wanted(msg) {
-        if short {
-            return Err(rc::PARAMETER);
-        }
-        if msg.fields.get(field::FILTER_EXP).is_some() {
-            return Err(rc::UNSUPPORTED_FEATURE);
-        }
+    let kind = QueryKind::of(msg)?;
+    if kind != QueryKind::Basic && short {
+        return Err(rc::PARAMETER);
+    }
+    if kind == QueryKind::Aggregate && msg.fields.get(field::FILTER_EXP).is_some() {
+        return Err(rc::UNSUPPORTED_FEATURE);
     }
     if short && msg.fields.get(field::RECORDS_PER_SECOND).is_some() {
         return Err(rc::PARAMETER);
@@ -301,7 +270,7 @@ fn refused(msg: &Msg<'_>) -> Result<(), u8> {
     }
     // The ops a foreground query projects: reads it knows, or the query is refused (never a
     // record answered without what an op asked for).
-    if msg.header.info2 & INFO2_WRITE == 0 {
+    if !kind.is_background() {
         for op in msg.ops.iter() {
             let known = match op.op {
                 op::READ | op::BIT_READ | op::HLL_READ | op::EXP_READ => true,
@@ -328,6 +297,8 @@ pub(crate) fn serves(shared: &Shared, p: &Plan<'_>, pid: usize) -> bool {
 /// Whether the plan selects `rec`; in an index query, at the entry of bval `at` (one of its
 /// matching elements has that bval).
 fn selected(p: &Plan<'_>, digest: &Digest, rec: &Record, now_cl: u32, at: Option<i64>) -> bool {
+    p.records_read
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     if rec.expired(now_cl) {
         return false;
     }
@@ -543,54 +514,4 @@ fn write_record(
         }
     }
     reply.finish(out, 0, rc::OK, u32::from(rec.generation), rec.void_time, 0);
-}
-
-/// Background scan/query: applies the message's write ops (or UDF) to every selected record;
-/// returns how many records it succeeded and failed on.
-fn background(msg: &Msg<'_>, shared: &Shared, p: &Plan<'_>) -> (u64, u64) {
-    let now_cl = cl_secs(now_ms());
-    let mut digests = Vec::new();
-    for &(pid, _) in &p.partitions {
-        cluster::gated(shared, || {
-            if !cluster::master_here(shared, pid) {
-                return;
-            }
-            each_selected(p, pid, now_cl, |d, _| digests.push(*d));
-        });
-    }
-    let mut req = RecReq {
-        info1: 0,
-        info2: INFO2_WRITE | (msg.header.info2 & INFO2_DURABLE_DELETE),
-        info3: INFO3_UPDATE_ONLY,
-        generation: 0,
-        ttl: msg.header.ttl,
-        set: &[],
-        key: None,
-        filter: None,
-        ops: msg.ops,
-        deadline: transaction_deadline(0),
-        txn: crate::txn::TxnFields::default(),
-    };
-    let is_udf = msg.fields.get(field::UDF_PACKAGE).is_some();
-    let mut scratch = Vec::new();
-    let ns = p.ns.name.as_bytes();
-    let (mut succeeded, mut failed) = (0, 0);
-    for d in &digests {
-        scratch.clear();
-        // Each record is a transaction of its own, with no timeout given.
-        req.deadline = transaction_deadline(0);
-        let code = cluster::keyed(shared, ns, d, true, |node, ns| {
-            if is_udf {
-                udf::execute(node, ns, d, &req, &msg.fields, &mut scratch, 0)
-            } else {
-                record::execute(ns, d, &req, &mut scratch, 0)
-            }
-        });
-        if code == Some(rc::OK) {
-            succeeded += 1;
-        } else {
-            failed += 1;
-        }
-    }
-    (succeeded, failed)
 }

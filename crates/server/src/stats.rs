@@ -27,6 +27,9 @@ pub struct Stats {
     requests: [AtomicU64; 9],
     pub connections_open: AtomicU64,
     pub connections_total: AtomicU64,
+    /// Records scans and queries examined: every record of a scan, only the index's matching
+    /// entries of an index query.
+    pub records_read: AtomicU64,
 }
 
 impl Stats {
@@ -41,6 +44,7 @@ impl Stats {
             c.store(0, Ordering::Relaxed);
         }
         self.connections_total.store(0, Ordering::Relaxed);
+        self.records_read.store(0, Ordering::Relaxed);
     }
 
     /// Snapshot as (name, value) pairs; `records` is supplied by the caller.
@@ -57,6 +61,10 @@ impl Stats {
         out.push((
             "connections_total",
             self.connections_total.load(Ordering::Relaxed),
+        ));
+        out.push((
+            "query_records_read",
+            self.records_read.load(Ordering::Relaxed),
         ));
         out.push(("records", records));
         out

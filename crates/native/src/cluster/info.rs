@@ -1,7 +1,7 @@
 //! Info requests (`name\n`, answered `name\tvalue\n`) over a wire-path connection.
 
+use crate::conn::frame::proto_header;
 use crate::conn::pool::Conn;
-use crate::request::scan_request::proto_header;
 
 const INFO: u8 = 1;
 

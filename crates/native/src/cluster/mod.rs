@@ -2,7 +2,6 @@
 //! one partition table per namespace holding masters and replicas, shared by every runtime and
 //! path, and the events a change of either is counted and logged as.
 
-pub mod answering;
 pub mod info;
 pub mod partitions;
 pub mod view;

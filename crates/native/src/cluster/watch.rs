@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 
+use crate::metrics::logs::CLUSTER;
 use crate::metrics::Metrics;
-use crate::py::logs::CLUSTER;
 
 #[derive(Default)]
 pub struct Known {

@@ -23,8 +23,8 @@ use tokio::time::Instant;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
+use crate::conn::frame::proto_header;
 use crate::metrics::NodeTraffic;
-use crate::request::scan_request::proto_header;
 
 /// Largest reply read (a record is at most 8 MiB on a server).
 const MAX_REPLY: usize = 64 << 20;
@@ -180,23 +180,50 @@ impl Conn {
         self.place.traffic.received(8 + size);
         Some(size)
     }
+
+    /// The reply of proto type `kind` after the `done` bytes of `self.buf` already read: where
+    /// it starts in `self.buf` and its body's length. A reply already buffered is read where
+    /// it lies; else the bytes before it are dropped first (moving what follows once, not once
+    /// per reply of a long stream).
+    pub async fn next_frame(&mut self, done: usize, kind: u8) -> Option<(usize, usize)> {
+        if let Frame::Whole(size) = frame_at(&self.buf[done..], kind, MAX_REPLY)? {
+            self.place.traffic.received(8 + size);
+            return Some((done, size));
+        }
+        self.buf.drain(..done);
+        Some((0, self.read_frame(kind).await?))
+    }
+}
+
+/// What a buffer holds at its start.
+enum Frame {
+    /// A whole reply of this body length.
+    Whole(usize),
+    /// The start of one: this many bytes more are wanted (0: its header is incomplete).
+    Partial(usize),
+}
+
+/// The reply at the start of `buf`, if it is of proto type `kind` and at most `max` long.
+fn frame_at(buf: &[u8], kind: u8, max: usize) -> Option<Frame> {
+    let Some(h) = buf.get(..8) else {
+        return Some(Frame::Partial(0));
+    };
+    let proto = u64::from_be_bytes(h.try_into().ok()?);
+    let size = usize::try_from(proto & 0xFFFF_FFFF_FFFF).ok()?;
+    if h[1] != kind || size > max {
+        return None;
+    }
+    Some(match (8 + size).checked_sub(buf.len()) {
+        None | Some(0) => Frame::Whole(size),
+        Some(more) => Frame::Partial(more),
+    })
 }
 
 async fn read_frame(s: &mut Stream, buf: &mut Vec<u8>, kind: u8, max: usize) -> Option<usize> {
     loop {
-        let want = match buf.get(..8) {
-            Some(h) => {
-                let proto = u64::from_be_bytes(h.try_into().ok()?);
-                let size = usize::try_from(proto & 0xFFFF_FFFF_FFFF).ok()?;
-                if h[1] != kind || size > max {
-                    return None;
-                }
-                if buf.len() >= 8 + size {
-                    return Some(size);
-                }
-                8 + size - buf.len()
-            }
-            None => 0,
+        let want = match frame_at(buf, kind, max)? {
+            Frame::Whole(size) => return Some(size),
+            Frame::Partial(more) => more,
         };
         buf.reserve(want);
         match s.read_buf(buf).await {

@@ -2,6 +2,7 @@
 //! session), leased per runtime within one limit per node for the whole client.
 
 pub mod connection;
+pub mod frame;
 pub mod links;
 pub mod pool;
 pub mod tls;

@@ -244,7 +244,7 @@ impl Pool {
                 let events = &pool.links.metrics.events;
                 events.partition_map_changes.fetch_add(1, Ordering::Relaxed);
                 log::info!(
-                    target: crate::py::logs::CLUSTER,
+                    target: crate::metrics::logs::CLUSTER,
                     "partition map of namespace {ns} changed: (node, masters, replicas) {owners:?}"
                 );
             }

@@ -8,10 +8,10 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
 use crate::convert::models::ModelPlan;
 use crate::convert::record::Record;
+use crate::convert::token::Cursor;
 use crate::convert::values::{from_value, Names};
 use crate::convert::wire_chunk::unix_now;
 use crate::convert::WireChunk;
-use crate::request::token::Cursor;
 
 /// The records of one chunk.
 pub enum Batch {

@@ -1,37 +1,14 @@
 //! The deepest nesting of lists and maps the client reads, checked without recursion.
 //!
 //! Every value the crate hands back is measured here before anything else touches it (on the
-//! thread that decoded it, still on its deep stack: see `exec/deep_stack.rs`). A value nested
+//! thread that decoded it, still on its deep stack: see `safety/deep_stack.rs`). A value nested
 //! deeper than [`MAX_READ_DEPTH`] is taken apart iteratively and the read fails with
 //! `DeserializeError`; so conversion, cloning and dropping elsewhere never recurse deeper.
 
 use aerospike::{Record, Value};
 
-use crate::exec::deep_stack;
-
-/// Deepest nesting read: twice what a server accepts in an operation (256 levels).
-pub const MAX_READ_DEPTH: usize = 512;
-
-/// A read that met a value nested deeper than [`MAX_READ_DEPTH`].
-#[derive(Debug)]
-pub struct TooDeep {
-    /// The bin holding it (`None`: an unnamed value, e.g. a UDF's return value).
-    pub bin: Option<String>,
-}
-
-impl TooDeep {
-    /// The message of the `DeserializeError` it raises.
-    pub fn message(&self) -> String {
-        let what = match &self.bin {
-            Some(bin) => format!("bin '{}'", bin.replace('\'', "\\'")),
-            None => "a value".to_owned(),
-        };
-        format!(
-            "{what} nests lists/maps deeper than {MAX_READ_DEPTH} levels, the most this client \
-             reads"
-        )
-    }
-}
+pub use crate::errors::{TooDeep, MAX_READ_DEPTH};
+use crate::safety::deep_stack;
 
 fn is_container(v: &Value) -> bool {
     matches!(

@@ -4,7 +4,6 @@
 
 pub mod args;
 pub mod arrow;
-pub mod batch_rows;
 pub mod bytes_keys;
 pub mod call_args;
 pub mod chunk;
@@ -16,6 +15,7 @@ pub mod name_cache;
 pub mod particle;
 pub mod record;
 pub mod record_wire;
+pub mod token;
 pub mod values;
 pub mod wire_chunk;
 

@@ -44,7 +44,7 @@ pub fn decode(ptype: u8, b: &[u8]) -> Result<Value, Bad> {
         MAP if b.is_empty() => Value::OrderedMap(IndexMap::new()),
         LIST | MAP => {
             // up to MAX_READ_DEPTH frames: on the deep stack, as the crate's decoding was
-            let v = crate::exec::deep_stack::run(|| Reader { b, depth: 0 }.value())?;
+            let v = crate::safety::deep_stack::run(|| Reader { b, depth: 0 }.value())?;
             let top_ok = match v {
                 Value::List(_) => ptype == LIST,
                 Value::OrderedMap(_) | Value::SortedMap(_) | Value::KeyValueList(_) => ptype == MAP,

@@ -7,7 +7,6 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyIterator, PyList, PyTuple};
 
-use crate::convert::batch_rows::Outcome;
 use crate::convert::record_wire;
 use crate::convert::values::{from_value, key_tuple, Names};
 use crate::convert::wire_chunk::{ttl, OwnedRecord};
@@ -18,6 +17,17 @@ use crate::ops::Answers;
 ///
 /// A scanned record keeps a copy of its message bytes (`wire`) and builds its key tuple and bins dict
 /// from them when first asked for (`convert/record_wire.rs`); other records have both from the start.
+/// How a finished row is read back.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Reads and deletes: a missing record is an outcome, not an error.
+    MissingOk,
+    /// A UDF call: its return value (or Lua error) comes back as a `SUCCESS` (`FAILURE`) bin.
+    Udf,
+    /// Other writes.
+    Write,
+}
+
 #[pyclass(frozen, freelist = 1024, module = "aerospike_fluent._native")]
 pub struct Record {
     results: Option<Py<PyList>>,

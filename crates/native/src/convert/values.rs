@@ -1,7 +1,5 @@
 //! Python ⇄ `aerospike::Value` conversion, keys, and the GeoJSON / CDT marker types.
 
-use std::collections::HashMap;
-
 use aerospike::{FloatValue, Key, Value};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
@@ -11,6 +9,7 @@ use pyo3::types::{
 
 use crate::convert::bytes_keys::{self, BytesKeys};
 use crate::convert::depth::{TooDeep, MAX_READ_DEPTH};
+pub use crate::errors::from_key;
 use crate::errors::invalid_argument;
 
 /// A GeoJSON value (particle type GEOJSON) as opposed to a plain string.
@@ -175,11 +174,12 @@ pub fn to_value(obj: &Bound<'_, PyAny>, ctx: Ctx<'_>) -> PyResult<Value> {
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let inner = ctx.nested()?;
-        let mut out = HashMap::with_capacity(d.len());
+        // in the dict's order: a map is written (and stored) as the caller built it
+        let mut out = aerospike::IndexMap::with_capacity(d.len());
         for (k, v) in d.iter() {
             out.insert(map_key(&k, inner)?, to_value(&v, inner)?);
         }
-        return Ok(Value::HashMap(out));
+        return Ok(Value::OrderedMap(out));
     }
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Value::String(s.to_str()?.to_owned()));
@@ -411,24 +411,6 @@ fn user_key(obj: &Bound<'_, PyAny>, bytes: BytesKeys) -> PyResult<Value> {
     Err(PyTypeError::new_err(format!(
         "user key must be str, int or bytes, not {tname:?}"
     )))
-}
-
-/// Convert a key to its Python tuple.
-pub fn from_key<'py>(py: Python<'py>, key: &Key) -> PyResult<Bound<'py, PyTuple>> {
-    let uk = match key.user_key() {
-        Some(v) => from_value(py, v)?,
-        None => py.None(),
-    };
-    let digest = PyBytes::new(py, &key.digest());
-    PyTuple::new(
-        py,
-        [
-            PyString::new(py, key.namespace()).into_any(),
-            PyString::new(py, key.set_name()).into_any(),
-            uk.into_bound(py),
-            digest.into_any(),
-        ],
-    )
 }
 
 /// The key tuple of a reply about `key`, reusing the caller's tuple `orig` where it can: as is

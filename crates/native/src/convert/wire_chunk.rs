@@ -26,6 +26,8 @@ pub struct WireRecord {
     key: Option<(u8, Range<usize>)>,
     ops: Range<usize>,
     n_ops: u16,
+    /// False for the row of a batch read whose record was not found (no bins, no metadata).
+    pub found: bool,
 }
 
 /// Records of a scan or query, in the order the server sent them.
@@ -60,6 +62,19 @@ impl WireRecord {
             key: m.key.as_ref().map(|(t, r)| (*t, rebase(r, from, to))),
             ops: rebase(&m.ops, from, to),
             n_ops: m.n_ops,
+            found: true,
+        }
+    }
+
+    /// This record, its bytes (now from offset 0) moved to offset `to` of another buffer.
+    fn moved_to(&self, to: usize) -> Self {
+        WireRecord {
+            span: rebase(&self.span, 0, to),
+            namespace: rebase(&self.namespace, 0, to),
+            set_name: rebase(&self.set_name, 0, to),
+            key: self.key.as_ref().map(|(t, k)| (*t, rebase(k, 0, to))),
+            ops: rebase(&self.ops, 0, to),
+            ..*self
         }
     }
 }
@@ -77,6 +92,32 @@ impl WireChunk {
         let to = self.data.len();
         self.data.extend_from_slice(&body[m.span.clone()]);
         self.records.push(WireRecord::of(m, pid, digest, to));
+    }
+
+    /// Add a batch row's record, with a copy of its bytes.
+    pub fn push_owned(&mut self, rec: &OwnedRecord) {
+        let to = self.data.len();
+        self.data.extend_from_slice(&rec.bytes);
+        self.records.push(rec.record.moved_to(to));
+    }
+
+    /// Add the row of a batch read whose record `digest` was not found.
+    pub fn push_missing(&mut self, digest: [u8; 20]) {
+        let to = self.data.len();
+        self.records.push(WireRecord {
+            span: to..to,
+            pid: 0,
+            digest,
+            bval: None,
+            generation: 0,
+            expiration: 0,
+            namespace: to..to,
+            set_name: to..to,
+            key: None,
+            ops: to..to,
+            n_ops: 0,
+            found: false,
+        });
     }
 
     pub fn len(&self) -> usize {

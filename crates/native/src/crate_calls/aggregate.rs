@@ -13,12 +13,12 @@ use futures::StreamExt;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
+use crate::client::Inner;
 use crate::convert::call_args::udf_args;
 use crate::convert::values::from_value;
 use crate::errors::{error_for_code, join_error};
 use crate::exec::completion::{Failure, IntoPy, OpResult};
-use crate::py::client::Inner;
-use crate::py::policy::Natives;
+use crate::policy::Natives;
 
 /// Result code of a failed UDF.
 const UDF_BAD_RESPONSE: i32 = 100;

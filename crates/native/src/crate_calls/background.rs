@@ -11,13 +11,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tokio::runtime::Handle;
 
+use crate::client::Inner;
 use crate::convert::call_args::udf_args;
 use crate::errors::invalid_argument;
 use crate::exec::blocking::{self, Driver};
 use crate::exec::completion::{self, IntoPy, OpResult, Pending};
 use crate::ops::to_ops;
-use crate::py::client::Inner;
-use crate::py::policy::Natives;
+use crate::policy::Natives;
 
 /// What the server applies to each selected record.
 pub enum Work {

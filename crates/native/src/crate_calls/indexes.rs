@@ -12,11 +12,11 @@ use base64::Engine;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use crate::client::Inner;
 use crate::convert::args::{to_ctx, Args};
 use crate::errors::invalid_argument;
 use crate::exec::completion::{Failure, OpResult};
 use crate::expr::to_expression;
-use crate::py::client::Inner;
 use crate::request::calls::TASK_WAIT;
 use crate::request::index::{Bounds, IndexQuery, Source};
 

@@ -7,10 +7,10 @@ use std::time::Duration;
 use aerospike::{AbortStatus, CommitStatus, Txn, TxnState};
 use pyo3::prelude::*;
 
+use crate::client::routes::RuntimeClient;
 use crate::errors::TransactionFinishedError;
 use crate::exec::completion::{Failure, IntoPy, OpResult};
-use crate::exec::routes::RuntimeClient;
-use crate::py::policy::Natives;
+use crate::policy::Natives;
 
 /// A multi-record transaction: its id, state and the keys it read and wrote so far.
 #[pyclass(frozen, module = "aerospike_fluent._native")]

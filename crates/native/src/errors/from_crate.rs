@@ -157,7 +157,7 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
         return commit_error(py, err);
     }
     if let Some(code) = refused_login_code(err) {
-        let class = py.get_type::<AuthenticationError>();
+        let class = class_for_code(py, code);
         let mut message = describe(err);
         if code == i32::from(SECURITY_NOT_SUPPORTED) {
             message = format!(
@@ -221,7 +221,7 @@ fn commit_error(py: Python<'_>, err: &AsError) -> PyErr {
         for r in records {
             let code = r.result_code().map_or(-1, |c| i32::from(u8::from(c)));
             if code != 0 {
-                failed.push((crate::convert::values::from_key(py, &r.key)?, code));
+                failed.push((super::from_key(py, &r.key)?, code));
             }
         }
         let in_doubt = err.in_doubt();
@@ -247,7 +247,8 @@ fn commit_error(py: Python<'_>, err: &AsError) -> PyErr {
     }
 }
 
-/// The server's security code when connecting failed because every seed refused the login.
+/// The server's security code when connecting failed because every seed refused the login
+/// (82: the address is not on the user's allowlist).
 ///
 /// The crate keeps only the text of each seed's error ("  host Error 65, node=...: ..."), so the
 /// code is read back from those lines.
@@ -266,7 +267,7 @@ fn refused_login_code(err: &AsError) -> Option<i32> {
             digits.parse::<i32>().ok()
         });
     let first = codes.next()??;
-    let is_auth = |c: i32| c == i32::from(SECURITY_NOT_SUPPORTED) || matches!(c, 60..=67 | 80);
+    let is_auth = |c: i32| c == i32::from(SECURITY_NOT_SUPPORTED) || matches!(c, 60..=67 | 80 | 82);
     (is_auth(first) && codes.all(|c| c.is_some_and(is_auth))).then_some(first)
 }
 

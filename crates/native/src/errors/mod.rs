@@ -1,9 +1,15 @@
 //! The ground floor: the exception hierarchy and the one mapping from result codes to it;
 //! crate errors are mapped in `from_crate`.
 
+mod failure;
 mod from_crate;
+mod key_tuple;
+mod too_deep;
 
+pub use failure::{Failure, OpResult};
 pub use from_crate::{code_of, describe, in_doubt, pool_exhausted, to_py, waited_for_a_connection};
+pub use key_tuple::from_key;
+pub use too_deep::{TooDeep, MAX_READ_DEPTH};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTimeoutError, PyValueError};
@@ -67,6 +73,20 @@ create_exception!(aerospike_fluent.errors, ElementExistsError, ServerError);
 create_exception!(aerospike_fluent.errors, OpNotApplicableError, ServerError);
 create_exception!(aerospike_fluent.errors, EnterpriseOnlyError, ServerError);
 create_exception!(aerospike_fluent.errors, ForbiddenError, ServerError);
+create_exception!(
+    aerospike_fluent.errors,
+    RoleViolationError,
+    ForbiddenError,
+    "The user's roles do not allow the command on that namespace or set (81)."
+);
+create_exception!(
+    aerospike_fluent.errors,
+    AccessControlError,
+    ServerError,
+    "An admin command refused: a user that exists (61), an unknown role (70), a role that \
+     exists (71), a bad privilege (72), allowlist (73) or quota (74, 75), or a command or field \
+     the node does not take (54-56)."
+);
 create_exception!(aerospike_fluent.errors, SecondaryIndexError, ServerError);
 create_exception!(
     aerospike_fluent.errors,
@@ -205,7 +225,9 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         4 => py.get_type::<ParameterError>(),
         5 => py.get_type::<RecordExistsError>(),
         9 => timeout_type(py),
-        10 | 22 | 81 | 82 => py.get_type::<ForbiddenError>(),
+        81 => py.get_type::<RoleViolationError>(),
+        10 | 22 | 82 => py.get_type::<ForbiddenError>(),
+        54..=56 | 61 | 70..=75 => py.get_type::<AccessControlError>(),
         12 => py.get_type::<BinTypeError>(),
         13 => py.get_type::<RecordTooBigError>(),
         14 => py.get_type::<KeyBusyError>(),
@@ -216,7 +238,7 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         25 => py.get_type::<EnterpriseOnlyError>(),
         26 => py.get_type::<OpNotApplicableError>(),
         27 => py.get_type::<FilteredOutError>(),
-        51 | 60..=67 | 80 => py.get_type::<AuthenticationError>(),
+        51 | 60 | 62..=67 | 80 => py.get_type::<AuthenticationError>(),
         83 => py.get_type::<QuotaExceededError>(),
         100 => py.get_type::<UdfError>(),
         120 => py.get_type::<TransactionBlockedError>(),
@@ -343,6 +365,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         OpNotApplicableError,
         EnterpriseOnlyError,
         ForbiddenError,
+        RoleViolationError,
+        AccessControlError,
         SecondaryIndexError,
         IndexAlreadyExistsError,
         IndexNotFoundError,
@@ -370,11 +394,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// `DeserializeError` (code -2, PARSE_ERROR) for a value read nested too deeply.
-pub fn too_deep(
-    py: Python<'_>,
-    t: &crate::convert::depth::TooDeep,
-    key: Option<Bound<'_, PyAny>>,
-) -> PyErr {
+pub fn too_deep(py: Python<'_>, t: &TooDeep, key: Option<Bound<'_, PyAny>>) -> PyErr {
     let message = with_key(&t.message(), key.as_ref());
     let class = py.get_type::<DeserializeError>();
     match error_instance(class, Some(-2), &message, false, key) {

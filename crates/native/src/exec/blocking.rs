@@ -108,7 +108,7 @@ where
     T: IntoPy,
 {
     let out = wait(py, driver, fut);
-    crate::exec::guard::sync("result conversion", || {
+    crate::safety::guard::sync("result conversion", || {
         out.map_err(|f| f.into_pyerr(py))?.into_py(py)
     })
 }
@@ -122,7 +122,7 @@ where
     let p = probes(py).map_err(Failure::Py)?;
     refuse_in_event_loop(py, p).map_err(Failure::Py)?;
     let on_main = p.main_thread == Some(std::thread::current().id());
-    let fut = crate::exec::guard::future(fut);
+    let fut = crate::safety::guard::future(fut);
     if on_main {
         py.detach(|| {
             let mut check = || Python::attach(|py| py.check_signals()).map_err(Failure::Py);

@@ -2,7 +2,7 @@
 //!
 //! The worker runtime costs an async operation two thread wake-ups on top of the reply's: the
 //! loop wakes the worker to send, and the worker wakes the loop to deliver. Here each event
-//! loop gets a current-thread runtime (with its own crate clients, see `exec/routes.rs`) whose I/O
+//! loop gets a current-thread runtime (with its own crate clients, see `client/routes.rs`) whose I/O
 //! the loop thread drives itself: the runtime's epoll descriptor is watched by the loop
 //! (`loop.add_reader`), and `tick` polls it without blocking, runs the operations that can
 //! progress and hands back the finished ones. A reply then wakes only the loop thread.
@@ -30,7 +30,7 @@ use tokio::runtime::{Builder, Handle, Runtime};
 pub type Op<R> = Pin<Box<dyn Future<Output = Option<R>> + Send>>;
 
 /// What a client's calls on this runtime use, made by the first one.
-pub type ClientCell = Arc<std::sync::OnceLock<crate::exec::routes::RuntimeClient>>;
+pub type ClientCell = Arc<std::sync::OnceLock<crate::exec::runtime_client::RuntimeClient>>;
 
 /// Set when an operation can progress; polled by the loop, never wakes a thread.
 #[derive(Default)]
@@ -192,7 +192,7 @@ impl<R> LoopRuntime<R> {
         let mut ops = self.ops_with_queued();
         let _context = rt.enter();
         let mut done = Vec::new();
-        crate::exec::deep_stack::run(|| self.poll_ops(&mut ops, &mut done));
+        crate::safety::deep_stack::run(|| self.poll_ops(&mut ops, &mut done));
         done
     }
 
@@ -206,7 +206,7 @@ impl<R> LoopRuntime<R> {
         let mut ops = self.ops_with_queued();
         let mut done = Vec::new();
         // on the deep stack: replies are decoded here, on the loop's (Python) thread
-        crate::exec::deep_stack::run(|| {
+        crate::safety::deep_stack::run(|| {
             rt.block_on(async {
                 self.poll_ops(&mut ops, &mut done);
                 // block_on runs the runtime's own tasks, then polls epoll with no timeout

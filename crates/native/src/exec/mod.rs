@@ -5,12 +5,10 @@
 
 pub mod blocking;
 pub mod completion;
-pub mod deep_stack;
 pub mod exit;
-pub mod guard;
 pub mod in_flight;
 pub mod loop_runtime;
 pub mod park;
-pub mod routes;
 pub mod runtime;
+pub mod runtime_client;
 pub mod spin;

@@ -59,7 +59,7 @@ where
     let mut last_tick = tick.as_ref().map(|_| Instant::now());
     loop {
         // on the deep stack: the reply is decoded on this (Python) thread
-        if let Poll::Ready(out) = crate::exec::deep_stack::run(|| fut.as_mut().poll(&mut cx)) {
+        if let Poll::Ready(out) = crate::safety::deep_stack::run(|| fut.as_mut().poll(&mut cx)) {
             return out;
         }
         // Spinning before parking was measured (20-60 us): slower on this 2-core machine,
@@ -88,7 +88,7 @@ where
 {
     let _waiting = Waiting::new();
     // each poll on the deep stack: the reply is decoded on this (Python) thread
-    let fut = crate::exec::deep_stack::Polled::new(fut);
+    let fut = crate::safety::deep_stack::Polled::new(fut);
     rt.block_on(async move {
         let mut fut = pin!(fut);
         if let Some(spinning) = spin.start() {

@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use tokio::runtime::{Builder, Handle, Runtime};
 
 use crate::errors::{invalid_argument, ClientError};
-use crate::exec::deep_stack;
+use crate::safety::deep_stack;
 
 static WORKERS: AtomicUsize = AtomicUsize::new(1);
 /// Bumped in the child after `fork()`; runtimes and clients of older generations are stale.
@@ -63,7 +63,7 @@ fn current(
 /// A handle to the worker runtime of the current generation (built on first use).
 ///
 /// Its threads poll the crate's futures, which decode replies recursively: each gets the
-/// deep stack's size (`exec/deep_stack.rs`; reserved, committed only as touched), or the largest
+/// deep stack's size (`safety/deep_stack.rs`; reserved, committed only as touched), or the largest
 /// the system grants.
 pub fn handle() -> PyResult<Handle> {
     let rt = current(&RUNTIME, || {

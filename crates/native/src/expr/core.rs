@@ -160,6 +160,7 @@ pub(super) fn node(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Expression>
         "map_val" => {
             a.arity(1)?;
             match a.value(1)? {
+                aerospike::Value::OrderedMap(m) => Ok(x::map_val(m)),
                 aerospike::Value::HashMap(m) => Ok(x::map_val(m)),
                 _ => Err(a.err("argument 1 must be a dict")),
             }

@@ -18,5 +18,5 @@ const MAX_DEPTH: usize = 256;
 
 /// Convert a whole expression tree; errors name the offending node.
 pub fn to_expression(obj: &Bound<'_, PyAny>) -> PyResult<Expression> {
-    crate::exec::guard::sync("expression conversion", || core::node(obj, 0))
+    crate::safety::guard::sync("expression conversion", || core::node(obj, 0))
 }

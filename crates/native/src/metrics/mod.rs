@@ -4,6 +4,7 @@
 //! with a few atomic adds and no lock held for writing after a cell's first use.
 
 mod histogram;
+pub mod logs;
 mod snapshot;
 
 use std::collections::{BTreeMap, HashMap};
@@ -15,7 +16,7 @@ use parking_lot::{Mutex, RwLock};
 
 pub use histogram::Histogram;
 
-use crate::exec::completion::Failure;
+use crate::errors::Failure;
 
 /// The kinds of command a call is counted as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,7 +267,7 @@ impl Metrics {
             }
             if !f.answered() {
                 log::debug!(
-                    target: crate::py::logs::CALLS,
+                    target: crate::metrics::logs::CALLS,
                     "{} in namespace {:?} (node {node:?}) gave up without an answer after \
                      {elapsed:?}: result code {code}, in doubt: {in_doubt}",
                     meter.kind.name(),

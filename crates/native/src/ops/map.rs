@@ -32,6 +32,7 @@ pub(super) fn op(
         "put_items" => {
             need(2)?;
             match a.value(4)? {
+                Value::OrderedMap(items) => writes(m::put_items(&a.map_policy(3)?, b, items)),
                 Value::HashMap(items) => writes(m::put_items(&a.map_policy(3)?, b, items)),
                 _ => Err(a.err("items must be a dict")),
             }

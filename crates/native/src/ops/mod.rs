@@ -45,12 +45,12 @@ pub struct Answers {
 
 /// Convert a sequence of op tuples (a panic in the crate's op builders becomes `ClientError`).
 pub fn to_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
-    crate::exec::guard::sync("op conversion", || convert_ops(seq, None))
+    crate::safety::guard::sync("op conversion", || convert_ops(seq, None))
 }
 
 /// Convert a sequence of op tuples to the wire's form (`request::operate` sends it).
 pub fn to_wire_ops(seq: &Bound<'_, PyAny>) -> PyResult<Ops> {
-    crate::exec::guard::sync("op conversion", || {
+    crate::safety::guard::sync("op conversion", || {
         convert_ops(seq, Some(wire::WireOps::default()))
     })
 }

@@ -1,6 +1,6 @@
 //! `Client`: a connected cluster and its operations. Each operation is declared once in
 //! [`operations!`], which generates its async pymethod (`name(done, ...)`, returning a
-//! `Pending`) and its blocking twin (`name_blocking(...)`); where each runs is `exec/routes.rs`.
+//! `Pending`) and its blocking twin (`name_blocking(...)`); where each runs is `client/routes.rs`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
@@ -11,22 +11,22 @@ use pyo3::prelude::*;
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
+use crate::client::routes::close_on_loop;
 use crate::convert::call_args::{bins_selector, to_bins, udf_args};
 use crate::convert::values::to_key;
 use crate::crate_calls::transaction::Transaction;
 use crate::errors::closed;
 use crate::exec::completion::{Failure, IntoPy, OpResult, Pending};
-use crate::exec::routes::close_on_loop;
 use crate::exec::runtime;
 use crate::exec::spin::Spin;
 use crate::metrics::{Call, Kind, Meter, Metrics, NodeRow, Snapshot};
 use crate::ops::{to_ops, to_wire_ops};
-use crate::py::policy::{CallDefaults, Defaults, Natives, Policy};
+use crate::policy::{CallDefaults, Defaults, Natives, Policy};
 use crate::request::calls;
 use crate::request::query::{self, QueryStream};
 
-pub use super::connected::Inner;
-use super::connected::{maintain, NEXT_CLIENT_ID};
+pub use crate::client::Inner;
+use crate::client::{maintain, NEXT_CLIENT_ID};
 
 /// A connected cluster client, or a view of one with other call defaults (`with_defaults`).
 #[pyclass(frozen, module = "aerospike_fluent._native")]
@@ -55,6 +55,9 @@ impl Drop for Client {
             return;
         }
         crate::exec::exit::with_python(|py| {
+            // Collected while an exception propagates (a Ctrl-C right after connecting): the
+            // warning must neither report nor clear it.
+            let propagating = PyErr::take(py);
             let warned = PyErr::warn(
                 py,
                 &py.get_type::<pyo3::exceptions::PyResourceWarning>(),
@@ -63,6 +66,9 @@ impl Drop for Client {
             );
             if let Err(e) = warned {
                 e.write_unraisable(py, None);
+            }
+            if let Some(e) = propagating {
+                e.restore(py);
             }
         });
         self.shut_down(None);
@@ -146,12 +152,12 @@ pub(crate) async fn do_connect(
     defaults: Defaults,
     handle: Handle,
 ) -> OpResult<Client> {
-    let worker_policy = crate::exec::routes::worker_policy(&policy);
+    let worker_policy = crate::client::routes::worker_policy(&policy);
     let client = aerospike::Client::new(&worker_policy, &hosts).await?;
     let admin = AdminPolicy {
         timeout: defaults.calls.info_timeout,
     };
-    let shares = crate::exec::routes::shares(policy.max_conns_per_node);
+    let shares = crate::client::routes::shares(policy.max_conns_per_node);
     let metrics = Metrics::new(defaults.metrics);
     let links = crate::conn::Links::new(
         &policy,
@@ -526,12 +532,14 @@ operations! {
         rows: &Bound<'_, PyAny>,
         policy: Option<&Bound<'_, Policy>>,
     ) {
-        let rows = crate::convert::batch_rows::to_rows(rows, &this.defaults.calls)?;
-        let writes = rows.iter().any(crate::convert::batch_rows::Row::writes);
+        let p = this.natives(policy)?;
+        let wire_ops = inner.worker_wire.enabled() && (p.wire_batch || p.wire_batch_put);
+        let rows = crate::request::batch_rows::to_rows(rows, &this.defaults.calls, wire_ops)?;
+        let writes = rows.iter().any(crate::request::batch_rows::Row::writes);
         let kind = if writes { Kind::BatchWrite } else { Kind::BatchRead };
         let ns = rows.first().map_or("", |r| r.namespace());
         let meter = Meter::new(kind, ns);
-        (Call::metered(writes, meter), (inner.clone(), this.natives(policy)?, rows))
+        (Call::metered(writes, meter), (inner.clone(), p, rows))
     }
 
     /// Write chunks of an `ArrowWriter`, `concurrency` at a time: rows written, and each failed
@@ -545,7 +553,7 @@ operations! {
         let _ = inner;
         let (rows, p) = (crate::convert::arrow::take_rows(chunks)?, this.natives(policy)?);
         let meter = Meter::new(Kind::BatchWrite, "");
-        (write(meter), move |c| crate::convert::arrow::put_chunks(c, p, rows, concurrency))
+        (write(meter), move |c| crate::request::put_arrow::put_chunks(c, p, rows, concurrency))
     }
 
     /// Commit a transaction: verify its reads, roll its writes forward, close it.

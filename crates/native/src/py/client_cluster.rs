@@ -10,7 +10,7 @@ use crate::convert::arrow::ArrowSpecRef;
 use crate::crate_calls::{aggregate, background, indexes};
 use crate::exec::completion::Pending;
 use crate::metrics::{Call, Kind, Meter};
-use crate::py::policy::Policy;
+use crate::policy::Policy;
 use crate::request::cluster_calls;
 
 operations! {
@@ -21,7 +21,7 @@ operations! {
         spec: ArrowSpecRef<'_>,
     ) {
         let meter = Meter::new(Kind::BatchRead, "");
-        (read(meter), crate::convert::arrow::batch_read(inner, this.natives(policy)?, rows, spec)?)
+        (read(meter), crate::request::arrow_batch::read(inner, this.natives(policy)?, rows, spec)?)
     }
 
     /// An info command, sent to one node (by name) or a random one.

@@ -9,7 +9,7 @@ use tokio::runtime::Handle;
 use crate::conn::tls;
 use crate::errors::invalid_argument;
 use crate::exec::runtime;
-use crate::py::policy::{CallDefaults, Defaults, BUILT_IN};
+use crate::policy::{CallDefaults, Defaults, BUILT_IN};
 
 /// How a client logs in (`auth_mode`): the server's own users, an external directory (the
 /// password itself goes to the server, so only over TLS), or the TLS client certificate.
@@ -248,6 +248,6 @@ pub fn prepare_connect(
 ) -> PyResult<(ClientPolicy, Vec<Host>, Defaults, Handle)> {
     let policy = client_policy(config)?;
     let hosts = parse_hosts(&config.seeds, config.tls_name.as_deref())?;
-    crate::py::logs::refresh();
+    crate::metrics::logs::refresh();
     Ok((policy, hosts, config.defaults, runtime::handle()?))
 }

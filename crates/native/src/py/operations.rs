@@ -1,5 +1,5 @@
 //! The two macros every operation of `Client` is declared with: [`operations!`] writes its
-//! async pymethod and its blocking twin, [`route!`] starts or runs it where `exec/routes.rs`
+//! async pymethod and its blocking twin, [`route!`] starts or runs it where `client/routes.rs`
 //! says.
 
 /// Declare operations once: each becomes `name(done, args...)`, started as the route says and
@@ -53,7 +53,7 @@ macro_rules! operations {
     };
 }
 
-/// Start or run a prepared call on its route (see `exec/routes.rs`).
+/// Start or run a prepared call on its route (see `client/routes.rs`).
 macro_rules! route {
     (record async $s:ident, $py:ident, $w:ident, $done:ident, $call:ident) => {
         Ok($s.go_on_loop($py, $w, $done, $call))

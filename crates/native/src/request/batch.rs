@@ -12,20 +12,19 @@
 use std::sync::Arc;
 
 use aerospike::policy::{BatchPolicy, Concurrency};
-use aerospike::{BatchReadPolicy, Key};
+use aerospike::Key;
 use tokio::time::{Duration, Instant};
 
 use crate::conn::pool::{NoLease, NodeConns, Pool};
 use crate::convert::message::{self, partition_of, Message, INFO3_LAST};
 use crate::convert::particle::{self, Bad};
 use crate::convert::wire_chunk::OwnedRecord;
+use crate::ops::wire::WireOps;
 use crate::request::scan_request::OP_READ;
 use crate::request::scan_request::{
     proto_header, AS_MSG, FIELD_NAMESPACE, FIELD_SET, HEADER_SIZE, INFO1_READ,
 };
-use crate::request::single::{
-    base_is_plain, Miss, FIELD_KEY, INFO1_GET_ALL, KEY_NOT_FOUND, MAX_BIN_NAME, OK,
-};
+use crate::request::single::{Miss, FIELD_KEY, INFO1_GET_ALL, KEY_NOT_FOUND, MAX_BIN_NAME, OK};
 
 const INFO1_BATCH: u8 = 1 << 3;
 const INFO1_NOBINDATA: u8 = 1 << 5;
@@ -62,12 +61,21 @@ impl Read {
     }
 }
 
-/// What a row does: read, or write each bin (a put).
+/// What a row does: read, write each bin (a put), or run a chain's ops.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Job {
     Read(Read),
     /// Bins [`crate::request::single::writable`] can write (at least one).
     Put(Vec<aerospike::Bin>),
+    Ops(Arc<OpsJob>),
+}
+
+/// A chain's ops as this path sends them, and as the crate's batch runs them again when this
+/// path misses the row.
+#[derive(Debug, PartialEq)]
+pub struct OpsJob {
+    pub wire: WireOps,
+    pub crate_ops: Vec<aerospike::operations::Operation>,
 }
 
 /// One row of a batch.
@@ -83,7 +91,11 @@ pub struct Ask {
 impl Ask {
     /// Whether the row writes.
     pub fn writes(&self) -> bool {
-        matches!(self.job, Job::Put(_))
+        match &self.job {
+            Job::Read(_) => false,
+            Job::Put(_) => true,
+            Job::Ops(ops) => ops.wire.writes(),
+        }
     }
 }
 
@@ -92,6 +104,8 @@ pub enum Answer {
     Found(OwnedRecord),
     /// A put was applied; the reply lists the bins it wrote.
     Written(OwnedRecord),
+    /// A chain's ops ran: their answers, as an operate's.
+    Operated(Box<aerospike::Record>),
     NotFound,
     /// The record holds a list or map nested deeper than the client reads (in this bin).
     TooDeep(String),
@@ -110,23 +124,6 @@ pub enum Answer {
     NoResponse,
     /// The row's node was not asked, or did not answer.
     Missed(Miss),
-}
-
-/// Whether batch reads under `p` (and rows under `row`) can take the wire path.
-pub fn plain(p: &BatchPolicy, row: &BatchReadPolicy) -> bool {
-    base_is_plain(&p.base_policy) && row.filter_expression.is_none()
-}
-
-/// Whether batch puts under `p` (and put rows under `row`) can take the wire path.
-pub fn plain_put(p: &BatchPolicy, row: &aerospike::BatchWritePolicy) -> bool {
-    use aerospike::{CommitLevel, GenerationPolicy, RecordExistsAction};
-    base_is_plain(&p.base_policy)
-        && row.filter_expression.is_none()
-        && matches!(row.record_exists_action, RecordExistsAction::Update)
-        && matches!(row.generation_policy, GenerationPolicy::None)
-        && matches!(row.commit_level, CommitLevel::CommitAll)
-        && !row.durable_delete
-        && !row.on_locking_only
 }
 
 /// What `bins` reads on this path (`None`: names the wire cannot carry).
@@ -272,8 +269,9 @@ async fn ask_node(
             .await
             .ok_or(lost(true))?
             .ok_or(lost(false))?;
+        let mut at = 0;
         loop {
-            let body = &conn.buf[8..8 + size];
+            let body = &conn.buf[at + 8..at + 8 + size];
             // A reply this path cannot read: the crate runs reads again (they are
             // idempotent); writes were sent without a readable answer.
             let last = parse_frame(body, rows, asks, &label, &mut got).map_err(|_| {
@@ -286,13 +284,12 @@ async fn ask_node(
             if last {
                 break;
             }
-            conn.buf.drain(..8 + size);
-            size = within(limits.next_read(), conn.read_frame(AS_MSG))
+            (at, size) = within(limits.next_read(), conn.next_frame(at + 8 + size, AS_MSG))
                 .await
                 .ok_or(lost(true))?
                 .ok_or(lost(false))?;
         }
-        if conn.buf.len() == 8 + size {
+        if conn.buf.len() == at + 8 + size {
             lease.release(pool);
         }
         Ok(())
@@ -371,7 +368,7 @@ fn flags(p: &BatchPolicy) -> u8 {
 /// Whether `b` asks exactly what `a` asks of another key (sent as a repeat).
 fn same_header(a: &Ask, b: &Ask) -> bool {
     a.ttl == b.ttl
-        && matches!(a.job, Job::Read(_))
+        && matches!(a.job, Job::Read(_) | Job::Ops(_))
         && a.job == b.job
         && a.key.namespace() == b.key.namespace()
         && a.key.set_name() == b.key.set_name()
@@ -383,6 +380,7 @@ fn row_header(out: &mut Vec<u8>, ask: &Ask) {
         Job::Read(Read::Header) => (INFO1_READ | INFO1_NOBINDATA, &[]),
         Job::Read(Read::Bins(names)) => (INFO1_READ, names),
         Job::Put(bins) => return put_header(out, ask, bins),
+        Job::Ops(ops) => return ops_header(out, ask, &ops.wire),
     };
     out.extend_from_slice(&[BATCH_MSG_INFO | BATCH_MSG_TTL, read_attr, 0, 0]);
     out.extend_from_slice(&ask.ttl.to_be_bytes());
@@ -418,6 +416,29 @@ fn put_header(out: &mut Vec<u8>, ask: &Ask, bins: &[aerospike::Bin]) {
     }
     let ops = u16::try_from(crate::request::single::put_ops(out, bins)).unwrap_or(u16::MAX);
     out[ops_at..ops_at + 2].copy_from_slice(&ops.to_be_bytes());
+}
+
+/// A chain's row: its ops after the header a read row (no op writes) or a write row has,
+/// with the read bits the crate's batch gives the same ops.
+fn ops_header(out: &mut Vec<u8>, ask: &Ask, ops: &WireOps) {
+    if ops.writes() {
+        let mut read_attr = ops.read_attr;
+        if read_attr & INFO1_GET_ALL != 0 {
+            read_attr &= !INFO1_NOBINDATA;
+        }
+        out.extend_from_slice(&[
+            BATCH_MSG_INFO | BATCH_MSG_GEN | BATCH_MSG_TTL,
+            read_attr,
+            INFO2_WRITE | INFO2_RESPOND_ALL_OPS,
+            0,
+        ]);
+        out.extend_from_slice(&0u16.to_be_bytes());
+    } else {
+        out.extend_from_slice(&[BATCH_MSG_INFO | BATCH_MSG_TTL, ops.read_attr, 0, 0]);
+    }
+    out.extend_from_slice(&ask.ttl.to_be_bytes());
+    names_fields(out, ask, ops.count);
+    out.extend_from_slice(&ops.bytes);
 }
 
 /// A row's field and op counts, then its namespace and set fields.
@@ -472,6 +493,7 @@ fn parse_frame(
             return Ok(true);
         }
         *slot = Some(match m.result_code {
+            OK if matches!(asks[rows[index]].job, Job::Ops(_)) => operated(body, &m)?,
             OK => {
                 let ask = &asks[rows[index]];
                 match found(body, &m, &ask.key) {
@@ -491,6 +513,16 @@ fn parse_frame(
 
 const FILTERED_OUT: u8 = 27;
 const UDF_FAILED: u8 = 100;
+
+/// A chain's row that ran: the answers of its ops, unless a list or map in them nests deeper
+/// than the client reads.
+fn operated(body: &[u8], m: &Message) -> Result<Answer, Bad> {
+    match crate::request::operate::record(body, m) {
+        Ok(rec) => Ok(Answer::Operated(Box::new(rec))),
+        Err(crate::request::operate::Bad::TooDeep(bin)) => Ok(Answer::TooDeep(bin)),
+        Err(crate::request::operate::Bad::Malformed(why)) => Err(Bad::Malformed(why)),
+    }
+}
 
 /// A found row: its record, unless a list or map in it nests deeper than the client reads.
 fn found(body: &[u8], m: &Message, key: &Key) -> Answer {

@@ -1,4 +1,6 @@
-use aerospike::Value;
+use aerospike::{BatchReadPolicy, Value};
+
+use crate::policy::road::{plain, plain_put};
 
 use super::*;
 

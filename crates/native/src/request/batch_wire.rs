@@ -22,15 +22,16 @@ use aerospike::policy::BatchPolicy;
 use aerospike::{BatchOperation, Key, ResultCode};
 use pyo3::prelude::*;
 
-use crate::convert::batch_rows::Row;
+use crate::client::routes::RuntimeClient;
 use crate::convert::depth::TooDeep;
 use crate::convert::record::{BatchRow, Record};
-use crate::convert::values::key_tuple;
+use crate::convert::values::{key_tuple, Names};
 use crate::errors;
 use crate::exec::completion::OpResult;
-use crate::exec::routes::RuntimeClient;
-use crate::py::policy::Natives;
+use crate::ops::Answers;
+use crate::policy::Natives;
 use crate::request::batch::{self, Answer, Ask, Job};
+use crate::request::batch_rows::Row;
 use crate::request::calls::{self, BatchOut};
 use crate::request::retry::{self, Next, Refusal};
 use crate::request::single::Miss;
@@ -67,11 +68,12 @@ impl Done {
 
     /// A wire or failed row for Python (`None`: a crate row); `orig` is the key tuple it was
     /// asked with.
-    pub fn into_row(
+    pub fn into_row<'py>(
         self,
-        py: Python<'_>,
-        orig: &Bound<'_, PyAny>,
+        py: Python<'py>,
+        orig: &Bound<'py, PyAny>,
         now: u64,
+        (shape, names): (Option<&Answers>, &mut Names<'py>),
     ) -> PyResult<Result<BatchRow, Box<BatchOperation>>> {
         let (key, failure) = match self {
             Done::Crate(op) => return Ok(Err(op)),
@@ -88,7 +90,7 @@ impl Done {
                     };
                     let key = op.batch_record().key.clone();
                     let whole = failed_with_node(&op, None);
-                    return Done::Failed(key, r, whole).into_row(py, orig, now);
+                    return Done::Failed(key, r, whole).into_row(py, orig, now, (shape, names));
                 }
             },
             Done::Wire(key, answer) => (key, answer),
@@ -116,6 +118,13 @@ impl Done {
             }
             Answer::Written(rec) => {
                 let rec = Record::written_keyed(py, rec, now, key.clone().unbind());
+                return Ok(Ok(row(key, Some(Py::new(py, rec)?), 0, None)));
+            }
+            Answer::Operated(rec) => {
+                let rec = match shape {
+                    Some(answers) => Record::from_answers(py, &rec, key.clone(), answers, names)?,
+                    None => Record::convert(py, &rec, Some(key.clone()), names)?,
+                };
                 return Ok(Ok(row(key, Some(Py::new(py, rec)?), 0, None)));
             }
             Answer::NotFound => return Ok(Ok(row(key, None, 2, None))),
@@ -187,6 +196,10 @@ fn crate_op(p: &Natives, ask: &Ask) -> BatchOperation {
             let ops: Vec<_> = bins.iter().map(aerospike::operations::put).collect();
             BatchOperation::write(&p.batch_write_row, key, ops)
         }
+        Job::Ops(ops) if ops.wire.writes() => {
+            BatchOperation::write(&p.batch_write_row, key, ops.crate_ops.clone())
+        }
+        Job::Ops(ops) => BatchOperation::read_ops(&p.batch_read_row, key, ops.crate_ops.clone()),
     }
 }
 
@@ -215,11 +228,11 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
     let mut policies = Vec::with_capacity(rows.len());
     let mut keys = Vec::with_capacity(rows.len());
     for row in rows {
-        let outcome = row.outcome();
+        let (outcome, shape) = (row.outcome(), row.shape.clone());
         let (ask, policy, key) = row.into_ask(&p)?;
         asks.push(ask);
         policies.push(policy);
-        keys.push((key, outcome, None));
+        keys.push((key, outcome, shape));
     }
     let answers = batch::read(&c.wire, &c.crate_client, top, &asks).await;
     let mut missed: Vec<(Miss, Vec<(usize, Ask)>)> = Vec::new();

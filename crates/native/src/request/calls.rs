@@ -1,5 +1,5 @@
 //! One `async fn` per operation; `py/client.rs` exposes each twice (async and blocking).
-//! Single-record calls take the crate client of the runtime they run on (see `exec/routes.rs`).
+//! Single-record calls take the crate client of the runtime they run on (see `client/routes.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,15 +10,16 @@ use aerospike::{BatchOperation, Bin, Bins, Key, Record as AsRecord, ResultCode, 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::convert::batch_rows::{Outcome, Row};
+use crate::client::routes::RuntimeClient;
+use crate::client::Inner;
 use crate::convert::depth;
+use crate::convert::record::Outcome;
 use crate::convert::record::{BatchRow, Record};
 use crate::convert::values::{from_value, Names};
 use crate::exec::completion::{Failure, IntoPy, OpResult};
-use crate::exec::routes::RuntimeClient;
 use crate::ops::{Answers, Ops};
-use crate::py::client::Inner;
-use crate::py::policy::Natives;
+use crate::policy::Natives;
+use crate::request::batch_rows::Row;
 use crate::request::batch_wire::{self, Done};
 use crate::request::retry::{self, Tries};
 use crate::request::{operate, single};
@@ -353,7 +354,7 @@ impl BatchOut {
         out.reserve(self.0.len());
         for ((done, (key, outcome, shape)), deep) in self.0.into_iter().zip(&self.1).zip(&self.2) {
             let key = key.bind(py);
-            let row = match done.into_row(py, key, now)? {
+            let row = match done.into_row(py, key, now, (shape.as_deref(), &mut names))? {
                 Ok(row) => row,
                 Err(op) => match deep {
                     Some(t) => BatchRow::too_deep(py, &op, Some(key), t)?,
@@ -372,18 +373,13 @@ impl BatchOut {
 }
 
 impl BatchOut {
-    /// Each crate row's operation, key tuple, outcome and shape (for another output format,
-    /// which reads batches through [`batch_crate`]).
-    pub(crate) fn parts(
-        &self,
-    ) -> impl Iterator<Item = (&BatchOperation, &Py<PyAny>, Outcome, Option<&Answers>)> {
+    /// Each row as it finished, and whether its record holds a value nested deeper than the
+    /// client reads (for another output format).
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (&Done, bool)> {
         self.0
             .iter()
-            .zip(&self.1)
-            .filter_map(|(done, (key, outcome, shape))| match done {
-                Done::Crate(op) => Some((&**op, key, *outcome, shape.as_deref())),
-                _ => None,
-            })
+            .zip(&self.2)
+            .map(|(done, deep)| (done, deep.is_some()))
     }
 }
 

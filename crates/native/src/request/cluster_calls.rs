@@ -8,8 +8,8 @@ use aerospike::{Task, UdfLang};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyDict, PyList};
 
+use crate::client::Inner;
 use crate::exec::completion::{IntoPy, OpResult};
-use crate::py::client::Inner;
 use crate::request::calls::TASK_WAIT;
 
 /// Info reply as a dict.

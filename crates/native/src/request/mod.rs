@@ -18,19 +18,22 @@
 //! Used with or without login and TLS; compression, strong-consistency read modes and filter
 //! expressions the crate cannot hand over go to the crate's path (see [`plan`]).
 
+pub mod arrow_batch;
+pub mod arrow_stream;
 pub mod batch;
+pub mod batch_rows;
 pub mod batch_wire;
 pub mod calls;
 pub mod cluster_calls;
 pub mod index;
 pub mod operate;
+pub mod put_arrow;
 pub mod query;
 pub mod redelivery;
 pub mod retry;
 pub mod scan;
 pub mod scan_request;
 pub mod single;
-pub mod token;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -39,8 +42,8 @@ use aerospike::policy::{QueryDuration, ReadModeAp, ReadModeSc, Replica};
 use aerospike::QueryPolicy;
 use base64::Engine;
 
+use crate::convert::token::Cursor;
 use crate::request::redelivery::Mode;
-use crate::request::token::Cursor;
 
 pub use index::IndexQuery;
 pub use scan::Plan;

@@ -5,9 +5,7 @@
 
 use std::sync::Arc;
 
-use aerospike::policy::{
-    CommitLevel, GenerationPolicy, ReadModeAp, ReadModeSc, RecordExistsAction, Replica,
-};
+use aerospike::policy::{CommitLevel, GenerationPolicy, ReadModeAp, RecordExistsAction};
 use aerospike::{IndexMap, Key, Record as AsRecord, Value, WritePolicy};
 
 use super::single::{
@@ -32,16 +30,6 @@ const INFO3_UPDATE_ONLY: u8 = 1 << 3;
 const INFO3_CREATE_OR_REPLACE: u8 = 1 << 4;
 const INFO3_REPLACE_ONLY: u8 = 1 << 5;
 const INFO4_ON_LOCKING_ONLY: u8 = 1 << 4;
-
-/// Whether an operate under `p` can take this path.
-pub fn operable(p: &WritePolicy) -> bool {
-    let b = &p.base_policy;
-    b.txn.is_none()
-        && !b.use_compression
-        && b.error_detail_verbosity == 0
-        && matches!(b.read_mode_sc, ReadModeSc::Session)
-        && matches!(b.replica, Replica::Master | Replica::Sequence)
-}
 
 /// The request header of `ops` under `p`, as a server reads a write (or, with no write among
 /// the ops, a read) of them.
@@ -161,14 +149,14 @@ pub async fn operate(
 
 /// Why an answer's record could not be read: a value nested too deeply (in this bin), or
 /// malformed bytes.
-enum Bad {
+pub(super) enum Bad {
     TooDeep(String),
     Malformed(String),
 }
 
 /// The record of an operate's answer: every op's value in `results`; per named bin its
 /// values, several as a `MultiResult`, nil ones kept so they line up with the ops.
-fn record(body: &[u8], m: &message::Message) -> Result<AsRecord, Bad> {
+pub(super) fn record(body: &[u8], m: &message::Message) -> Result<AsRecord, Bad> {
     let n = usize::from(m.n_ops);
     let mut results = Vec::with_capacity(n);
     let mut bins: IndexMap<String, Value> = IndexMap::with_capacity(n);

@@ -19,18 +19,18 @@ use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use crate::client::Inner;
 use crate::convert::chunk::Batch;
 use crate::convert::models::ModelPlan;
+use crate::convert::token::{self, Cursor, PARTITIONS};
 use crate::errors::invalid_argument;
 use crate::errors::ResumeTokenError;
 use crate::exec::blocking::{self, Driver};
 use crate::exec::completion::{self, Failure, IntoPy, OpResult, Pending};
 use crate::metrics::{Kind, Meter, Metrics};
-use crate::py::client::Inner;
-use crate::py::policy::Natives;
+use crate::policy::Natives;
 use crate::request;
 use crate::request::redelivery::{Mode, Redelivery};
-use crate::request::token::{self, Cursor, PARTITIONS};
 
 /// What to run, validated before anything is sent.
 pub struct Spec {
@@ -345,7 +345,7 @@ pub fn start(i: Arc<Inner>, handle: &Handle, p: Arc<Natives>, spec: Spec) -> PyR
         if let Err(p) = AssertUnwindSafe(producer).catch_unwind().await {
             let msg = format!(
                 "internal error in a query (the aerospike crate panicked: {})",
-                crate::exec::guard::message(&*p)
+                crate::safety::guard::message(&*p)
             );
             let _ = on_panic
                 .send(Err(aerospike::Error::client_error(msg).into()))
@@ -371,7 +371,7 @@ fn diagnosed(e: aerospike::Error, i: &Inner) -> Failure {
             | ErrorKind::ConnectionPoolEmpty
             | ErrorKind::NoMoreConnections
     ) || e.to_string().contains("Max retries exceeded");
-    let pool = crate::exec::routes::worker_policy(&i.policy).max_conns_per_node;
+    let pool = crate::client::routes::worker_policy(&i.policy).max_conns_per_node;
     let full = i.client.nodes().iter().any(|n| {
         let g = n.pool_gauges();
         g.in_pool == 0 && g.total >= pool as u64
@@ -487,7 +487,7 @@ impl QueryStream {
         let Some(out) = buffered(&self.shared) else {
             return Ok((false, py.None()));
         };
-        crate::exec::guard::sync("result conversion", || {
+        crate::safety::guard::sync("result conversion", || {
             let out = out.map_err(|f| f.into_pyerr(py))?;
             Ok((true, ChunkOut(out, self.shared.model.clone()).into_py(py)?))
         })

@@ -5,7 +5,7 @@
 //! through [`after`], scans between rounds through [`round_after`]. A call makes no more
 //! attempts and takes no longer than its policy allows, counting every attempt on either path.
 //! An attempt waits at most its socket timeout or, when none is set, an equal share of the
-//! total among the attempts ([`attempt_ms`]): a node that does not answer leaves time for the
+//! total among the attempts (`policy::attempt_ms`): a node that does not answer leaves time for the
 //! next copy.
 //!
 //! - A read under the `sequence` replica policy whose attempt was lost, timed out, could not
@@ -113,21 +113,6 @@ fn time_left(total_ms: u32, started: Instant) -> Option<u32> {
     }
     let spent = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
     (spent < total_ms).then(|| total_ms - spent)
-}
-
-/// How long one attempt under `b` may wait for its answer, in ms (0: no limit): the socket
-/// timeout (within the total), or without one an equal share of the total among the
-/// attempts, so that a read under the `sequence` replica policy still reaches another copy of
-/// its partition when a node does not answer.
-pub fn attempt_ms(b: &BasePolicy) -> u32 {
-    match (b.socket_timeout, b.total_timeout) {
-        (socket, 0) => socket,
-        (0, total) => {
-            let attempts = u32::try_from(b.max_retries.saturating_add(1)).unwrap_or(u32::MAX);
-            (total / attempts).max(1)
-        }
-        (socket, total) => socket.min(total),
-    }
 }
 
 /// The attempts a call has made so far and the limits it was given, for the error ending it.

@@ -21,11 +21,11 @@ use crate::conn::pool::{Conn, NoLease, Pool};
 use crate::convert::chunk::Batch;
 use crate::convert::message::{self, partition_of, INFO3_LAST, INFO3_PARTITION_DONE};
 use crate::convert::particle::Bad;
+use crate::convert::token::Cursor;
 use crate::convert::wire_chunk::WireChunk;
 use crate::exec::completion::Failure;
 use crate::request::redelivery::{Mode, Redelivery};
 use crate::request::scan_request::{Request, AS_MSG};
-use crate::request::token::Cursor;
 
 /// The server's answer to a query naming an index it does not have.
 const INDEX_NOT_FOUND: u8 = 201;

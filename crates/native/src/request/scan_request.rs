@@ -2,11 +2,10 @@
 //! filter expression, the partitions to read (whole, or after a digest and, in an index
 //! query, its bval) and the bins to return.
 
+use crate::convert::token::Cursor;
 use crate::request::index::IndexQuery;
-use crate::request::token::Cursor;
 
-const PROTO_VERSION: u8 = 2;
-pub const AS_MSG: u8 = 3;
+pub use crate::conn::frame::{proto_header, AS_MSG};
 pub(crate) const HEADER_SIZE: u8 = 22;
 
 pub(crate) const INFO1_READ: u8 = 1;
@@ -28,12 +27,6 @@ const FIELD_BVAL_ARRAY: u8 = 15;
 const FIELD_FILTER_EXP: u8 = 43;
 
 pub(crate) const OP_READ: u8 = 1;
-
-/// The 8-byte proto header of a message of `kind` whose body is `size` bytes.
-pub(crate) fn proto_header(kind: u8, size: usize) -> [u8; 8] {
-    let proto = (u64::from(PROTO_VERSION) << 56) | (u64::from(kind) << 48) | size as u64;
-    proto.to_be_bytes()
-}
 
 /// What every node of one scan is asked, whatever its partitions.
 #[derive(Clone, Debug, Default)]

@@ -13,9 +13,7 @@
 
 use std::sync::Arc;
 
-use aerospike::policy::{
-    BasePolicy, CommitLevel, GenerationPolicy, ReadModeAp, ReadModeSc, RecordExistsAction, Replica,
-};
+use aerospike::policy::BasePolicy;
 use aerospike::{Bin, Bins, Key, ReadPolicy, Record as AsRecord, Value, WritePolicy};
 use tokio::time::{Duration, Instant};
 
@@ -58,32 +56,6 @@ pub enum Miss {
 }
 
 const NOT_SENT: Miss = Miss::NotSent;
-
-pub(crate) fn base_is_plain(b: &BasePolicy) -> bool {
-    b.filter_expression.is_none()
-        && b.txn.is_none()
-        && !b.use_compression
-        && b.error_detail_verbosity == 0
-        && matches!(b.read_mode_sc, ReadModeSc::Session)
-        && matches!(b.read_mode_ap, ReadModeAp::One)
-        && matches!(b.replica, Replica::Master | Replica::Sequence)
-}
-
-/// Whether reads under `p` can take the wire path.
-pub fn plain_read(p: &ReadPolicy) -> bool {
-    base_is_plain(&p.base_policy)
-}
-
-/// Whether puts under `p` can take the wire path.
-pub fn plain_write(p: &WritePolicy) -> bool {
-    base_is_plain(&p.base_policy)
-        && matches!(p.record_exists_action, RecordExistsAction::Update)
-        && matches!(p.generation_policy, GenerationPolicy::None)
-        && matches!(p.commit_level, CommitLevel::CommitAll)
-        && !p.durable_delete
-        && !p.on_locking_only
-        && !p.xdr
-}
 
 /// The particle type and bytes of a value this path writes (`None`: the crate writes it).
 fn particle(v: &Value) -> Option<(u8, ValueBytes<'_>)> {
@@ -139,7 +111,7 @@ pub(crate) const MAX_BIN_NAME: usize = 15;
 
 /// A request's time limits: the client's (one attempt) and the one the server is told.
 pub(super) fn limits(b: &BasePolicy) -> (Option<Instant>, u32) {
-    let socket = super::retry::attempt_ms(b);
+    let socket = crate::policy::attempt_ms(b);
     let until = (socket > 0).then(|| Instant::now() + Duration::from_millis(u64::from(socket)));
     let server = if b.total_timeout > 0 { socket } else { 0 };
     (until, server)

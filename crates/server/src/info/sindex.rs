@@ -1,14 +1,18 @@
 //! Secondary-index info commands: `sindex-create`, `-delete`, `-list`, `-exists` and `-stat`.
 //! What a real server refuses is refused here with its code and message, checked in its order.
 
+use std::collections::HashSet;
 use std::fmt::{Display, Write as _};
+use std::ops::Bound;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use engine::exp::Ty;
 
 use super::{param, params};
+use crate::sindex::bval::Position;
 use crate::sindex::{Collection, IndexError, IndexType, SIndex};
+use crate::store::N_PARTITIONS;
 use crate::Shared;
 
 /// The longest values a real server takes (its buffers, less the terminating NUL).
@@ -276,7 +280,7 @@ pub fn legacy(shared: &Shared, args: &str) -> String {
     }
     match (ns, index) {
         (Some(ns), Some(index)) => match shared.sindexes.find(ns, index) {
-            Some(_) => STATS.into(),
+            Some(def) => statistics(shared, &def),
             None => error(INDEX_NOT_FOUND, "no index"),
         },
         _ => {
@@ -315,8 +319,31 @@ fn listed(shared: &Shared, ns: Option<&str>) -> String {
     out
 }
 
-/// An index's statistics: entries are not counted here.
-const STATS: &str = "entries=0;used_bytes=0;load_pct=100;load_time=0;stat_gc_recs=0";
+/// An index's statistics under a real node's names: its entries, the entries per distinct
+/// indexed value and per record (whole numbers, as a real node rounds them).
+fn statistics(shared: &Shared, def: &SIndex) -> String {
+    let (mut entries, mut bvals, mut records) = (0u64, HashSet::new(), HashSet::new());
+    if let Some(ns) = shared.store.namespace(def.ns.as_bytes()) {
+        let known = ns.index(def);
+        let geo = def.itype == IndexType::Geo;
+        for pid in 0..N_PARTITIONS {
+            ns.with_index(pid, &known, |_, found| {
+                for at in found.range(Bound::Unbounded, Position::LAST) {
+                    entries += 1;
+                    bvals.insert(at.bval(geo));
+                    records.insert(*at.digest());
+                }
+            });
+        }
+    }
+    let per = |n: usize| entries.checked_div(n as u64).unwrap_or(0);
+    format!(
+        "entries={entries};entries_per_bval={};entries_per_rec={};used_bytes=0;load_pct=100;\
+         load_time=0;stat_gc_recs=0",
+        per(bvals.len()),
+        per(records.len())
+    )
+}
 
 /// The namespace and index a command names, checked in a real node's order: the index name
 /// first (a refusal of it is followed by the rest of the answer, as a real node writes it),
@@ -350,7 +377,7 @@ pub fn stat(shared: &Shared, args: &str) -> String {
     let (prefix, checked) = named(shared, args);
     let rest = match checked {
         Ok((ns, name)) => match shared.sindexes.find(ns, name) {
-            Some(_) => STATS.into(),
+            Some(def) => statistics(shared, &def),
             None => error(INDEX_NOT_FOUND, "no index"),
         },
         Err(refused) => refused,

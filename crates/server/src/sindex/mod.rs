@@ -10,6 +10,7 @@ pub mod bval;
 mod entries;
 mod filter;
 mod key;
+pub mod request;
 
 use std::sync::RwLock;
 
@@ -191,31 +192,27 @@ impl Registry {
             .find(|i| i.ns == ns && i.name == name)
     }
 
-    /// The index serving a query: by `name` when given, else the one on `source` (a bin with
-    /// an optional context, or an expression) of value type `ptype` for a query on `set`.
+    /// The index on `source` (a bin with an optional context, or an expression) of value type
+    /// `ptype` serving a query on `set`.
     pub fn lookup(&self, ns: &str, set: &str, want: &Wanted<'_>) -> Option<SIndex> {
         self.list().into_iter().find(|i| {
             i.ns == ns
                 && (i.set.is_empty() || i.set == set)
                 && i.itype.particle_type() == want.ptype
                 && i.collection == want.collection
-                && match want.name {
-                    Some(n) => n == i.name,
-                    None => match &want.exp {
-                        Some(exp) => i.exp.as_deref() == Some(&exp[..]),
-                        None => i.exp.is_none() && i.bin == want.bin && i.context == want.context,
-                    },
+                && match &want.exp {
+                    Some(exp) => i.exp.as_deref() == Some(&exp[..]),
+                    None => i.exp.is_none() && i.bin == want.bin && i.context == want.context,
                 }
         })
     }
 }
 
-/// What a query asks of an index.
+/// What a query asks of an index it does not name.
 pub struct Wanted<'a> {
     pub bin: &'a str,
     pub ptype: u8,
     pub collection: Collection,
-    pub name: Option<&'a str>,
     pub context: Option<Vec<u8>>,
     pub exp: Option<Vec<u8>>,
 }
@@ -271,7 +268,6 @@ mod tests {
             bin,
             ptype: pt::INTEGER,
             collection: Collection::Default,
-            name: None,
             context: None,
             exp: None,
         };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use aerospike::{Key, Record as AsRecord, Value};
 use arrow_array::builder::{FixedSizeBinaryBuilder, UInt32Builder};
-use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_array::{ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions};
 use arrow_cast::{cast_with_options, CastOptions};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
@@ -14,10 +14,23 @@ use super::column::{natural, Column, Misfit};
 use super::kind::Kind;
 use super::spec::Spec;
 
-/// One row: the record and the key it was read under (its own key for scans).
+/// One row: the record and the key it was read under (its own key for scans). A batch read's
+/// missing record is a row too: an empty record, `found` false, null but for its key.
 pub struct Row<'a> {
     pub key: Option<&'a Key>,
     pub rec: &'a AsRecord,
+    pub found: bool,
+}
+
+impl<'a> Row<'a> {
+    /// A record read.
+    pub fn of(rec: &'a AsRecord) -> Self {
+        Row {
+            key: None,
+            rec,
+            found: true,
+        }
+    }
 }
 
 /// Where a column's values come from.
@@ -27,6 +40,7 @@ pub(super) enum Source {
     Digest,
     Generation,
     Ttl,
+    Found,
     Bin(String),
 }
 
@@ -78,6 +92,11 @@ impl Converter {
         self.widen && self.spec.schema.is_none()
     }
 
+    /// Whether a given schema types the bin columns.
+    pub(super) fn has_schema(&self) -> bool {
+        self.spec.schema.is_some()
+    }
+
     /// The bins selected, if the read selects some.
     pub(super) fn selected(&self) -> Option<&[String]> {
         self.spec.bins.as_deref()
@@ -99,7 +118,11 @@ impl Converter {
     /// The schema: given, or inferred from `rows` if this is the first chunk.
     pub fn schema(&mut self, rows: &[Row<'_>]) -> Result<SchemaRef, ConvertError> {
         if self.layout.is_none() {
-            self.layout = Some(self.lay_out(rows)?);
+            let sample = match self.spec.schema {
+                Some(_) => Sample::keys_of(rows),
+                None => Sample::of(rows, self.selected()),
+            };
+            self.layout = Some(self.lay_out(sample)?);
         }
         self.layout
             .as_ref()
@@ -120,8 +143,13 @@ impl Converter {
             let target = schema.field(i);
             let array = match source {
                 Source::Digest => digests(rows),
-                Source::Generation => uint32s(rows.iter().map(|r| Some(r.rec.generation))),
-                Source::Ttl => uint32s(rows.iter().map(|r| ttl(r.rec))),
+                Source::Generation => {
+                    uint32s(rows.iter().map(|r| r.found.then_some(r.rec.generation)))
+                }
+                Source::Ttl => uint32s(rows.iter().map(|r| ttl(r.rec).filter(|_| r.found))),
+                Source::Found => {
+                    Arc::new(BooleanArray::from_iter(rows.iter().map(|r| Some(r.found))))
+                }
                 Source::Key => fill(natural, layout, rows.iter().map(user_key), &mut || {
                     format!("the {} column (user keys)", target.name())
                 })?,
@@ -145,12 +173,20 @@ impl Converter {
         RecordBatch::try_new_with_options(schema, columns, &options).map_err(|e| e.to_string())
     }
 
-    pub(super) fn lay_out(&self, rows: &[Row<'_>]) -> Result<Layout, ConvertError> {
+    /// Fix the columns from what the first chunk holds (when this is the first chunk).
+    pub(super) fn set_sample(&mut self, sample: Sample) -> Result<(), ConvertError> {
+        if self.layout.is_none() {
+            self.layout = Some(self.lay_out(sample)?);
+        }
+        Ok(())
+    }
+
+    fn lay_out(&self, sample: Sample) -> Result<Layout, ConvertError> {
         let spec = &self.spec;
         let given = spec.schema.as_deref();
         let origin = match given {
             Some(_) => "the given schema".to_owned(),
-            None => format!("the first {} records", rows.len()),
+            None => format!("the first {} records", sample.rows),
         };
         let mut fields: Vec<Field> = Vec::new();
         let mut sources = Vec::new();
@@ -160,12 +196,13 @@ impl Converter {
             (&spec.digest, Source::Digest),
             (&spec.generation, Source::Generation),
             (&spec.ttl, Source::Ttl),
+            (&spec.found, Source::Found),
         ];
         for (name, source) in metas {
             let Some(name) = name else { continue };
             let field = match field_named(name) {
                 Some(f) => f,
-                None => Field::new(name, meta_type(&source, rows, name)?, true),
+                None => Field::new(name, meta_type(&source, &sample.key, name)?, true),
             };
             fields.push(field);
             sources.push(source);
@@ -178,7 +215,7 @@ impl Converter {
                 .filter(|f| !is_meta(f.name()))
                 .map(|f| f.as_ref().clone())
                 .collect(),
-            None => infer_bins(rows, spec.bins.as_deref(), spec.mixed_as_text)?,
+            None => infer_bins(sample.bins, sample.rows, spec.mixed_as_text)?,
         };
         for f in bins {
             if fields.iter().any(|m| m.name() == f.name()) {
@@ -212,11 +249,39 @@ impl Converter {
     }
 }
 
-fn meta_type(source: &Source, rows: &[Row<'_>], name: &str) -> Result<DataType, ConvertError> {
+/// What fixing the columns reads from the first chunk: what the values of each bin have in
+/// common (bins in order of first appearance, or of the selection), the user keys' kind, and
+/// how many records the chunk held.
+pub(super) struct Sample {
+    pub(super) bins: Vec<(String, Kind)>,
+    pub(super) key: Kind,
+    pub(super) rows: usize,
+}
+
+impl Sample {
+    fn of(rows: &[Row<'_>], selected: Option<&[String]>) -> Sample {
+        Sample {
+            bins: infer_kinds(rows, selected),
+            ..Sample::keys_of(rows)
+        }
+    }
+
+    /// The keys only (a given schema types the bins).
+    fn keys_of(rows: &[Row<'_>]) -> Sample {
+        Sample {
+            bins: Vec::new(),
+            key: key_kind(rows),
+            rows: rows.len(),
+        }
+    }
+}
+
+fn meta_type(source: &Source, key: &Kind, name: &str) -> Result<DataType, ConvertError> {
     Ok(match source {
         Source::Digest => DataType::FixedSizeBinary(20),
         Source::Generation | Source::Ttl => DataType::UInt32,
-        Source::Key => key_kind(rows).resolve(&format!("the {name} column (user keys)"))?,
+        Source::Found => DataType::Boolean,
+        Source::Key => key.resolve(&format!("the {name} column (user keys)"))?,
         Source::Bin(_) => DataType::Null,
     })
 }
@@ -224,11 +289,11 @@ fn meta_type(source: &Source, rows: &[Row<'_>], name: &str) -> Result<DataType, 
 /// Bin columns in order of first appearance (or of `selected`), typed by their values; with
 /// `text`, a bin of no one type is a string column.
 fn infer_bins(
-    rows: &[Row<'_>],
-    selected: Option<&[String]>,
+    kinds: Vec<(String, Kind)>,
+    rows: usize,
     text: bool,
 ) -> Result<Vec<Field>, ConvertError> {
-    infer_kinds(rows, selected)
+    kinds
         .into_iter()
         .map(|(name, k)| {
             let dt = match k.resolve(&format!("bin '{name}'")) {
@@ -238,7 +303,7 @@ fn infer_bins(
                     return Err(format!(
                         "{e} in the first {} records; pass mixed_types='str' for a string \
                          column of their text, or a schema to choose its column type",
-                        rows.len()
+                        rows
                     ))
                 }
             };
@@ -409,7 +474,7 @@ mod tests {
     }
 
     fn rows(recs: &[AsRecord]) -> Vec<Row<'_>> {
-        recs.iter().map(|rec| Row { key: None, rec }).collect()
+        recs.iter().map(Row::of).collect()
     }
 
     #[test]

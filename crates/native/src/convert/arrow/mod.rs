@@ -8,17 +8,13 @@
 //! - `widen`: whole-table reads whose inferred columns widen to fit later chunks.
 //! - `spec`: `ArrowSpec`, the columns asked for.
 //! - `table`: `ArrowTable`, the exported data.
-//! - `reader`: `ArrowReader`, a query stream as batches.
-//! - `batch`: batch reads as a table.
 //! - `write`: `ArrowWriter`, rows of an Arrow stream written as records.
 //! - `timestamp`: timestamp columns written as UTC nanoseconds.
 
-mod batch;
 mod column;
 mod convert;
 mod from_wire;
 mod kind;
-mod reader;
 mod spec;
 mod table;
 mod timestamp;
@@ -28,9 +24,11 @@ mod write;
 use pyo3::prelude::*;
 
 pub use crate::errors::ArrowSchemaError;
-pub use batch::read as batch_read;
-pub use spec::ArrowSpec;
-pub use write::{put_chunks, take_rows};
+pub use convert::{ConvertError, Converter, Row};
+pub use spec::{ArrowSpec, Spec};
+pub use table::ArrowTable;
+pub use widen::wire_records;
+pub use write::{take_rows, Put};
 
 /// How the `batch_arrow` operation takes its `ArrowSpec`.
 pub type ArrowSpecRef<'py> = &'py Bound<'py, ArrowSpec>;
@@ -39,7 +37,6 @@ pub type ArrowSpecRef<'py> = &'py Bound<'py, ArrowSpec>;
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<spec::ArrowSpec>()?;
     m.add_class::<table::ArrowTable>()?;
-    m.add_class::<reader::ArrowReader>()?;
     m.add_class::<write::ArrowWriter>()?;
     m.add_class::<write::PutChunk>()?;
     Ok(())

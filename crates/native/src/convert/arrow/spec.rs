@@ -7,7 +7,8 @@ use pyo3_arrow::PySchema;
 use crate::errors::invalid_argument;
 
 /// The columns asked for: a schema (else inferred), the selected bins, and the names of the
-/// metadata columns wanted (user key, digest, generation, TTL).
+/// metadata columns wanted (user key, digest, generation, TTL, and for batch reads whether the
+/// record was found).
 #[derive(Clone, Default)]
 pub struct Spec {
     pub schema: Option<SchemaRef>,
@@ -16,6 +17,7 @@ pub struct Spec {
     pub digest: Option<String>,
     pub generation: Option<String>,
     pub ttl: Option<String>,
+    pub found: Option<String>,
     /// A bin whose values have no one column type becomes a string column of their text.
     pub mixed_as_text: bool,
 }
@@ -30,11 +32,12 @@ pub struct ArrowSpec {
 impl ArrowSpec {
     /// `schema`: any object with `__arrow_c_schema__` (a `pyarrow.Schema`, ...); `bins`: the
     /// selected bins (their column order when there is no schema); `key`, `digest`,
-    /// `generation`, `ttl`: the name of that metadata column, or `None` for none.
+    /// `generation`, `ttl`, `found` (a batch read's: whether the record was found): the name of
+    /// that metadata column, or `None` for none.
     /// `mixed`: `"str"` makes a bin whose values have no one column type a string column
     /// of their text (else such a bin is an error).
     #[new]
-    #[pyo3(signature = (schema=None, bins=None, key=None, digest=None, generation=None, ttl=None, mixed=None))]
+    #[pyo3(signature = (schema=None, bins=None, key=None, digest=None, generation=None, ttl=None, mixed=None, found=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         schema: Option<&Bound<'_, PyAny>>,
@@ -44,6 +47,7 @@ impl ArrowSpec {
         generation: Option<String>,
         ttl: Option<String>,
         mixed: Option<&str>,
+        found: Option<String>,
     ) -> PyResult<Self> {
         let mixed_as_text = match mixed {
             None => false,
@@ -66,7 +70,7 @@ impl ArrowSpec {
                 Some(s.extract::<PySchema>()?.into_inner())
             }
         };
-        let metas = [&key, &digest, &generation, &ttl];
+        let metas = [&key, &digest, &generation, &ttl, &found];
         for (i, a) in metas.iter().enumerate() {
             if let Some(a) = a {
                 if metas[..i].iter().any(|b| b.as_ref() == Some(a)) {
@@ -84,6 +88,7 @@ impl ArrowSpec {
                 digest,
                 generation,
                 ttl,
+                found,
                 mixed_as_text,
             },
         })
@@ -93,7 +98,7 @@ impl ArrowSpec {
     #[getter]
     fn schema_bins(&self) -> Option<Vec<String>> {
         let s = &self.spec;
-        let metas = [&s.key, &s.digest, &s.generation, &s.ttl];
+        let metas = [&s.key, &s.digest, &s.generation, &s.ttl, &s.found];
         let schema = s.schema.as_ref()?;
         Some(
             schema

@@ -37,7 +37,7 @@ impl Converter {
                         &decoded
                     }
                 };
-                let rows: Vec<Row<'_>> = records.iter().map(|rec| Row { key: None, rec }).collect();
+                let rows: Vec<Row<'_>> = records.iter().map(Row::of).collect();
                 if self.widen_with(&rows).is_err() {
                     return Err(e);
                 }
@@ -50,7 +50,7 @@ impl Converter {
     fn convert_once(&mut self, batch: &Batch) -> Result<RecordBatch, ConvertError> {
         match batch {
             Batch::Crate(records) => {
-                let rows: Vec<Row<'_>> = records.iter().map(|rec| Row { key: None, rec }).collect();
+                let rows: Vec<Row<'_>> = records.iter().map(Row::of).collect();
                 self.convert(&rows)
             }
             Batch::Wire(chunk) => self.convert_wire(chunk),
@@ -114,7 +114,7 @@ impl Converter {
 }
 
 /// A wire chunk's records decoded, for inferring their columns.
-pub(super) fn wire_records(chunk: &WireChunk) -> Result<Vec<AsRecord>, ConvertError> {
+pub fn wire_records(chunk: &WireChunk) -> Result<Vec<AsRecord>, ConvertError> {
     chunk
         .records()
         .iter()

@@ -1,39 +1,30 @@
 //! Arrow input: the rows of a record batch stream become records, read column by column with
-//! no Python object per cell, and are written in batches.
+//! no Python object per cell.
 //!
-//! `ArrowWriter` holds the stream and hands it out in `PutChunk`s of rows; `put_chunks` writes
-//! chunks (the wire path for plain puts, the crate's batch otherwise) and reports the rows
-//! written and each failed row with its key and error.
+//! `ArrowWriter` holds the stream and hands it out in `PutChunk`s of rows, which
+//! `request::put_arrow` writes.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
 
-use aerospike::{BatchOperation, Bin, Key, Value};
+use aerospike::{Bin, Key, Value};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use arrow_schema::{DataType, SchemaRef};
 use parking_lot::Mutex;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
 use pyo3_arrow::input::AnyRecordBatch;
 
 use crate::errors::invalid_argument;
-use crate::exec::completion::{IntoPy, OpResult};
-use crate::exec::routes::RuntimeClient;
-use crate::py::policy::Natives;
-use crate::request::batch::{Answer, Ask, Job};
-use crate::request::retry::{self, Next};
 
 /// The longest bin name a server takes.
 const MAX_BIN_NAME: usize = 15;
 
 /// One row to write: its key and bins (a null cell writes no bin).
 pub struct Put {
-    key: Key,
-    bins: Vec<Bin>,
+    pub key: Key,
+    pub bins: Vec<Bin>,
 }
 
 /// A stream of record batches to write as records of one set.
@@ -343,47 +334,6 @@ fn list(items: &dyn Array) -> Value {
     )
 }
 
-/// A row that failed: its key, result code, message and whether it may have been applied.
-struct Failed {
-    key: Key,
-    code: i32,
-    message: String,
-    in_doubt: bool,
-}
-
-/// What writing some chunks did.
-#[derive(Default)]
-pub struct Report {
-    written: u64,
-    failed: Vec<Failed>,
-}
-
-impl IntoPy for Report {
-    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let failed = PyList::empty(py);
-        for f in self.failed {
-            let key = crate::convert::values::from_key(py, &f.key)?;
-            let error = crate::errors::error_for_code(
-                py,
-                f.code,
-                &f.message,
-                f.in_doubt,
-                Some(key.clone().into_any()),
-            )?;
-            failed.append(PyTuple::new(py, [key.into_any(), error])?)?;
-        }
-        Ok(PyTuple::new(
-            py,
-            [
-                self.written.into_pyobject(py)?.into_any(),
-                failed.into_any(),
-            ],
-        )?
-        .into_any()
-        .unbind())
-    }
-}
-
 /// The rows of `chunks`, taken (a chunk is written once).
 pub fn take_rows(chunks: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<Put>>> {
     let mut out = Vec::new();
@@ -401,138 +351,4 @@ pub fn take_rows(chunks: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<Put>>> {
         out.push(rows);
     }
     Ok(out)
-}
-
-/// Write `chunks`, `concurrency` of them at a time.
-pub async fn put_chunks(
-    c: RuntimeClient,
-    p: Arc<Natives>,
-    chunks: Vec<Vec<Put>>,
-    concurrency: usize,
-) -> OpResult<Report> {
-    use futures::StreamExt;
-    let mut runs = futures::stream::iter(chunks.into_iter().map(|rows| write(&c, &p, rows)))
-        .buffer_unordered(concurrency.max(1));
-    let mut report = Report::default();
-    while let Some(part) = runs.next().await {
-        report.written += part.written;
-        report.failed.extend(part.failed);
-    }
-    Ok(report)
-}
-
-/// Write one chunk: plain puts on the wire path, the rest (and the rows it missed) through the
-/// crate's batch.
-async fn write(c: &RuntimeClient, p: &Natives, rows: Vec<Put>) -> Report {
-    let mut report = Report::default();
-    let mut rest: Vec<(Put, bool)> = Vec::new();
-    let wire = c.wire.enabled()
-        && p.wire_batch_put
-        && rows
-            .iter()
-            .all(|r| crate::request::single::writable(&r.bins));
-    if wire && !rows.is_empty() {
-        let started = Instant::now();
-        let (ttl, send_key) = (
-            p.batch_write_row.expiration.into(),
-            p.batch_write_row.send_key,
-        );
-        let asks: Vec<Ask> = rows
-            .into_iter()
-            .map(|r| Ask {
-                key: r.key,
-                job: Job::Put(r.bins),
-                ttl,
-                send_key,
-            })
-            .collect();
-        let answers =
-            crate::request::batch::read(&c.wire, &c.crate_client, &p.batch_write, &asks).await;
-        for (ask, answer) in asks.into_iter().zip(answers) {
-            let Job::Put(bins) = ask.job else { continue };
-            let put = Put { key: ask.key, bins };
-            match answer {
-                Answer::Written(_) | Answer::Found(_) | Answer::TooDeep(_) => report.written += 1,
-                Answer::NotFound => report.failed.push(refused(put.key, 2, "key not found")),
-                Answer::Refused { code, node } | Answer::Stopped { code, node } => {
-                    let message = format!("the server refused the write ({node})");
-                    report
-                        .failed
-                        .push(refused(put.key, i32::from(code), &message));
-                }
-                Answer::NoResponse => rest.push((put, true)),
-                Answer::Missed(miss) => match retry::after(
-                    miss,
-                    &p.batch_write,
-                    started,
-                    true,
-                    crate::request::retry::Made::first(&p.batch_write),
-                ) {
-                    Next::Crate { in_doubt, .. } => rest.push((put, in_doubt)),
-                    Next::Fail(f) => report.failed.push(Failed {
-                        key: put.key,
-                        code: f.code,
-                        message: f.message,
-                        in_doubt: f.in_doubt,
-                    }),
-                },
-            }
-        }
-    } else {
-        rest = rows.into_iter().map(|r| (r, false)).collect();
-    }
-    if rest.is_empty() {
-        return report;
-    }
-    let (ops, doubts): (Vec<BatchOperation>, Vec<bool>) = rest
-        .into_iter()
-        .map(|(r, d)| {
-            let ops: Vec<_> = r.bins.iter().map(aerospike::operations::put).collect();
-            (BatchOperation::write(&p.batch_write_row, r.key, ops), d)
-        })
-        .unzip();
-    let (ops, err) = match crate::request::calls::crate_batch(c, &p.batch_write, ops).await {
-        Ok(ran) => ran,
-        Err(_) => (
-            Vec::new(),
-            Some(aerospike::Error::client_error(
-                "the batch's task ended without a result",
-            )),
-        ),
-    };
-    for (op, earlier_doubt) in ops.into_iter().zip(doubts) {
-        let code = op.result_code().map(|c| i32::from(u8::from(c)));
-        let record = op.batch_record();
-        match (code, record.error(), &err) {
-            (Some(0), _, _) => report.written += 1,
-            (_, Some(e), _) | (None, None, Some(e)) => report.failed.push(Failed {
-                key: record.key.clone(),
-                code: crate::errors::code_of(e),
-                message: e.to_string(),
-                in_doubt: earlier_doubt || crate::errors::in_doubt(e),
-            }),
-            (Some(code), None, _) => report.failed.push(Failed {
-                key: record.key.clone(),
-                code,
-                message: "the server refused the write".into(),
-                in_doubt: earlier_doubt,
-            }),
-            (None, None, None) => report.failed.push(Failed {
-                key: record.key.clone(),
-                code: -1,
-                message: "no answer for this row".into(),
-                in_doubt: true,
-            }),
-        }
-    }
-    report
-}
-
-fn refused(key: Key, code: i32, message: &str) -> Failed {
-    Failed {
-        key,
-        code,
-        message: message.to_owned(),
-        in_doubt: false,
-    }
 }

@@ -24,11 +24,12 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use tokio::runtime::Handle;
 
+pub use crate::errors::{Failure, OpResult};
 pub use completer::Completer;
 use completer::Queue;
 pub use on_loop::{OnLoop, DEFAULT_LOOP_OPS, LOOP_RUNTIME_AFTER};
 use outcome::deliver;
-pub use outcome::{Failure, IntoPy, OpResult, Ready};
+pub use outcome::{IntoPy, Ready};
 pub use parts::{start_parts, takes_parts, AbortAll, PartFuture, Parts};
 pub use pending::Pending;
 use pending::{Job, OpState, RUNNING};
@@ -53,7 +54,7 @@ where
             if st.state.load(Ordering::Acquire) != RUNNING {
                 return; // cancelled before it was spawned
             }
-            let out = crate::exec::guard::future(fut).await;
+            let out = crate::safety::guard::future(fut).await;
             if !st.complete() {
                 return; // cancelled: done is never called
             }

@@ -9,8 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use super::completer::Completer;
-use super::outcome::{settle_from, IntoPy, OpResult, Ready};
+use super::outcome::{settle_from, IntoPy, Ready};
 use super::pending::{Abort, OpState, Pending, RUNNING};
+use crate::errors::OpResult;
 use crate::exec::loop_runtime::LoopRuntime;
 use crate::exec::spin::Spin;
 
@@ -89,7 +90,7 @@ impl<'py> OnLoop<'py> {
             if st.state.load(Ordering::Acquire) != RUNNING {
                 return None;
             }
-            let out = crate::exec::guard::future(fut).await;
+            let out = crate::safety::guard::future(fut).await;
             st.complete().then(|| Ready::new(target, out))
         };
         let task = futures::future::Abortable::new(task, registration).map(|r| r.ok().flatten());

@@ -1,193 +1,10 @@
 //! What an operation ends with, and delivering it to Python: a callback called under the GIL,
 //! or a future settled on its event loop's thread.
 
-use std::sync::Arc;
-
-use aerospike::Key;
 use pyo3::intern;
 use pyo3::prelude::*;
 
-use crate::convert::values::from_key;
-use crate::errors;
-
-/// Why an operation failed (converted to a Python exception under the GIL).
-pub enum Failure {
-    /// An error from the aerospike crate, with the key involved when there is one.
-    Native(aerospike::Error, Option<Box<Key>>),
-    /// A ready Python exception.
-    Py(PyErr),
-    /// The client was closed before or while the operation ran (`in_doubt`: a write may have
-    /// been applied).
-    Closed(&'static str, bool),
-    /// No connection of the node's pool came free before the deadline (the pool's size given).
-    PoolExhausted(aerospike::Error, usize),
-    /// A value read was nested deeper than the client reads (with the record's key, if known).
-    TooDeep(crate::convert::depth::TooDeep, Option<Box<Key>>),
-    /// A result code (server codes >= 0, client codes < 0) and its message, from a path
-    /// that talks to the server itself (see `wire`).
-    Coded(i32, String),
-    /// A result code about `key`, from the wire path (see `errors::keyed`).
-    Keyed {
-        code: i32,
-        message: String,
-        in_doubt: bool,
-        key: Box<Key>,
-    },
-    /// A write's failure after an earlier attempt of it went unanswered: it may have been
-    /// applied whatever the failure says.
-    InDoubt(Box<Failure>),
-}
-
-impl Failure {
-    /// Wrap a crate error about `key`.
-    pub fn keyed(key: &Key) -> impl FnOnce(aerospike::Error) -> Failure + '_ {
-        move |e| Failure::Native(e, Some(Box::new(key.clone())))
-    }
-
-    pub fn into_pyerr(self, py: Python<'_>) -> PyErr {
-        match self {
-            Failure::Native(e, key) => {
-                let k = key
-                    .and_then(|k| from_key(py, &k).ok())
-                    .map(|t| t.into_any());
-                errors::to_py(py, &e, k)
-            }
-            Failure::Py(e) => e,
-            Failure::Closed(msg, in_doubt) => errors::closed_error(py, msg, in_doubt),
-            Failure::PoolExhausted(e, size) => errors::pool_exhausted(py, &e, size),
-            Failure::Coded(code, message) => {
-                let class = errors::class_for_code(py, code);
-                match errors::error_instance(class, Some(code), &message, false, None) {
-                    Ok(exc) => PyErr::from_value(exc),
-                    Err(e) => e,
-                }
-            }
-            Failure::TooDeep(t, key) => {
-                let k = key
-                    .and_then(|k| from_key(py, &k).ok())
-                    .map(|t| t.into_any());
-                errors::too_deep(py, &t, k)
-            }
-            Failure::Keyed {
-                code,
-                message,
-                in_doubt,
-                key,
-            } => {
-                let k = from_key(py, &key).ok().map(|t| t.into_any());
-                errors::keyed(py, code, &message, in_doubt, k)
-            }
-            Failure::InDoubt(f) => {
-                let e = f.into_pyerr(py);
-                let _ = e.value(py).setattr(intern!(py, "in_doubt"), true);
-                e
-            }
-        }
-    }
-
-    /// Name a timeout spent waiting for a free connection for what it is: a node that does
-    /// not answer (its last tend failed, or the cluster dropped it), else an exhausted pool.
-    pub fn pool_checked(self, pool_size: usize, nodes: &[Arc<aerospike::Node>]) -> Failure {
-        match self {
-            Failure::Native(e, key) if errors::waited_for_a_connection(&e) => {
-                let named = e.node();
-                let node = named.and_then(|n| nodes.iter().find(|x| n.starts_with(x.name())));
-                let silent = match node {
-                    Some(n) => n.failures() > 0,
-                    None => named.is_some() || nodes.iter().all(|n| n.failures() > 0),
-                };
-                if !silent {
-                    return Failure::PoolExhausted(e, pool_size);
-                }
-                let message = format!(
-                    "Server not available: node {} does not answer (the client's last check of \
-                     it failed)",
-                    named.unwrap_or("of the cluster")
-                );
-                match key {
-                    Some(key) => Failure::Keyed {
-                        code: -8,
-                        message,
-                        in_doubt: false,
-                        key,
-                    },
-                    None => Failure::Coded(-8, message),
-                }
-            }
-            f => f,
-        }
-    }
-
-    /// Whether the server answered (or the failure is not the network's): a close racing
-    /// the call does not change what it means.
-    pub fn answered(&self) -> bool {
-        match self {
-            Failure::Native(e, _) => matches!(
-                e.kind(),
-                aerospike::ErrorKind::Server { .. } | aerospike::ErrorKind::UdfBadResponse
-            ),
-            Failure::Py(_)
-            | Failure::Closed(..)
-            | Failure::PoolExhausted(..)
-            | Failure::TooDeep(..) => true,
-            // a lost node or a timeout is the network's
-            Failure::Coded(code, _) => *code >= 0 && *code != 9,
-            Failure::Keyed { code, .. } => *code >= 0 && *code != 9,
-            Failure::InDoubt(_) => false,
-        }
-    }
-
-    /// The result code this failure is counted under: the server's (>= 0, a deadline the
-    /// client enforced counted as the protocol's timeout, 9) or the client's (< 0).
-    pub fn code(&self) -> i32 {
-        match self {
-            Failure::Native(e, _) => errors::code_of(e),
-            Failure::PoolExhausted(..) => 9,
-            Failure::TooDeep(..) => -2,
-            Failure::Coded(code, _) | Failure::Keyed { code, .. } => *code,
-            Failure::InDoubt(f) => f.code(),
-            Failure::Py(_) | Failure::Closed(..) => -1,
-        }
-    }
-
-    /// The attempts after the first the crate made before failing this way.
-    pub fn crate_retries(&self) -> u64 {
-        match self {
-            Failure::Native(e, _) | Failure::PoolExhausted(e, _) => {
-                e.iteration().map_or(0, |n| u64::from(n).saturating_sub(1))
-            }
-            Failure::InDoubt(f) => f.crate_retries(),
-            _ => 0,
-        }
-    }
-
-    /// Whether a write that failed this way may have been applied.
-    pub fn in_doubt(&self) -> bool {
-        match self {
-            Failure::Native(e, _) => errors::in_doubt(e),
-            Failure::Py(_) => false,
-            Failure::Closed(_, in_doubt) => *in_doubt,
-            Failure::PoolExhausted(..) | Failure::TooDeep(..) | Failure::Coded(..) => false,
-            Failure::Keyed { in_doubt, .. } => *in_doubt,
-            Failure::InDoubt(_) => true,
-        }
-    }
-}
-
-impl From<aerospike::Error> for Failure {
-    fn from(e: aerospike::Error) -> Self {
-        Failure::Native(e, None)
-    }
-}
-
-impl From<PyErr> for Failure {
-    fn from(e: PyErr) -> Self {
-        Failure::Py(e)
-    }
-}
-
-/// Result of a native operation.
-pub type OpResult<T> = Result<T, Failure>;
+use crate::errors::OpResult;
 
 /// A native result that becomes a Python object under the GIL.
 pub trait IntoPy: Send + 'static {
@@ -211,7 +28,7 @@ impl IntoPy for bool {
 }
 
 pub(super) fn deliver<T: IntoPy>(py: Python<'_>, done: &Py<PyAny>, out: OpResult<T>) {
-    let args = match crate::exec::guard::sync("result conversion", || {
+    let args = match crate::safety::guard::sync("result conversion", || {
         out.map_err(|f| f.into_pyerr(py))
             .and_then(|v| v.into_py(py))
     }) {
@@ -249,13 +66,13 @@ pub(super) fn settle(py: Python<'_>, batch: Vec<Ready>) {
     for r in batch {
         let Some(fut) = r.fut else {
             // a part: its conversion keeps its own error for the final outcome
-            let _ = crate::exec::guard::sync("result conversion", || (r.out)(py));
+            let _ = crate::safety::guard::sync("result conversion", || (r.out)(py));
             continue;
         };
         let fut = fut.bind(py);
         // No `done()` probe per future: settling a cancelled future fails, and only then
         // is it asked (cancellation is rare; one Python call per completion saved).
-        let res = match crate::exec::guard::sync("result conversion", || (r.out)(py)) {
+        let res = match crate::safety::guard::sync("result conversion", || (r.out)(py)) {
             Ok(v) => fut.call_method1(intern!(py, "set_result"), (v,)),
             Err(e) => fut.call_method1(intern!(py, "set_exception"), (e.into_value(py),)),
         };
@@ -274,7 +91,7 @@ pub(super) fn settle(py: Python<'_>, batch: Vec<Ready>) {
 /// Settle what a pass over the loop's runtime finished (a panic in it is reported, not
 /// raised: the loop called us).
 pub(super) fn settle_from(py: Python<'_>, pass: impl FnOnce() -> Vec<Ready>) {
-    match crate::exec::guard::sync("the event loop's runtime", || Ok(pass())) {
+    match crate::safety::guard::sync("the event loop's runtime", || Ok(pass())) {
         Ok(done) => settle(py, done),
         Err(e) => e.write_unraisable(py, None),
     }

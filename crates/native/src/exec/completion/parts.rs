@@ -13,10 +13,11 @@ use tokio::runtime::Handle;
 use tokio::task::AbortHandle;
 
 use super::completer::{Completer, Queue};
-use super::outcome::{Failure, OpResult, Ready};
+use super::outcome::Ready;
 use super::pending::{Job, OpState, Pending, RUNNING};
 use super::Target;
 use crate::errors::{join_error, ClientError};
+use crate::errors::{Failure, OpResult};
 
 /// The results of an operation delivered in parts, gathered on the loop thread.
 pub trait Parts: Send + 'static {
@@ -77,7 +78,7 @@ pub fn start_parts<A: Parts>(
             let mut running = AbortAll(Vec::with_capacity(parts.len()));
             let mut tasks = Vec::with_capacity(parts.len());
             for part in parts {
-                let task = spawner.spawn(crate::exec::guard::future(part));
+                let task = spawner.spawn(crate::safety::guard::future(part));
                 running.0.push(task.abort_handle());
                 tasks.push(task);
             }
@@ -119,7 +120,8 @@ pub(super) fn part_ready<A: Parts>(
         out: Box::new(move |py| {
             let mut slot = acc.lock();
             if let Ok(a) = slot.as_mut() {
-                if let Err(e) = crate::exec::guard::sync("result conversion", || a.push(py, part)) {
+                if let Err(e) = crate::safety::guard::sync("result conversion", || a.push(py, part))
+                {
                     *slot = Err(e);
                 }
             }

@@ -49,7 +49,7 @@ const INFO2_RESPOND_ALL_OPS: u8 = 1 << 7;
 const MAX_BIN_NAME: usize = 15;
 
 /// An op list as the wire carries it, and the header bits it asks for.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct WireOps {
     /// The ops, each with its size, type, particle type and bin name.
     pub bytes: Vec<u8>,
@@ -352,15 +352,18 @@ impl WireOps {
             "put_items" => {
                 args_after_ctx(a, 2)?;
                 let (order, flags) = map_policy(a, 3)?;
-                let Value::HashMap(items) = a.value(4)? else {
-                    return Err(a.err("items must be a dict"));
+                let value = a.value(4)?;
+                let items: Vec<(&Value, &Value)> = match &value {
+                    Value::OrderedMap(items) => items.iter().collect(),
+                    Value::HashMap(items) => items.iter().collect(),
+                    _ => return Err(a.err("items must be a dict")),
                 };
                 let n = 2 + usize::from(flags != 0);
                 let op = self.cdt_begin(a, true, (map::PUT_ITEMS, n, 0))?;
                 let packed = if order == 0 {
-                    pack::entries(&mut self.bytes, items.len(), false, items.iter())
+                    pack::entries(&mut self.bytes, items.len(), false, items.iter().copied())
                 } else {
-                    let mut sorted: Vec<_> = items.iter().collect();
+                    let mut sorted = items.clone();
                     sorted.sort_by(|x, y| x.0.cmp(y.0));
                     pack::entries(&mut self.bytes, sorted.len(), true, sorted.into_iter())
                 };

@@ -12,32 +12,24 @@ use pyo3::types::PyTuple;
 
 use crate::convert::args::Args;
 use crate::convert::call_args::to_bins;
+use crate::convert::record::Outcome;
 use crate::convert::values::{to_key_parts_in, to_value, Ctx, KeyParts, KeyScope};
 use crate::errors::invalid_argument;
-use crate::ops::{to_ops, Answers};
-use crate::py::policy::{CallDefaults, Natives, Policy};
+use crate::ops::wire::WireOps;
+use crate::ops::{to_ops, to_wire_ops, Answers};
+use crate::policy::{CallDefaults, Natives, Policy};
 use crate::request;
 
 /// What a row does.
 enum Kind {
     Read(Bins),
-    ReadOps(Vec<Operation>),
-    Write(Vec<Operation>),
+    /// Ops that only read, and the same ops as the wire path sends them (when asked for).
+    ReadOps(Vec<Operation>, Option<WireOps>),
+    Write(Vec<Operation>, Option<WireOps>),
     /// A write of each bin.
     Put(Vec<Bin>),
     Delete,
     Udf(String, String, Vec<Value>),
-}
-
-/// How a finished row is read back.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Reads and deletes: a missing record is an outcome, not an error.
-    MissingOk,
-    /// A UDF call: its return value (or Lua error) comes back as a `SUCCESS` (`FAILURE`) bin.
-    Udf,
-    /// Other writes.
-    Write,
 }
 
 /// A read row for the wire path: what it asks, its own policy set, its key tuple.
@@ -62,15 +54,15 @@ impl Row {
 
     /// Whether the row writes.
     pub fn writes(&self) -> bool {
-        !matches!(self.kind, Kind::Read(_) | Kind::ReadOps(_))
+        !matches!(self.kind, Kind::Read(_) | Kind::ReadOps(..))
     }
 
     /// How the row's outcome is read back.
     pub fn outcome(&self) -> Outcome {
         match self.kind {
-            Kind::Read(_) | Kind::ReadOps(_) | Kind::Delete => Outcome::MissingOk,
+            Kind::Read(_) | Kind::ReadOps(..) | Kind::Delete => Outcome::MissingOk,
             Kind::Udf(..) => Outcome::Udf,
-            Kind::Write(_) | Kind::Put(_) => Outcome::Write,
+            Kind::Write(..) | Kind::Put(_) => Outcome::Write,
         }
     }
 
@@ -83,6 +75,7 @@ impl Row {
                 p.batch_read_row.filter_expression.is_none()
                     && request::batch::read_of(bins).is_some()
             }
+            Kind::ReadOps(_, Some(_)) => p.batch_read_row.filter_expression.is_none(),
             _ => false,
         }
     }
@@ -93,6 +86,8 @@ impl Row {
         let p = self.policy.as_deref().unwrap_or(top);
         match &self.kind {
             Kind::Put(bins) => p.wire_batch_put && request::single::writable(bins),
+            // an ops row carries no user key field: one that stores its key goes to the crate
+            Kind::Write(_, Some(_)) => p.wire_batch_put && !p.batch_write_row.send_key,
             _ => false,
         }
     }
@@ -108,6 +103,14 @@ impl Row {
             ),
             Kind::Put(bins) => (
                 Some(request::batch::Job::Put(bins)),
+                p.batch_write_row.expiration.into(),
+            ),
+            Kind::ReadOps(crate_ops, Some(wire)) => (
+                Some(ops_job(wire, crate_ops)),
+                p.batch_read_row.read_touch_ttl.into(),
+            ),
+            Kind::Write(crate_ops, Some(wire)) => (
+                Some(ops_job(wire, crate_ops)),
                 p.batch_write_row.expiration.into(),
             ),
             _ => (None, 0),
@@ -130,8 +133,8 @@ impl Row {
         let key = self.key_parts.into_key()?;
         let op = match self.kind {
             Kind::Read(bins) => BatchOperation::read(&p.batch_read_row, key, bins),
-            Kind::ReadOps(ops) => BatchOperation::read_ops(&p.batch_read_row, key, ops),
-            Kind::Write(ops) => BatchOperation::write(&p.batch_write_row, key, ops),
+            Kind::ReadOps(ops, _) => BatchOperation::read_ops(&p.batch_read_row, key, ops),
+            Kind::Write(ops, _) => BatchOperation::write(&p.batch_write_row, key, ops),
             Kind::Put(bins) => {
                 let ops: Vec<_> = bins.iter().map(operations::put).collect();
                 BatchOperation::write(&p.batch_write_row, key, ops)
@@ -143,6 +146,10 @@ impl Row {
         };
         Ok((op, self.key))
     }
+}
+
+fn ops_job(wire: WireOps, crate_ops: Vec<Operation>) -> request::batch::Job {
+    request::batch::Job::Ops(Arc::new(request::batch::OpsJob { wire, crate_ops }))
 }
 
 fn row_policy(a: &Args<'_, '_>, i: usize, d: &CallDefaults) -> PyResult<Option<Arc<Natives>>> {
@@ -159,12 +166,13 @@ fn row_policy(a: &Args<'_, '_>, i: usize, d: &CallDefaults) -> PyResult<Option<A
 /// Convert the rows: `("read", key, bins|None, header_only, policy|None)`,
 /// `("write", key, ops, policy|None)`, `("put", key, bins, policy|None)` (a write of each bin),
 /// `("delete", key, policy|None)`,
-/// `("udf", key, module, function, args, policy|None)`.
-pub fn to_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults) -> PyResult<Vec<Row>> {
-    crate::exec::guard::sync("batch row conversion", || convert_rows(rows, d))
+/// `("udf", key, module, function, args, policy|None)`. With `wire_ops`, a write row's ops
+/// are also converted as the wire path sends them.
+pub fn to_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults, wire_ops: bool) -> PyResult<Vec<Row>> {
+    crate::safety::guard::sync("batch row conversion", || convert_rows(rows, d, wire_ops))
 }
 
-fn convert_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults) -> PyResult<Vec<Row>> {
+fn convert_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults, wire_ops: bool) -> PyResult<Vec<Row>> {
     let mut out = Vec::with_capacity(rows.len().unwrap_or(0));
     let mut scope = KeyScope::new(d.bytes_keys);
     for row in rows
@@ -198,11 +206,16 @@ fn convert_rows(rows: &Bound<'_, PyAny>, d: &CallDefaults) -> PyResult<Vec<Row>>
                 a.arity(3)?;
                 let seq = a.item(2)?;
                 let ops = to_ops(&seq)?;
+                let wire = if wire_ops {
+                    to_wire_ops(&seq)?.wire
+                } else {
+                    None
+                };
                 shape = Some(Arc::new(ops.answers));
                 if ops.read_only {
-                    (Kind::ReadOps(ops.ops), 3)
+                    (Kind::ReadOps(ops.ops, wire), 3)
                 } else {
-                    (Kind::Write(ops.ops), 3)
+                    (Kind::Write(ops.ops, wire), 3)
                 }
             }
             "put" => {

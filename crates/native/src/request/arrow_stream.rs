@@ -9,10 +9,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use pyo3::prelude::*;
 
-use super::convert::Converter;
-use super::spec::ArrowSpec;
-use super::table::ArrowTable;
-use super::ArrowSchemaError;
+use crate::convert::arrow::{ArrowSchemaError, ArrowSpec, ArrowTable, Converter};
 use crate::convert::chunk::Batch;
 use crate::exec::blocking::{self, Driver};
 use crate::exec::completion::{self, IntoPy, OpResult, Pending};

@@ -8,9 +8,10 @@ use std::time::Duration;
 use aerospike::policy::AdminPolicy;
 use pyo3::prelude::*;
 
+use crate::client::Inner;
 use crate::exec::completion::{OpResult, Pending};
 use crate::metrics::Call;
-use crate::py::client::{Client, Inner};
+use crate::py::client::Client;
 
 /// Whether some node of `client`'s cluster answered its last tend.
 #[pyfunction]

@@ -13,7 +13,7 @@ use crate::exec::in_flight::Flights;
 use crate::exec::loop_runtime::LoopRuntime;
 use crate::exec::spin::Spin;
 use crate::metrics::{Call, Metrics};
-use crate::py::policy::Defaults;
+use crate::policy::Defaults;
 
 /// Shared state of a connected client.
 pub struct Inner {
@@ -24,7 +24,7 @@ pub struct Inner {
     pub(crate) worker_wire: Arc<crate::conn::Pool>,
     /// The caller-driven runtime and what calls on it use, both set on first use.
     pub(crate) caller: std::sync::OnceLock<Arc<tokio::runtime::Runtime>>,
-    pub(crate) direct: std::sync::OnceLock<crate::exec::routes::RuntimeClient>,
+    pub(crate) direct: std::sync::OnceLock<crate::client::routes::RuntimeClient>,
     /// Identifies this client's connections on event loops' runtimes (see `exec/loop_runtime.rs`).
     pub(crate) id: u64,
     /// The loop runtimes this client has connections on.
@@ -47,8 +47,7 @@ pub struct Inner {
     pub(crate) flights: Arc<Flights>,
 }
 
-pub(super) static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 =
-    std::sync::atomic::AtomicU64::new(1);
+pub static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Inner {
     /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed; a call
@@ -117,9 +116,9 @@ async fn closed_signal(mut closing: watch::Receiver<bool>) {
 /// Until the client closes, once per tend interval: note the nodes that joined or left (in the
 /// metrics and the `aerospike_fluent.cluster` log), keep `min_conns_per_node` wire connections
 /// open to every node, and close those idle for `idle_timeout` (down to that minimum).
-pub(super) fn maintain(
+pub fn maintain(
     policy: &ClientPolicy,
-    shares: crate::exec::routes::Shares,
+    shares: crate::client::routes::Shares,
     client: aerospike::Client,
     pool: Arc<crate::conn::Pool>,
     mut closing: watch::Receiver<bool>,
@@ -153,6 +152,6 @@ pub(super) fn maintain(
     };
     // a panic ends the upkeep, never the process
     async move {
-        let _ = crate::exec::guard::future(run).await;
+        let _ = crate::safety::guard::future(run).await;
     }
 }

@@ -9,7 +9,7 @@ use futures::FutureExt;
 use pyo3::prelude::*;
 
 use crate::errors::ClientError;
-use crate::exec::completion::{Failure, OpResult};
+use crate::errors::{Failure, OpResult};
 
 /// The text of a panic payload.
 pub fn message(payload: &(dyn Any + Send)) -> String {
