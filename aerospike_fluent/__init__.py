@@ -25,6 +25,7 @@ from aerospike_fluent._bits import BitOverflow, BitResize, BitWrite
 from aerospike_fluent._exec import Async, Sync
 from aerospike_fluent._hll import HllWrite
 from aerospike_fluent._native import ArrowTable, GeoJSON, Record
+from aerospike_fluent._options import ConnectOptions
 from aerospike_fluent.batch import Batch
 from aerospike_fluent.cdt import ListOrder, ListSort, ListWrite, MapOrder, MapWrite, Return
 from aerospike_fluent.client import AsyncClient, Client, Connecting, SyncClient, connect
@@ -84,6 +85,7 @@ __all__ = [
     "BitWrite",
     "Client",
     "CommitStatus",
+    "ConnectOptions",
     "Connecting",
     "ExpRead",
     "ExpWrite",

@@ -101,7 +101,8 @@ class ElementRef(Scope[C]):
 
 def number(bin_name: str, v: object) -> int | float:
     if isinstance(v, bool) or not isinstance(v, int | float):
-        raise InvalidTypeError(f"bin {bin_name!r}: add needs an int or float")
+        where = _validate.where(bin_name)
+        raise InvalidTypeError(f"{where}: add needs an int or float, not {_validate.type_name(v)}")
     _validate.value(bin_name, v)
     return v
 

@@ -8,6 +8,7 @@ too.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -61,7 +62,7 @@ def load(path: str | os.PathLike[str] | None) -> Loaded | None:
 def _parse(file: Path, data: dict[str, Any]) -> Loaded:
     for key in data:
         if key not in _TABLES:
-            raise InvalidArgumentError(_unknown(file, "key", key, _TABLES))
+            raise InvalidArgumentError(_misplaced(file, key))
     seeds = data.get("seeds")
     if seeds is not None and not (
         isinstance(seeds, str)
@@ -107,6 +108,24 @@ def _policy(file: Path, where: str, settings: dict[str, Any]) -> Policy:
         return Policy.from_mapping(settings, where="key")
     except AerospikeError as e:
         raise type(e)(f"{file}: {where}: {e}") from None
+
+
+def _misplaced(file: Path, key: str) -> str:
+    """Refuse a top-level ``key``, saying which table takes it when one does."""
+    from aerospike_fluent._options import public_options  # that module reads this one
+
+    table = dict.fromkeys(public_options(), "[connection]")
+    table.update(dict.fromkeys(Policy.__dataclass_fields__, "[policy]"))
+    table.update(dict.fromkeys(_TABLES, ""))
+    close = difflib.get_close_matches(key, list(table), n=1)
+    if key in table:
+        hint = f": it goes in {table[key]}"
+    elif close:
+        where = f" (in {table[close[0]]})" if table[close[0]] else ""
+        hint = f"; did you mean {close[0]!r}{where}?"
+    else:
+        hint = ""
+    return f"{file}: unknown key {key!r}{hint} (known: {', '.join(_TABLES)})"
 
 
 def _unknown(file: Path, what: str, key: str, known: tuple[str, ...]) -> str:

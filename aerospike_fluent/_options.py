@@ -8,14 +8,57 @@ import inspect
 import os
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal, TypedDict
 
 from aerospike_fluent import _config_file, _config_yaml, _native, _validate
 from aerospike_fluent._config_watch import Layers
 from aerospike_fluent._config_yaml import YamlConfig
-from aerospike_fluent.errors import InvalidArgumentError, InvalidTypeError
-from aerospike_fluent.models.codecs import Codecs
-from aerospike_fluent.policy import BUILT_IN, BYTES_KEYS, Policy
+from aerospike_fluent.errors import AerospikeError, InvalidArgumentError, InvalidTypeError
+from aerospike_fluent.models.codecs import Codec, Codecs
+from aerospike_fluent.policy import BUILT_IN, BYTES_KEYS, BytesKeys, Duration, Policy
+
+
+class ConnectOptions(TypedDict, total=False):
+    """The keywords of ``connect()`` (``af.connect`` and ``af.sync.connect``).
+
+    Editors complete them and a type checker refuses a misspelled one; at run time an unknown
+    name is refused naming the closest. Durations are seconds (a number or a ``timedelta``).
+    """
+
+    cluster_name: str | None
+    user: str | None
+    password: str | None
+    auth_mode: Literal["internal", "external", "pki"] | None
+    tls_name: str | None
+    tls_ca_file: str | None
+    tls_cert_file: str | None
+    tls_key_file: str | None
+    connect_timeout: Duration
+    tend_interval: Duration
+    idle_timeout: Duration
+    spin_wait: Duration
+    max_conns_per_node: int
+    min_conns_per_node: int
+    metrics: bool
+    rack_id: int | None
+    rack_ids: Iterable[int] | None
+    total_timeout: Duration
+    socket_timeout: Duration
+    max_retries: int
+    bytes_keys: BytesKeys
+    policy: Policy | Mapping[str, Any] | None
+    profiles: Mapping[str, Policy | Mapping[str, Any]] | None
+    config: str | os.PathLike[str] | None
+    auto_batch: bool | int
+    codecs: Codecs | Iterable[Codec[Any]] | None
+    # The older names, in whole ms or µs (deprecated: each warns, naming its replacement).
+    connect_timeout_ms: int
+    tend_interval_ms: int
+    idle_timeout_ms: int
+    spin_wait_us: int
+    total_timeout_ms: int
+    socket_timeout_ms: int
+
 
 # Every numeric connect option is a count or a duration held in 32 bits.
 OPTION_MAX: Final = 2**32 - 1
@@ -106,7 +149,11 @@ def prepare(seeds: Any, options: dict[str, Any], stacklevel: int) -> Prepared:
     from_files: dict[str, Any] = {}
     profiles: dict[str, Policy] = {}
     if loaded is not None and loaded.dynamic is None:
-        file_policy, from_files = _split(_checked(loaded.options, 0, f"{loaded.path}: option"))
+        try:
+            file_options = _checked(loaded.options, 0, "[connection] option")
+        except AerospikeError as e:
+            raise type(e)(f"{loaded.path}: {e}") from None
+        file_policy, from_files = _split(file_options)
         below = file_policy.over(loaded.policy)
         profiles.update(loaded.profiles)
         if seeds is None and not os.environ.get("AEROSPIKE_HOST"):

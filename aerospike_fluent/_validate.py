@@ -314,15 +314,20 @@ def scaled(seconds: float, per_second: int, limit: int) -> int | None:
     return None if count > limit else count
 
 
+def where(bin_: str) -> str:
+    """``bin 'name'``, or what a ``<placeholder>`` stands for (``<udf argument>``)."""
+    return bin_[1:-1] if bin_.startswith("<") and bin_.endswith(">") else f"bin {bin_!r}"
+
+
 def value(bin_: str, v: object) -> None:
     """Check that ``v`` is a value the server can store (recursively, to :data:`MAX_DEPTH`)."""
     t = type(v)
     if t is str:
         if not v.isascii():  # type: ignore[attr-defined]
-            text(f"bin {bin_!r}", v)  # type: ignore[arg-type]
+            text(where(bin_), v)  # type: ignore[arg-type]
     elif t is int:
         if not INT_MIN <= v <= INT_MAX:  # type: ignore[operator]
-            raise InvalidArgumentError(f"bin {bin_!r}: integer {shown(v)} does not fit in 64 bits")
+            raise InvalidArgumentError(f"{where(bin_)}: integer {shown(v)} does not fit in 64 bits")
     elif t not in _PLAIN and not _value_ok(v):
         _walk(bin_, v, v, 0)
 
@@ -331,10 +336,10 @@ def _walk(bin_: str, root: object, v: Any, depth: int) -> None:
     t = type(v)
     if t is str:
         if not v.isascii():
-            text(f"bin {bin_!r}", v)
+            text(where(bin_), v)
     elif t is int:
         if not INT_MIN <= v <= INT_MAX:
-            raise InvalidArgumentError(f"bin {bin_!r}: integer {shown(v)} does not fit in 64 bits")
+            raise InvalidArgumentError(f"{where(bin_)}: integer {shown(v)} does not fit in 64 bits")
     elif t in _PLAIN:
         return
     elif isinstance(v, list):
@@ -348,7 +353,7 @@ def _walk(bin_: str, root: object, v: Any, depth: int) -> None:
         for k, item in v.items():
             if type(k) not in _MAP_KEYS and (isinstance(k, bool) or not isinstance(k, _KEYS)):
                 raise InvalidTypeError(
-                    f"bin {bin_!r}: map key must be str, int or bytes, not {type_name(k)}"
+                    f"{where(bin_)}: map key must be str, int or bytes, not {type_name(k)}"
                 )
             _walk(bin_, root, k, depth + 1)
             _walk(bin_, root, item, depth + 1)
@@ -360,18 +365,18 @@ def _other(bin_: str, root: object, v: object, depth: int) -> None:
     """Check subclasses of the plain types, and the CDT markers."""
     if isinstance(v, _SCALARS):
         if isinstance(v, str):
-            text(f"bin {bin_!r}", v)
+            text(where(bin_), v)
     elif isinstance(v, int):
         _walk(bin_, root, int(v), depth)
     elif v is not _native.INFINITY and v is not _native.WILDCARD:
-        raise InvalidTypeError(f"bin {bin_!r}: cannot store a value of type {type_name(v)}")
+        raise InvalidTypeError(f"{where(bin_)}: cannot store a value of type {type_name(v)}")
 
 
 def _too_deep(bin_: str, root: object) -> NoReturn:
     if _contains_itself(root, ()):
-        raise InvalidArgumentError(f"bin {bin_!r}: the value contains itself (a cycle)")
+        raise InvalidArgumentError(f"{where(bin_)}: the value contains itself (a cycle)")
     raise InvalidArgumentError(
-        f"bin {bin_!r}: lists/maps are nested more than {MAX_DEPTH} levels deep"
+        f"{where(bin_)}: lists/maps are nested more than {MAX_DEPTH} levels deep"
     )
 
 

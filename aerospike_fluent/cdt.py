@@ -95,7 +95,7 @@ def index(what: str, value: object) -> int:
 
 def cdt_value(v: object) -> Any:
     """Check a value used inside a collection operation."""
-    _validate.value("<cdt>", v)
+    _validate.value("<a list or map value>", v)
     return v
 
 

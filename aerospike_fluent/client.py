@@ -29,7 +29,7 @@ from aerospike_fluent._exec import (
 )
 from aerospike_fluent._indexes import IndexInfo, parse_index_list
 from aerospike_fluent._lifecycle import Closed
-from aerospike_fluent._options import Prepared, check_rack, config, prepare
+from aerospike_fluent._options import ConnectOptions, Prepared, check_rack, config, prepare
 from aerospike_fluent._seeds import Embedded, Seeds, start
 from aerospike_fluent.admin import Admin
 from aerospike_fluent.batch import Batch
@@ -476,7 +476,7 @@ class Connecting:
             await client.aclose()
 
 
-def connect(seeds: Seeds = None, **options: Any) -> Connecting:
+def connect(seeds: Seeds = None, **options: Unpack[ConnectOptions]) -> Connecting:
     """Connect to a cluster: ``async with af.connect(...) as db`` or ``db = await af.connect()``.
 
     Args:
@@ -501,9 +501,9 @@ def connect(seeds: Seeds = None, **options: Any) -> Connecting:
     return Connecting(seeds, dict(options))
 
 
-def connect_sync(seeds: Seeds = None, **options: Any) -> Client[Sync]:
+def connect_sync(seeds: Seeds = None, **options: Unpack[ConnectOptions]) -> Client[Sync]:
     """Connect and block until connected; the client is a context manager (see ``connect``)."""
-    prepared = prepare(seeds, options, stacklevel=2)
+    prepared = prepare(seeds, dict(options), stacklevel=2)
     if prepared.auto_batch is not None:
         raise InvalidArgumentError(
             "auto_batch batches the reads of one event loop: it is an option of async clients"

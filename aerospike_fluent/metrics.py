@@ -42,6 +42,9 @@ class CommandMetrics:
     node: str
     command: str
     count: int
+    retries: int
+    """Attempts made after the first: single-record calls and batches on the SDK's own path,
+    and a call the crate's path ran only when it failed (not scans and queries)."""
     errors: int
     timeouts: int
     in_doubt: int

@@ -8,6 +8,7 @@ the built-in defaults in :data:`BUILT_IN`). ``connect(policy=...)`` sets a clien
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, Final, Literal, TypedDict, Unpack
@@ -103,6 +104,24 @@ class Limits:
 
 
 _LIMITS: Final = tuple(f.name for f in dataclasses.fields(Limits))
+
+
+def _names_checked(cls: type[Any], what: str) -> None:
+    """Make ``cls(...)`` refuse an unknown keyword naming the closest known one."""
+    init = cls.__init__
+    known = tuple(f.name for f in dataclasses.fields(cls))
+
+    @functools.wraps(init)
+    def checked(self: Any, **options: Any) -> None:
+        try:
+            init(self, **options)
+        except TypeError:
+            for name in options:
+                if name not in known:
+                    raise InvalidArgumentError(_validate.unknown(what, name, known)) from None
+            raise
+
+    cls.__init__ = checked
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True, repr=False)
@@ -274,6 +293,8 @@ class Policy:
 
 
 _FIELDS: Final = tuple(f.name for f in dataclasses.fields(Policy))
+_names_checked(Limits, "Limits option")
+_names_checked(Policy, "Policy option")
 
 
 def _first(mine: Any, theirs: Any) -> Any:

@@ -60,7 +60,7 @@ ARROW_WRITE_DEFAULTS: ArrowWriteOptions = {
     "mode": "upsert",
     "ttl": None,
     "expire_at": None,
-    "send_key": None,
+    "send_key": True,
     "batch_size": 5000,
     "concurrency": 4,
     "timeout": None,
@@ -251,10 +251,12 @@ class RecordSet(_Scope[M]):
 
         ``data`` is anything exporting the Arrow PyCapsule stream (a pyarrow Table or
         RecordBatchReader, a polars DataFrame, a DuckDB result) or a pandas DataFrame; every
-        other column becomes a bin (a null cell writes no bin). Columns are read natively, in
+        other column becomes a bin (a null cell writes no bin; a timestamp with a time zone
+        is stored as UTC nanoseconds, as models store ``datetime``). Columns are read natively, in
         batches of ``batch_size`` rows, ``concurrency`` batches at a time. Options: ``mode``
         (``"upsert"``, ``"insert"``, ``"update"``, ``"replace"``), ``ttl`` / ``expire_at``,
-        ``send_key``, ``timeout`` (seconds per batch request), ``progress`` (a callable
+        ``send_key`` (default True: each record keeps its key, which ``key=`` reads give
+        back), ``timeout`` (seconds per batch request), ``progress`` (a callable
         taking a :class:`~aerospike_fluent.progress.WriteProgress`, or ``"tqdm"``) and
         ``raise_on_error``. Returns an :class:`ArrowWriteResult`: rows written, and each
         failed row's key and error.

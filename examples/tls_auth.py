@@ -75,9 +75,13 @@ async def main() -> None:
             tls_cert_file=cert_file, tls_key_file=key_file, users={"app": password}
         ) as server:
             print(f"TLS server with a login on {server.seeds}")
-            tls = {"tls_ca_file": cert_file, "tls_name": TLS_NAME}
-
-            async with af.connect(server.seeds, user="app", password=password, **tls) as db:
+            async with af.connect(
+                server.seeds,
+                user="app",
+                password=password,
+                tls_ca_file=cert_file,
+                tls_name=TLS_NAME,
+            ) as db:
                 users = db.namespace("test").set("users")
                 await users.key("ann").put({"name": "Ann", "age": 30})
                 rec = await users.key("ann").get()
@@ -85,11 +89,19 @@ async def main() -> None:
                 print(f"over TLS, logged in as app: {rec.bins}")
 
             try:
-                await af.connect(server.seeds, user="app", password="not-it", **tls)
+                await af.connect(
+                    server.seeds,
+                    user="app",
+                    password="not-it",
+                    tls_ca_file=cert_file,
+                    tls_name=TLS_NAME,
+                )
             except errors.AuthenticationError as exc:
                 print(f"wrong password refused: AuthenticationError {exc.result_code}")
 
-            async with af.connect(server.seeds, **tls) as anonymous:
+            async with af.connect(
+                server.seeds, tls_ca_file=cert_file, tls_name=TLS_NAME
+            ) as anonymous:
                 try:
                     await anonymous.namespace("test").set("users").key("ann").get()
                 except errors.AuthenticationError as exc:

@@ -46,6 +46,9 @@ def families(snapshot: MetricsSnapshot, prefix: str = "aerospike_client") -> Ite
     """Yield the Prometheus metric families of ``snapshot``."""
     p = prefix
     calls = CounterMetricFamily(f"{p}_calls", "Calls made", labels=CALL_LABELS)
+    retries = CounterMetricFamily(
+        f"{p}_call_retries", "Attempts after the first", labels=CALL_LABELS
+    )
     errors = CounterMetricFamily(f"{p}_call_errors", "Calls that failed", labels=CALL_LABELS)
     timeouts = CounterMetricFamily(
         f"{p}_call_timeouts", "Calls that failed on a deadline", labels=CALL_LABELS
@@ -64,6 +67,7 @@ def families(snapshot: MetricsSnapshot, prefix: str = "aerospike_client") -> Ite
     for c in snapshot.commands:
         labels = [c.namespace, c.node, c.command]
         calls.add_metric(labels, c.count)
+        retries.add_metric(labels, c.retries)
         errors.add_metric(labels, c.errors)
         timeouts.add_metric(labels, c.timeouts)
         in_doubt.add_metric(labels, c.in_doubt)
@@ -71,7 +75,7 @@ def families(snapshot: MetricsSnapshot, prefix: str = "aerospike_client") -> Ite
             by_code.add_metric([*labels, str(code)], failures)
         buckets = [(_le(bound), count) for bound, count in c.latency.buckets]
         duration.add_metric(labels, buckets, sum_value=c.latency.sum)
-    yield from (calls, errors, timeouts, in_doubt, by_code, duration)
+    yield from (calls, retries, errors, timeouts, in_doubt, by_code, duration)
 
     conns = GaugeMetricFamily(
         f"{p}_connections", "Connections to a node", labels=[*NODE_LABELS, "state"]

@@ -10,6 +10,7 @@ import aerospike
 import pytest
 
 from aerospike_fluent import sync as af_sync
+from aerospike_fluent.policy import BytesKeys
 
 pytestmark = pytest.mark.compat
 
@@ -36,7 +37,7 @@ def c_digest(client: Any, set_name: str, key: Any) -> bytes:
 @pytest.mark.parametrize("mode", ["blob", "string"])
 @pytest.mark.parametrize("key", KEYS, ids=IDS)
 def test_digests_are_the_c_clients(
-    client: Any, seeds: str, set_name: str, mode: str, key: Any
+    client: Any, seeds: str, set_name: str, mode: BytesKeys, key: Any
 ) -> None:
     with af_sync.connect(seeds, bytes_keys=mode) as db:
         ref = db.namespace("test").set(set_name).key(key)

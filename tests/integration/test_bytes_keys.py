@@ -35,7 +35,7 @@ async def test_a_policy_sets_it_too(fl: Flavor, seeds: str, set_name: str) -> No
 
 def test_an_unknown_value_is_refused_by_name() -> None:
     with pytest.raises(errors.InvalidArgumentError) as caught:
-        af.sync.connect("127.0.0.1:1", bytes_keys="strng")
+        af.sync.connect("127.0.0.1:1", bytes_keys="strng")  # type: ignore[arg-type]
     assert str(caught.value) == (
         "connect option bytes_keys must be one of 'blob', 'string', not 'strng'; "
         "did you mean 'string'?"

@@ -191,7 +191,7 @@ async def test_bad_auto_batch_option_is_refused_before_connecting(
     option: object, error: type[Exception]
 ) -> None:
     with pytest.raises(error, match="auto_batch"):
-        af.connect("127.0.0.1:1", auto_batch=option)
+        af.connect("127.0.0.1:1", auto_batch=option)  # type: ignore[arg-type]
 
 
 def test_auto_batch_is_an_async_option() -> None:

@@ -116,6 +116,7 @@ def test_snapshot_is_plain_data_with_stable_names(seeds: str, set_name: str) -> 
         "node",
         "command",
         "count",
+        "retries",
         "errors",
         "timeouts",
         "in_doubt",

@@ -140,7 +140,19 @@ def test_bad_input_is_refused_before_anything_is_sent(seeds: str, set_name: str)
                 pa.table({"id": [1], "when": pa.array([1], pa.timestamp("s"))}),
                 {"key": "id"},
                 errors.InvalidArgumentError,
-                "column 'when' is Timestamp",
+                "column 'when' is a timestamp without a time zone",
+            ),
+            (
+                pa.table({"id": [1], "when": pa.array([2**62], pa.timestamp("s", tz="UTC"))}),
+                {"key": "id"},
+                errors.InvalidArgumentError,
+                r"column 'when' at row 0 \(counting from 0\): the instant is beyond the years",
+            ),
+            (
+                pa.table({"id": [1], "when": pa.array([1], pa.time32("s"))}),
+                {"key": "id"},
+                errors.InvalidArgumentError,
+                "column 'when' is Time32",
             ),
             (
                 pa.table({"id": [1], "a_very_long_bin_name": [1]}),

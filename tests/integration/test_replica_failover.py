@@ -7,6 +7,7 @@ Under ``master`` every attempt stays on the master and the read times out.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 
@@ -124,3 +125,46 @@ def test_retries_exhausted_on_every_copy_end_in_a_timeout(pair: EmbeddedCluster)
         assert not e.value.in_doubt  # a read is never in doubt
         delayed_requests_done()
         assert reads(pair) == [2, 2]  # master, replica, master, replica
+
+
+def test_with_default_limits_a_paused_master_is_read_from_the_replica(
+    pair: EmbeddedCluster,
+) -> None:
+    # No socket timeout set: each attempt waits a third of the total (two retries), so the
+    # replica answers before the deadline.
+    with af_sync.connect(pair.seeds) as db:
+        s = db.namespace("test").set("failover")
+        on_paused = keys_on_node_0(pair, s)
+        pair.nodes[0].pause()
+        before = sum(c.retries for c in db.metrics().calls("get"))
+        try:
+            got = [s.key(i).timeout(0.6).get() for i in on_paused]
+        finally:
+            pair.nodes[0].resume()
+        assert [r["v"] if r else None for r in got] == on_paused
+        if not os.environ.get("AEROSPIKE_FLUENT_CRATE_RECORDS"):
+            # A read retried on the SDK's path counts its retry; one the crate's path took
+            # over (no connection to the paused node could be had) counts only a failure's.
+            retries = sum(c.retries for c in db.metrics().calls("get")) - before
+            assert 0 < retries <= len(on_paused)
+
+
+def test_a_timeout_counts_every_attempt_of_the_call(pair: EmbeddedCluster) -> None:
+    with af_sync.connect(pair.seeds) as db:
+        s = db.namespace("test").set("failover")
+        s.key("k").put({"v": 1})
+        for node in pair.nodes:
+            node.pause()
+        try:
+            with pytest.raises(af.errors.TimeoutError) as e:
+                s.key("k").timeout(0.6, retries=2).get()
+        finally:
+            for node in pair.nodes:
+                node.resume()
+        (failed,) = [c for c in db.metrics().calls("get") if c.errors]
+        assert (failed.retries, failed.timeouts, failed.result_codes) == (2, 1, {9: 1})
+    text = str(e.value)
+    assert text.startswith("Timeout: no answer before the deadline"), text
+    assert "3 attempts" in text and " tries" not in text, text
+    if not os.environ.get("AEROSPIKE_FLUENT_CRATE_RECORDS"):  # the SDK's path names its limits
+        assert "(total timeout 600 ms, socket timeout 200 ms, 3 attempts made" in text, text

@@ -98,7 +98,7 @@ def test_lone_trio_calls_poll_for_their_reply_within_the_budget(
     is then answered without polling, and is not counted as polled; in some runs all are.)"""
 
     async def main() -> None:
-        options = {"spin_wait": spin_wait, "auto_batch": auto_batch}
+        options: af.ConnectOptions = {"spin_wait": spin_wait, "auto_batch": auto_batch}
         async with af.connect(seeds_of(server), **options) as db:
             s = db.namespace("test").set("tr")
             await _until_on_loop(s)

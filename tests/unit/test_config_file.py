@@ -72,7 +72,17 @@ def test_explicit_arguments_win_over_the_file(
     [
         ("sedes = []\n", errors.InvalidArgumentError, "unknown key 'sedes'; did you mean 'seeds'"),
         ("seeds = 5\n", errors.InvalidTypeError, "seeds is 'host:port'"),
-        ("[connection]\nmax_conns = 3\n", errors.InvalidArgumentError, "did you mean"),
+        (
+            "user = 'u'\n",
+            errors.InvalidArgumentError,
+            "unknown key 'user': it goes in [connection]",
+        ),
+        ("ttl = 5\n", errors.InvalidArgumentError, "unknown key 'ttl': it goes in [policy]"),
+        (
+            "[connection]\nmax_conns = 3\n",
+            errors.InvalidArgumentError,
+            ": unknown [connection] option 'max_conns'; did you mean",
+        ),
         ("[connection]\ntotal_timeout_ms = 3\n", errors.InvalidArgumentError, "old name"),
         ("[connection]\ntend_interval = 'x'\n", errors.InvalidTypeError, "tend_interval"),
         ("[policy]\nttl = 'forever'\n", errors.InvalidArgumentError, "[policy]: policy option ttl"),

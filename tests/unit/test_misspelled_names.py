@@ -35,6 +35,11 @@ def test_every_option_set_names_the_closest_option(users: RecordSet[Any], tmp_pa
     _hint(lambda: _arrow.spec({"digets": True}, None, batch=False), "digest")
     _hint(lambda: _embedded_options("?node=3"), "nodes")
     _hint(lambda: scan(users, sampel_size=5), "sample_size")  # type: ignore[call-arg]
+    _hint(lambda: af.Policy(totl_timeout=1), "total_timeout")  # type: ignore[call-arg]
+    _hint(lambda: af.Limits(max_retry=1), "max_retries")  # type: ignore[call-arg]
+    _hint(lambda: af.Policy().derive(replcia="master"), "replica")  # type: ignore[call-arg]
+    config.write_text("totl_timeout = 1\n")
+    _hint(lambda: prepare(None, {"config": config}, stacklevel=1), "total_timeout")
 
 
 @pytest.mark.parametrize("seed", ["http://127.0.0.1:3000", "aerospike://db1:3000,db2:3000"])

@@ -11,6 +11,7 @@ from aerospike_fluent import AsyncRecordStream, BatchResult, Page, Record, Recor
 from aerospike_fluent._exec import Async, Sync
 from aerospike_fluent.keys import KeyRef
 from aerospike_fluent.models._query import TypedQuery
+from aerospike_fluent.models._stream import AsyncModelStream, ModelStream
 from aerospike_fluent.scopes import RecordSet
 
 from .recorder import Recorder
@@ -38,6 +39,7 @@ def _async_types(users: RecordSet[Async]) -> None:
     for unsent in (one, many, every, first):
         unsent.close()
     assert_type(aiter(users.query().as_(_User)), AsyncIterator[_User])
+    assert_type(users.query().as_(_User).stream(), AsyncModelStream[_User])
 
 
 def test_sync_types(users: RecordSet[Sync], rec: Recorder) -> None:
@@ -57,6 +59,7 @@ def test_sync_types(users: RecordSet[Sync], rec: Recorder) -> None:
         assert_type(users.keys([1]).get(as_=_User), list[_User | None])
         assert_type(users.query().as_(_User).collect(), list[_User])
         assert_type(iter(users.query().as_(_User)), Iterator[_User])
+        assert_type(users.query().as_(_User).stream(), ModelStream[_User])
 
 
 def test_mypy_flags_a_verb_that_is_not_awaited() -> None:
@@ -70,3 +73,30 @@ def test_mypy_flags_a_verb_that_is_not_awaited() -> None:
     args = ["--config-file", os.devnull, "--strict", "--no-incremental", "-c", code]
     out, _, status = api.run(args)
     assert status == 1 and "unused-coroutine" in out, out
+
+
+def test_mypy_flags_a_misspelled_connect_option() -> None:
+    from mypy import api
+
+    code = (
+        "import aerospike_fluent as af\n"
+        "async def f() -> None:\n"
+        "    async with af.connect('embedded://', totl_timeout=1) as db:\n"
+        "        pass\n"
+        "def g() -> None:\n"
+        "    af.sync.connect('embedded://', max_retries='2').close()\n"
+    )
+    args = ["--config-file", os.devnull, "--strict", "--no-incremental", "-c", code]
+    out, _, status = api.run(args)
+    assert status == 1, out
+    assert 'Unexpected keyword argument "totl_timeout" for "connect"' in out, out
+    assert 'Argument "max_retries" to "connect_sync" has incompatible type "str"' in out, out
+
+
+def test_connect_options_declare_every_option_connect_takes() -> None:
+    from typing import get_type_hints
+
+    from aerospike_fluent import _options
+
+    declared = set(get_type_hints(_options.ConnectOptions))
+    assert declared == set(_options.public_options()) | set(_options.DEPRECATED)

@@ -209,3 +209,14 @@ def test_native_key_tuples_take_plain_keys_and_leave_the_rest() -> None:
     assert _native.key_tuples("test", "s", [2**63]) is None
     assert _native.key_tuples("test", "s", [True]) is None
     assert _native.key_tuples("test", "s", iter(["a"])) is None  # only lists and tuples
+
+
+def test_an_unsupported_scalar_is_named_by_its_type(users: RecordSet[Sync]) -> None:
+    np = pytest.importorskip("numpy")
+    k = users.key("k")
+    with pytest.raises(InvalidTypeError, match=r"add needs an int or float, not numpy\.bool$"):
+        k.bin("n").add(np.bool_(True))
+    with pytest.raises(InvalidTypeError, match=r"^a list or map value: .* numpy\.bool$"):
+        k.bin("l").list.append(np.bool_(True))
+    with pytest.raises(InvalidTypeError, match=r"^bin 'b': .* type numpy\.float16$"):
+        k.put({"b": np.float16(1)})

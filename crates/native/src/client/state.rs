@@ -76,27 +76,29 @@ impl Inner {
                 return Err(Failure::Closed("the client is closed", false));
             }
             let flag = closing.clone();
-            let r = tokio::select! {
+            let (r, retries) = tokio::select! {
                 biased;
-                r = fut => match r {
+                (r, retries) = crate::metrics::counting_retries(fut) => (match r {
                     // e.g. "partition map empty": the failure is the close's doing
                     Err(f) if *flag.borrow() && !f.answered() => Err(Failure::Closed(
                         "the client was closed while the operation was in flight",
                         writes && f.in_doubt(),
                     )),
                     r => r.map_err(|f| f.pool_checked(pool_size, &cluster.nodes())),
-                },
-                () = closed_signal(closing) => Err(Failure::Closed(
+                }, retries),
+                () = closed_signal(closing) => (Err(Failure::Closed(
                     "the client was closed while the operation was in flight",
                     writes,
-                )),
+                )), 0),
             };
             if let Some((meter, links)) = metered {
                 let node = meter
                     .partition
                     .and_then(|pid| links.view.master(&meter.namespace, pid));
                 let node = node.as_ref().map_or("", |n| n.name());
-                links.metrics.record(&meter, node, writes, r.as_ref().err());
+                links
+                    .metrics
+                    .record(&meter, node, writes, r.as_ref().err(), retries);
             }
             r
         }

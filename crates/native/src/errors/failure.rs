@@ -148,6 +148,17 @@ impl Failure {
         }
     }
 
+    /// The attempts after the first the crate made before failing this way.
+    pub fn crate_retries(&self) -> u64 {
+        match self {
+            Failure::Native(e, _) | Failure::PoolExhausted(e, _) => {
+                e.iteration().map_or(0, |n| u64::from(n).saturating_sub(1))
+            }
+            Failure::InDoubt(f) => f.crate_retries(),
+            _ => 0,
+        }
+    }
+
     /// Whether a write that failed this way may have been applied.
     pub fn in_doubt(&self) -> bool {
         match self {

@@ -56,7 +56,13 @@ pub fn describe(err: &AsError) -> String {
             Some(cause) if !matches!(cause.kind(), ErrorKind::Timeout) => {
                 return attempts(describe(cause), err);
             }
-            _ => format!("Timeout: {}", strip("Client Timeout:")),
+            // The crate counts its tries in its text; `attempts` says how many, once.
+            _ => match strip("Client Timeout:") {
+                t if t.starts_with("Timeout after ") && t.ends_with(" tries") => {
+                    "Timeout: no answer before the deadline".to_owned()
+                }
+                t => format!("Timeout: {t}"),
+            },
         },
         ErrorKind::Connection => {
             let detail = strip("Unable to communicate with server cluster:");

@@ -135,10 +135,31 @@ impl Call {
     }
 }
 
+tokio::task_local! {
+    /// The attempts a metered call made after its first, counted while it runs.
+    static RETRIES: std::cell::Cell<u64>;
+}
+
+/// Count one more attempt of the running call (nothing outside [`counting_retries`]).
+pub fn retried() {
+    let _ = RETRIES.try_with(|n| n.set(n.get() + 1));
+}
+
+/// Run `call`, returning its output and the retries it counted with [`retried`].
+pub async fn counting_retries<F: std::future::Future>(call: F) -> (F::Output, u64) {
+    RETRIES
+        .scope(std::cell::Cell::new(0), async move {
+            let out = call.await;
+            (out, RETRIES.with(std::cell::Cell::get))
+        })
+        .await
+}
+
 /// One kind of command on one node of one namespace.
 #[derive(Default)]
 pub struct Cell {
     count: AtomicU64,
+    retries: AtomicU64,
     errors: AtomicU64,
     timeouts: AtomicU64,
     in_doubt: AtomicU64,
@@ -213,13 +234,25 @@ impl Metrics {
             .clone()
     }
 
-    /// Count a finished call (`node`: the node it was addressed to, when one).
-    pub fn record(&self, meter: &Meter, node: &str, writes: bool, failure: Option<&Failure>) {
+    /// Count a finished call (`node`: the node it was addressed to, when one) that made
+    /// `retries` attempts after its first on the SDK's path.
+    pub fn record(
+        &self,
+        meter: &Meter,
+        node: &str,
+        writes: bool,
+        failure: Option<&Failure>,
+        retries: u64,
+    ) {
         let elapsed = meter.started.elapsed();
         let cells = self.cells(&meter.namespace, node);
         let at = Kind::ALL.iter().position(|k| *k == meter.kind).unwrap_or(0);
         let cell = &cells[at];
         cell.count.fetch_add(1, Ordering::Relaxed);
+        let retries = retries + failure.map_or(0, Failure::crate_retries);
+        if retries > 0 {
+            cell.retries.fetch_add(retries, Ordering::Relaxed);
+        }
         cell.latency
             .record(u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX));
         if let Some(f) = failure {

@@ -96,6 +96,7 @@ impl Snapshot<'_> {
                     row.set_item("node", node)?;
                     row.set_item("command", kind.name())?;
                     row.set_item("count", count)?;
+                    row.set_item("retries", cell.retries.load(Ordering::Relaxed))?;
                     row.set_item("errors", cell.errors.load(Ordering::Relaxed))?;
                     row.set_item("timeouts", cell.timeouts.load(Ordering::Relaxed))?;
                     row.set_item("in_doubt", cell.in_doubt.load(Ordering::Relaxed))?;

@@ -141,6 +141,7 @@ impl Limits {
             Role::Write if !self.retry_writes.unwrap_or(d.retry_writes) => 0,
             _ => retries,
         };
+        base.socket_timeout = attempt_ms(base);
         base.sleep_between_retries = family.retry_pause;
         base.use_compression = d.compress;
         if role == Role::Read {
@@ -336,3 +337,18 @@ pub const BUILT_IN: CallDefaults = CallDefaults {
     bytes_keys: BytesKeys::Blob,
     read_touch_ttl: ReadTouchTtl::ServerDefault,
 };
+
+/// How long one attempt under `b` may wait for its answer, in ms (0: no limit): the socket
+/// timeout (within the total), or without one an equal share of the total among the
+/// attempts, so that a read under the `sequence` replica policy still reaches another copy of
+/// its partition when a node does not answer.
+pub fn attempt_ms(b: &BasePolicy) -> u32 {
+    match (b.socket_timeout, b.total_timeout) {
+        (socket, 0) => socket,
+        (0, total) => {
+            let attempts = u32::try_from(b.max_retries.saturating_add(1)).unwrap_or(u32::MAX);
+            (total / attempts).max(1)
+        }
+        (socket, total) => socket.min(total),
+    }
+}

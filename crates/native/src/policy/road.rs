@@ -58,5 +58,4 @@ pub fn plain_put(p: &BatchPolicy, row: &BatchWritePolicy) -> bool {
         && matches!(row.commit_level, CommitLevel::CommitAll)
         && !row.durable_delete
         && !row.on_locking_only
-        && !row.send_key
 }

@@ -24,7 +24,7 @@ use crate::request::scan_request::OP_READ;
 use crate::request::scan_request::{
     proto_header, AS_MSG, FIELD_NAMESPACE, FIELD_SET, HEADER_SIZE, INFO1_READ,
 };
-use crate::request::single::{Miss, INFO1_GET_ALL, KEY_NOT_FOUND, MAX_BIN_NAME, OK};
+use crate::request::single::{Miss, FIELD_KEY, INFO1_GET_ALL, KEY_NOT_FOUND, MAX_BIN_NAME, OK};
 
 const INFO1_BATCH: u8 = 1 << 3;
 const INFO1_NOBINDATA: u8 = 1 << 5;
@@ -84,6 +84,8 @@ pub struct Ask {
     pub job: Job,
     /// A read's read-touch TTL or a put's expiration, as the wire carries it.
     pub ttl: u32,
+    /// A put stores the user key with the record.
+    pub send_key: bool,
 }
 
 impl Ask {
@@ -406,6 +408,12 @@ fn put_header(out: &mut Vec<u8>, ask: &Ask, bins: &[aerospike::Bin]) {
     out.extend_from_slice(&ask.ttl.to_be_bytes());
     let ops_at = out.len() + 2;
     names_fields(out, ask, 0);
+    let user_key = ask.key.user_key().filter(|_| ask.send_key);
+    if let Some((ptype, bytes)) = user_key.and_then(crate::request::single::user_key_particle) {
+        crate::request::single::field(out, FIELD_KEY, &[&[ptype], bytes.bytes()]);
+        let fields_at = ops_at - 2;
+        out[fields_at..ops_at].copy_from_slice(&3u16.to_be_bytes());
+    }
     let ops = u16::try_from(crate::request::single::put_ops(out, bins)).unwrap_or(u16::MAX);
     out[ops_at..ops_at + 2].copy_from_slice(&ops.to_be_bytes());
 }

@@ -86,7 +86,8 @@ impl Row {
         let p = self.policy.as_deref().unwrap_or(top);
         match &self.kind {
             Kind::Put(bins) => p.wire_batch_put && request::single::writable(bins),
-            Kind::Write(_, Some(_)) => p.wire_batch_put,
+            // an ops row carries no user key field: one that stores its key goes to the crate
+            Kind::Write(_, Some(_)) => p.wire_batch_put && !p.batch_write_row.send_key,
             _ => false,
         }
     }
@@ -115,10 +116,12 @@ impl Row {
             _ => (None, 0),
         };
         let job = job.ok_or_else(|| aerospike::Error::client_error("not a plain row"))?;
+        let send_key = p.batch_write_row.send_key;
         let ask = request::batch::Ask {
             key: self.key_parts.into_key()?,
             job,
             ttl,
+            send_key,
         };
         Ok((ask, self.policy, self.key))
     }

@@ -9,6 +9,7 @@ fn ask(key: i64, read: Read) -> Ask {
         key: Key::new("test", "s", Value::from(key)).unwrap(),
         job: Job::Read(read),
         ttl: 0,
+        send_key: false,
     }
 }
 
@@ -242,6 +243,26 @@ fn a_put_row_writes_each_bin_and_is_never_a_repeat() {
 }
 
 #[test]
+fn a_put_row_with_send_key_carries_its_user_key() {
+    let bins = vec![aerospike::Bin::new("n", Value::from(7i64))];
+    let asks = [Ask {
+        send_key: true,
+        ..put(5, 0, bins)
+    }];
+    let mut out = Vec::new();
+    encode(&mut out, &BatchPolicy::write_default(), asks.iter(), 0);
+    let r = &out[30 + 10..];
+    assert_eq!(
+        (be16(r, 34), be16(r, 36)),
+        (3, 1),
+        "namespace, set, key; one op"
+    );
+    let key_field = [0, 0, 0, 10, FIELD_KEY, 1, 0, 0, 0, 0, 0, 0, 0, 5];
+    assert_eq!(r[53..67], key_field, "the key: an int particle");
+    assert_eq!(r.len(), 67 + 17);
+}
+
+#[test]
 fn a_put_row_answered_ok_was_written_and_a_missing_record_is_a_refusal() {
     let asks = [put(1, 0, vec![]), put(2, 0, vec![])];
     let label: Arc<str> = "A".into();
@@ -259,8 +280,13 @@ fn only_plain_puts_go_over_the_wire() {
     let p = BatchPolicy::write_default();
     let row = aerospike::BatchWritePolicy::default();
     assert!(plain_put(&p, &row));
-    let changed: [fn(&mut aerospike::BatchWritePolicy); 5] = [
-        |r| r.send_key = true,
+    let mut keyed = row.clone();
+    keyed.send_key = true;
+    assert!(
+        plain_put(&p, &keyed),
+        "the key is a field the wire row carries"
+    );
+    let changed: [fn(&mut aerospike::BatchWritePolicy); 4] = [
         |r| r.durable_delete = true,
         |r| r.generation_policy = aerospike::GenerationPolicy::ExpectGenEqual,
         |r| r.record_exists_action = aerospike::RecordExistsAction::CreateOnly,

@@ -251,10 +251,14 @@ pub async fn run(c: RuntimeClient, p: Arc<Natives>, rows: Vec<Row>) -> OpResult<
     let mut reruns: Vec<Rerun> = Vec::new();
     for (miss, rows) in missed {
         let node_level = !matches!(&miss, Miss::Refused { code, .. } if row_outcome(*code));
-        match retry::after(miss, top, started, writes) {
+        let sent = matches!(&miss, Miss::Lost { .. } | Miss::Refused { .. });
+        match retry::after(miss, top, started, writes, retry::Made::first(top)) {
             Next::Crate {
                 policy, in_doubt, ..
             } => {
+                if sent {
+                    crate::metrics::retried(); // these rows go again, on the crate's path
+                }
                 let (at, ops) = rows
                     .into_iter()
                     .map(|(i, ask)| {

@@ -88,13 +88,17 @@ async fn write(c: &RuntimeClient, p: &Natives, rows: Vec<Put>) -> Report {
             .all(|r| crate::request::single::writable(&r.bins));
     if wire && !rows.is_empty() {
         let started = Instant::now();
-        let ttl = p.batch_write_row.expiration.into();
+        let (ttl, send_key) = (
+            p.batch_write_row.expiration.into(),
+            p.batch_write_row.send_key,
+        );
         let asks: Vec<Ask> = rows
             .into_iter()
             .map(|r| Ask {
                 key: r.key,
                 job: Job::Put(r.bins),
                 ttl,
+                send_key,
             })
             .collect();
         let answers =
@@ -117,7 +121,13 @@ async fn write(c: &RuntimeClient, p: &Natives, rows: Vec<Put>) -> Report {
                         .push(refused(put.key, i32::from(code), &message));
                 }
                 Answer::NoResponse => rest.push((put, true)),
-                Answer::Missed(miss) => match retry::after(miss, &p.batch_write, started, true) {
+                Answer::Missed(miss) => match retry::after(
+                    miss,
+                    &p.batch_write,
+                    started,
+                    true,
+                    retry::Made::first(&p.batch_write),
+                ) {
                     Next::Crate { in_doubt, .. } => rest.push((put, in_doubt)),
                     Next::Fail(f) => report.failed.push(Failed {
                         key: put.key,

@@ -146,7 +146,7 @@ impl Shared {
     /// Count the stream, once: ended with `failure`, or finished (or left by its reader).
     fn metered(&self, failure: Option<&Failure>) {
         if let Some((meter, metrics)) = self.meter.lock().take() {
-            metrics.record(&meter, "", false, failure);
+            metrics.record(&meter, "", false, failure, 0);
         }
     }
 }

@@ -4,6 +4,9 @@
 //! calls through [`Tries`] (over [`after_read`] and [`after`]), batch rows and Arrow writes
 //! through [`after`], scans between rounds through [`round_after`]. A call makes no more
 //! attempts and takes no longer than its policy allows, counting every attempt on either path.
+//! An attempt waits at most its socket timeout or, when none is set, an equal share of the
+//! total among the attempts (`policy::attempt_ms`): a node that does not answer leaves time for the
+//! next copy.
 //!
 //! - A read under the `sequence` replica policy whose attempt was lost, timed out, could not
 //!   connect, or was refused with a code worth retrying goes again on our path, to the next
@@ -112,6 +115,43 @@ fn time_left(total_ms: u32, started: Instant) -> Option<u32> {
     (spent < total_ms).then(|| total_ms - spent)
 }
 
+/// The attempts a call has made so far and the limits it was given, for the error ending it.
+#[derive(Clone, Copy, Debug)]
+pub struct Made {
+    pub attempts: u32,
+    pub total_ms: u32,
+    pub socket_ms: u32,
+    pub max_retries: usize,
+}
+
+impl Made {
+    /// The first attempt of a call under `policy`.
+    pub fn first<P: Based>(policy: &P) -> Self {
+        let b = policy.base();
+        Made {
+            attempts: 1,
+            total_ms: b.total_timeout,
+            socket_ms: b.socket_timeout,
+            max_retries: b.max_retries,
+        }
+    }
+
+    fn limits(&self) -> String {
+        let attempts = match self.attempts {
+            1 => "1 attempt made".to_owned(),
+            n => format!("{n} attempts made"),
+        };
+        let socket = match self.socket_ms {
+            0 => "no socket timeout".to_owned(),
+            s => format!("socket timeout {s} ms"),
+        };
+        format!(
+            "total timeout {} ms, {socket}, {attempts} (max_retries={})",
+            self.total_ms, self.max_retries
+        )
+    }
+}
+
 const SERVER_TIMEOUT: u8 = 9;
 
 fn retried_by_the_crate(code: u8) -> bool {
@@ -119,15 +159,17 @@ fn retried_by_the_crate(code: u8) -> bool {
     matches!(code, 9 | 11 | 14 | 18)
 }
 
-/// What follows `miss` on a call under `policy` started at `started` (`write`: it writes).
+/// What follows `miss` on a call under `policy` started at `started` (`write`: it writes),
+/// after the attempts `made`.
 pub fn after<'a, P: Based>(
     miss: Miss,
     policy: &'a P,
     started: Instant,
     write: bool,
+    made: Made,
 ) -> Next<'a, P> {
     let base = policy.base();
-    let left = time_left(base.total_timeout, started);
+    let left = time_left(made.total_ms, started);
     let fail = |code: i32, message: String, in_doubt: bool| {
         Next::Fail(Refusal {
             code,
@@ -191,10 +233,7 @@ pub fn after<'a, P: Based>(
         }
         Miss::Lost { timed_out } => {
             if base.max_retries == 0 || left.is_none() {
-                let limits = format!(
-                    "total timeout {} ms, socket timeout {} ms, 1 attempt made (max_retries={})",
-                    base.total_timeout, base.socket_timeout, base.max_retries
-                );
+                let limits = made.limits();
                 let (code, text) = if timed_out {
                     (
                         9,
@@ -242,6 +281,7 @@ pub fn after_read<'a, P: Based>(
     policy: &'a P,
     started: Instant,
     sequence: usize,
+    made: Made,
 ) -> Result<Again<P>, Next<'a, P>> {
     let base = policy.base();
     let fails_over = matches!(base.replica, Replica::Sequence)
@@ -252,9 +292,9 @@ pub fn after_read<'a, P: Based>(
                 false
             }
         };
-    let left = time_left(base.total_timeout, started);
+    let left = time_left(made.total_ms, started);
     if !fails_over || base.max_retries == 0 || left.is_none() {
-        return Err(after(miss, policy, started, false));
+        return Err(after(miss, policy, started, false, made));
     }
     let mut p = policy.clone();
     p.base_mut().max_retries -= 1;
@@ -276,6 +316,8 @@ pub struct Tries<'a, P: Based> {
     write: bool,
     /// The call's total timeout.
     total: u32,
+    /// The attempts so far, and the call's limits.
+    made: Made,
     /// A write's earlier attempt may have been applied.
     pub in_doubt: bool,
     /// The node our path could not reach, for the crate's error if it only waits too.
@@ -290,6 +332,7 @@ impl<'a, P: Based> Tries<'a, P> {
             sequence: 0,
             started: Instant::now(),
             total: policy.base().total_timeout,
+            made: Made::first(policy),
             write,
             in_doubt: false,
             unreachable: None,
@@ -310,9 +353,21 @@ impl<'a, P: Based> Tries<'a, P> {
     /// hand the call to the crate with [`Self::policy`], `Err` to end it.
     pub async fn again(&mut self, miss: Miss) -> Result<bool, Refusal> {
         let next = if self.write {
-            Err(after(miss, self.policy.as_ref(), self.started, true))
+            Err(after(
+                miss,
+                self.policy.as_ref(),
+                self.started,
+                true,
+                self.made,
+            ))
         } else {
-            after_read(miss, self.policy.as_ref(), self.started, self.sequence)
+            after_read(
+                miss,
+                self.policy.as_ref(),
+                self.started,
+                self.sequence,
+                self.made,
+            )
         };
         let (policy, go_on) = match next {
             Ok(again) => {
@@ -320,6 +375,8 @@ impl<'a, P: Based> Tries<'a, P> {
                     tokio::time::sleep(again.pause).await;
                 }
                 self.sequence = again.sequence;
+                self.made.attempts += 1;
+                crate::metrics::retried();
                 (again.policy, true)
             }
             Err(Next::Crate {
@@ -375,6 +432,8 @@ impl<P: Based> Tries<'_, P> {
         let pause = Duration::from_millis(u64::from(base.sleep_between_retries.max(1)));
         self.policy = Cow::Owned(policy);
         self.in_doubt |= doubt;
+        self.made.attempts += 1;
+        crate::metrics::retried();
         tokio::time::sleep(pause).await;
         Ok(())
     }

@@ -28,7 +28,7 @@ pub(crate) const INFO1_GET_ALL: u8 = 1 << 1;
 const INFO2_WRITE: u8 = 1;
 const INFO2_DELETE: u8 = 1 << 1;
 const INFO1_NOBINDATA: u8 = 1 << 5;
-const FIELD_KEY: u8 = 2;
+pub(super) const FIELD_KEY: u8 = 2;
 const FIELD_DIGEST: u8 = 4;
 const OP_WRITE: u8 = 2;
 const PARTITION_UNAVAILABLE: u8 = 11;
@@ -111,11 +111,7 @@ pub(crate) const MAX_BIN_NAME: usize = 15;
 
 /// A request's time limits: the client's (one attempt) and the one the server is told.
 pub(super) fn limits(b: &BasePolicy) -> (Option<Instant>, u32) {
-    let socket = match (b.socket_timeout, b.total_timeout) {
-        (0, 0) => 0,
-        (d, 0) | (0, d) => d,
-        (s, t) => s.min(t),
-    };
+    let socket = crate::policy::attempt_ms(b);
     let until = (socket > 0).then(|| Instant::now() + Duration::from_millis(u64::from(socket)));
     let server = if b.total_timeout > 0 { socket } else { 0 };
     (until, server)
@@ -528,7 +524,12 @@ mod tests {
         assert!(limits(&b).0.is_some());
         (b.socket_timeout, b.total_timeout) = (200, 1000);
         assert_eq!(limits(&b).1, 200);
-        (b.socket_timeout, b.total_timeout) = (0, 1000);
+        (b.socket_timeout, b.total_timeout, b.max_retries) = (0, 1000, 0);
         assert_eq!(limits(&b).1, 1000);
+        // Without a socket timeout, the attempts left share what is left of the total.
+        b.max_retries = 2;
+        assert_eq!(limits(&b).1, 333);
+        (b.total_timeout, b.max_retries) = (2, 1000);
+        assert_eq!(limits(&b).1, 1);
     }
 }

@@ -1,5 +1,6 @@
-//! Records to Arrow record batches: the columns (metadata, then bins) are fixed by a given
-//! schema or inferred from the first chunk, and every later chunk must fit them.
+//! Records to Arrow record batches: the columns (metadata, then bins; a given schema orders
+//! them all) are fixed by a given schema or inferred from the first chunk, and every later
+//! chunk must fit them.
 
 use std::sync::Arc;
 
@@ -225,6 +226,12 @@ impl Converter {
             }
             sources.push(Source::Bin(f.name().clone()));
             fields.push(f);
+        }
+        if let Some(schema) = given {
+            // A metadata column the schema names takes its place there, as the bins do.
+            let mut columns: Vec<(Field, Source)> = fields.into_iter().zip(sources).collect();
+            columns.sort_by_key(|(f, _)| schema.index_of(f.name()).ok());
+            (fields, sources) = columns.into_iter().unzip();
         }
         let naturals = fields
             .iter()

@@ -9,6 +9,7 @@
 //! - `spec`: `ArrowSpec`, the columns asked for.
 //! - `table`: `ArrowTable`, the exported data.
 //! - `write`: `ArrowWriter`, rows of an Arrow stream written as records.
+//! - `timestamp`: timestamp columns written as UTC nanoseconds.
 
 mod column;
 mod convert;
@@ -16,6 +17,7 @@ mod from_wire;
 mod kind;
 mod spec;
 mod table;
+mod timestamp;
 mod widen;
 mod write;
 

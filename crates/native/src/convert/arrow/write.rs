@@ -131,6 +131,15 @@ impl ArrowWriter {
         let first = self
             .rows_read
             .fetch_add(batch.num_rows(), Ordering::Relaxed);
+        for (col, name) in &columns {
+            if let Some(row) = super::timestamp::first_out_of_range(*col) {
+                return Err(invalid_argument(format!(
+                    "column '{name}' at row {} (counting from 0): the instant is beyond the \
+                     years 1677 to 2262, which UTC nanoseconds in 64 bits cover",
+                    first + row
+                )));
+            }
+        }
         for row in 0..batch.num_rows() {
             let user_key = self.user_key(keys.as_ref(), row, first + row)?;
             let key = Key::new(self.namespace.as_str(), self.set.as_str(), user_key)
@@ -189,6 +198,9 @@ fn columns(schema: &SchemaRef, key: &str) -> PyResult<(usize, Vec<(usize, String
                 f.name()
             )));
         }
+        if let Some(why) = super::timestamp::refusal(f.name(), f.data_type()) {
+            return Err(invalid_argument(why));
+        }
         if let Some(bad) = unsupported(f.data_type()) {
             return Err(invalid_argument(format!(
                 "column '{}' is {}: {bad} has no record type (int, float, str, bytes, bool, \
@@ -229,6 +241,7 @@ fn unsupported(t: &DataType) -> Option<&DataType> {
         Null | Boolean | Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64
         | Float16 | Float32 | Float64 | Utf8 | LargeUtf8 | Utf8View | Binary | LargeBinary
         | BinaryView | FixedSizeBinary(_) => None,
+        Timestamp(_, Some(_)) => None,
         Dictionary(_, v) => unsupported(v),
         List(f) | LargeList(f) | FixedSizeList(f, _) | ListView(f) | LargeListView(f) => {
             unsupported(f.data_type())
@@ -265,6 +278,7 @@ fn value_at(a: &dyn Array, row: usize) -> Option<Value> {
             a.as_primitive::<Float32Type>().value(row),
         ))),
         Float64 => Some(Value::from(a.as_primitive::<Float64Type>().value(row))),
+        Timestamp(unit, _) => super::timestamp::nanos(a, unit, row).map(Value::Int),
         Utf8 => Some(Value::String(a.as_string::<i32>().value(row).to_owned())),
         LargeUtf8 => Some(Value::String(a.as_string::<i64>().value(row).to_owned())),
         Utf8View => Some(Value::String(a.as_string_view().value(row).to_owned())),
