@@ -4,8 +4,9 @@ Ordering across types: nil < bool < int < str < list < map < bytes < float (< ge
 floats by value, strings and bytes bytewise, lists element by element then by length. Indexes may
 be negative (from the end); a single-element index or rank out of range fails with
 OP_NOT_APPLICABLE (26); ranges are clamped; a value range ending at nil is unbounded above.
-Map indexes follow key order, ranks follow value order (ties in key order); list ranks tie in
-index order. Insert/set beyond the end of an unordered list pads with nil.
+Every map, unordered ones included, is stored in key order (as a real node stores it), so map
+indexes and storage both follow key order; ranks follow value order (ties in key order); list
+ranks tie in index order. Insert/set beyond the end of an unordered list pads with nil.
 """
 
 from __future__ import annotations
@@ -329,17 +330,18 @@ class MapModel:
         """Keys in key order (index order for every map)."""
         return sorted(self.entries, key=order_key)
 
+    def stored(self) -> list[tuple[Any, Any]]:
+        """The entries as a server stores them: in key order, whatever the map's order."""
+        return [(k, self.entries[k]) for k in self.keys()]
+
     def put(self, k: Any, v: Any) -> int:
         """Set ``k``; returns the size."""
         self.entries[k] = v
         return len(self.entries)
 
     def put_items(self, items: dict[Any, Any]) -> int:
-        """Set every entry; returns the size. A server rewrites an unordered map it changes
-        this way in key order."""
+        """Set every entry; returns the size."""
         self.entries.update(items)
-        if items:
-            self.entries = {k: self.entries[k] for k in self.keys()}
         return len(self.entries)
 
     def increment(self, k: Any, delta: int) -> Any:
@@ -351,12 +353,9 @@ class MapModel:
 
     def _sel(self, pos: list[int], single: bool, span: Any = "mask", redo: Any = None) -> Selection:
         keys = self.keys()
-        stored = list(self.entries)  # insertion order: an unordered map's storage
-        slot = (
-            [p for p, _ in enumerate(keys)] if self.key_ordered else [stored.index(k) for k in keys]
-        )
         vals = [self.entries[k] for k in keys]
-        return Selection(vals, pos, single, keys, span, slot, redo)
+        # storage is key order, so each index is its own storage slot
+        return Selection(vals, pos, single, keys, span, list(range(len(keys))), redo)
 
     def _vals(self) -> list[Any]:
         return [self.entries[k] for k in self.keys()]

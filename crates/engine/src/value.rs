@@ -39,7 +39,8 @@ pub struct List {
 }
 
 /// A map with its order attribute (0 unordered, 1 K-ordered, 3 KV-ordered; persist bit kept).
-/// Ordered maps keep `entries` sorted by key; unordered maps keep insertion order.
+/// Every map keeps `entries` sorted by key: a real node stores unordered maps in key order too
+/// (the attribute only changes what the map answers, e.g. inverted key lookups).
 #[derive(Clone, Debug, Default)]
 pub struct Map {
     pub flags: u8,
@@ -79,34 +80,38 @@ impl Map {
             flags,
             entries: seen,
         };
-        if m.ordered() {
-            m.entries.sort_by(|a, b| a.0.cmp(&b.0));
-        }
+        m.sort();
         m
+    }
+    /// Puts `entries` in key order (a no-op pass when they already are).
+    pub fn sort(&mut self) {
+        if !self.is_sorted() {
+            self.entries.sort_by(|a, b| a.0.cmp(&b.0));
+        }
+    }
+    /// Whether `entries` are in strict key order.
+    pub fn is_sorted(&self) -> bool {
+        self.entries.windows(2).all(|w| w[0].0 < w[1].0)
     }
     /// Position of `key` in `entries`.
     pub fn find(&self, key: &Value) -> Option<usize> {
-        if self.ordered() {
-            self.entries.binary_search_by(|e| e.0.cmp(key)).ok()
-        } else {
-            self.entries.iter().position(|e| e.0 == *key)
-        }
+        self.entries.binary_search_by(|e| e.0.cmp(key)).ok()
     }
-    /// Inserts or replaces `key`, keeping key order for ordered maps.
+    /// Inserts or replaces `key`, keeping key order.
     pub fn put(&mut self, key: Value, val: Value) {
         match self.find(&key) {
             Some(i) => self.entries[i].1 = val,
-            None if self.ordered() => {
+            None => {
                 let at = self.entries.partition_point(|e| e.0 < key);
                 self.entries.insert(at, (key, val));
             }
-            None => self.entries.push((key, val)),
         }
     }
-    /// Storage positions sorted by key (the map's index order).
+    /// Storage positions sorted by key (the map's index order; the identity for a map built
+    /// through [`Map::new`] and [`Map::put`]).
     pub fn key_order(&self) -> Vec<usize> {
         let mut idx: Vec<usize> = (0..self.entries.len()).collect();
-        if !self.ordered() {
+        if !self.is_sorted() {
             idx.sort_by(|&a, &b| self.entries[a].0.cmp(&self.entries[b].0));
         }
         idx
