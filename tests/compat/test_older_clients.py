@@ -196,3 +196,26 @@ def test_a_short_background_udf_is_refused(server_address: tuple[str, int], set_
     replies = _replay.exchange(server_address, request)
 
     assert [r.result_code for r in replies] == [4]  # parameter error
+
+
+def test_inverted_selections_answer_index_and_rank_lists_run_by_run(
+    client: Any, set_name: str
+) -> None:
+    key = ("test", set_name, "inverted-runs")
+    client.put(key, {"m": {0: 0, 1: 7, 2: 0, 3: 5, 4: 0}, "l": [0, 7, 0, 5, 0]})
+    rev_index, rev_rank = aerospike.MAP_RETURN_REVERSE_INDEX, aerospike.MAP_RETURN_REVERSE_RANK
+
+    def get(op: Any) -> Any:
+        return next(iter(client.operate(key, [op])[2].values()))
+
+    # Nothing selected: a map answers everything as one run, ascending.
+    assert get(mo.map_get_by_value("m", 9, rev_index, inverted=True)) == [0, 1, 2, 3, 4]
+    assert get(mo.map_get_by_index_range("m", 9, 2, rev_rank, inverted=True)) == [0, 1, 2, 3, 4]
+    # A value is the run of ranks it holds (rank 3 here): the runs around it, one by one.
+    assert get(mo.map_get_by_value("m", 5, rev_rank, inverted=True)) == [2, 3, 4, 0]
+    assert get(lo.list_get_by_value("l", 5, rev_rank, inverted=True)) == [2, 3, 4, 0]
+    assert get(lo.list_get_by_value("l", 9, rev_index, inverted=True)) == [4, 3, 2, 1, 0]
+    # Keys that sit together (a key range, a key list) are a run of indexes; others a mask.
+    assert get(mo.map_get_by_key_range("m", 1, 3, rev_index, inverted=True)) == [4, 0, 1]
+    assert get(mo.map_get_by_key_list("m", [2, 1], rev_index, inverted=True)) == [4, 0, 1]
+    assert get(mo.map_get_by_key_list("m", [1, 3], rev_index, inverted=True)) == [4, 2, 0]

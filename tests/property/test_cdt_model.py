@@ -7,8 +7,6 @@ result (or error code), in order, and the stored bin.
 from __future__ import annotations
 
 import copy
-import os
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -96,17 +94,10 @@ map_ops = st.one_of(
 )
 
 
-# Unique per run: the suite may share a real node (AEROSPIKE_HOST) with other runs.
-SET = f"model-{uuid.uuid4().hex[:8]}"
-
-
 @pytest.fixture(scope="module")
 def sdb() -> Iterator[af_sync.SyncClient]:
-    configured = os.environ.get("AEROSPIKE_HOST")
-    if configured:
-        with af_sync.connect(configured) as db:
-            yield db
-        return
+    # Embedded only: random map sequences crash a real CE 8.1.2 node (a segfault filling a
+    # map's offset index for an inverted get of everything).
     with EmbeddedServer() as srv, af_sync.connect(srv.seeds) as db:
         yield db
 
@@ -203,7 +194,7 @@ def test_list_operations_match_the_model(
     nested: bool,
 ) -> None:
     ordered = ordered and not nested
-    k = sdb.namespace("test").set(SET).key("list")
+    k = sdb.namespace("test").set("model").key("list")
     if nested:
         k.put({"d": {"in": initial}})
         scope: Callable[[], Any] = lambda: k.bin("d").map.at_key("in").list  # noqa: E731
@@ -234,7 +225,7 @@ def test_map_operations_match_the_model(
     nested: bool,
 ) -> None:
     key_ordered = key_ordered and not nested
-    k = sdb.namespace("test").set(SET).key("map")
+    k = sdb.namespace("test").set("model").key("map")
     if nested:
         k.put({"d": [initial]})
         scope: Callable[[], Any] = lambda: k.bin("d").list.at_index(0).map  # noqa: E731
