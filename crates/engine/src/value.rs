@@ -64,30 +64,34 @@ impl Map {
     pub fn ordered(&self) -> bool {
         self.flags & MAP_K_ORDERED != 0
     }
-    pub fn new(flags: u8, mut entries: Vec<(Value, Value)>) -> Self {
-        // Later duplicates win, like repeated puts.
-        let mut seen: Vec<(Value, Value)> = Vec::with_capacity(entries.len());
-        for (k, v) in entries.drain(..) {
-            match seen
-                .iter_mut()
-                .find(|(sk, _)| sk.cmp(&k) == Ordering::Equal && sk.same_type(&k))
-            {
-                Some(e) => e.1 = v,
-                None => seen.push((k, v)),
+    pub fn new(flags: u8, entries: Vec<(Value, Value)>) -> Self {
+        let mut m = Map { flags, entries };
+        if m.needs_sort() {
+            // A stable sort leaves repeated keys in the order given: the later one wins, like
+            // repeated puts.
+            m.entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut kept: Vec<(Value, Value)> = Vec::with_capacity(m.entries.len());
+            for (k, v) in m.entries.drain(..) {
+                match kept.last_mut() {
+                    Some(last) if last.0.cmp(&k) == Ordering::Equal && last.0.same_type(&k) => {
+                        last.1 = v
+                    }
+                    _ => kept.push((k, v)),
+                }
             }
+            m.entries = kept;
         }
-        let mut m = Map {
-            flags,
-            entries: seen,
-        };
-        m.sort();
         m
     }
     /// Puts `entries` in key order (a no-op pass when they already are).
     pub fn sort(&mut self) {
-        if !self.is_sorted() {
+        if self.needs_sort() {
             self.entries.sort_by(|a, b| a.0.cmp(&b.0));
         }
+    }
+    /// Out of key order, and sortable: a wildcard key (in a value to match) is in no order.
+    fn needs_sort(&self) -> bool {
+        !self.is_sorted() && !self.entries.iter().any(|e| e.0.has_wildcard())
     }
     /// Whether `entries` are in strict key order.
     pub fn is_sorted(&self) -> bool {
@@ -292,6 +296,20 @@ mod tests {
         assert_eq!(ranks, vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
         assert!(Int(3) < Float(1.0));
         assert!(Str("ab".into()) < Str("b".into()));
+    }
+
+    #[test]
+    fn a_map_is_built_in_key_order_and_a_later_repeated_key_wins() {
+        let s = |x: &str| Str(x.into());
+        let m = super::Map::new(
+            0,
+            vec![(s("b"), Int(1)), (Int(7), Int(2)), (s("b"), Int(3))],
+        );
+        let want = [(Int(7), Int(2)), (s("b"), Int(3))];
+        assert_eq!(m.entries.len(), 2);
+        for ((k, v), (wk, wv)) in m.entries.iter().zip(&want) {
+            assert!(k == wk && v == wv, "{:?}", m.entries);
+        }
     }
 
     #[test]
