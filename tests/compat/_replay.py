@@ -27,7 +27,7 @@ UDF_PACKAGE, UDF_FUNCTION, UDF_ARGLIST, UDF_OP = 30, 31, 32, 33
 UDF_OP_BACKGROUND = 2
 INFO1_SHORT_QUERY = 4
 OP_READ, OP_WRITE = 1, 2
-INTEGER, STRING, GEOJSON = 1, 3, 23
+INTEGER, STRING, GEOJSON, LIST, MAP = 1, 3, 23, 20, 19
 BATCH_ROW_REPEAT = 1
 
 # A record digest as the official client computes it (``aerospike.calc_digest``).
@@ -36,13 +36,14 @@ Digest = bytes | bytearray
 
 @dataclass(frozen=True)
 class Reply:
-    """One reply message: result code, ``info3``, the timeout slot (a batch row's index) and
-    the record's digest (empty when the message names none)."""
+    """One reply message: result code, ``info3``, the timeout slot (a batch row's index),
+    the record's digest (empty when the message names none) and its ops' particle bytes."""
 
     result_code: int
     info3: int
     slot: int
     digest: bytes = b""
+    values: tuple[bytes, ...] = ()
 
 
 def field(ftype: int, data: bytes) -> bytes:
@@ -134,6 +135,12 @@ def write_int(set_name: str, digest: Digest, bin_name: bytes, value: int, ttl: i
     return _single(set_name, digest, 0, INFO2_WRITE, OP_WRITE, bin_name, data, ttl)
 
 
+def write_bin(set_name: str, digest: Digest, bin_name: bytes, ptype: int, data: bytes) -> bytes:
+    """A single-record write of particle ``data`` of type ``ptype`` (msgpack for a list or
+    map) to bin ``bin_name``."""
+    return _single(set_name, digest, 0, INFO2_WRITE, OP_WRITE, bin_name, data, ptype=ptype)
+
+
 def read_bin(set_name: str, digest: Digest, bin_name: bytes) -> bytes:
     """A single-record read of bin ``bin_name`` (any bytes)."""
     return _single(set_name, digest, INFO1_READ, 0, OP_READ, bin_name, b"")
@@ -148,10 +155,11 @@ def _single(
     name: bytes,
     data: bytes,
     ttl: int = 0,
+    ptype: int = INTEGER,
 ) -> bytes:
     fields = field(NAMESPACE, b"test") + field(SET, set_name.encode())
     fields += field(DIGEST, bytes(digest))
-    ptype = INTEGER if data else 0
+    ptype = ptype if data else 0
     op = struct.pack(">IBBBB", 4 + len(name) + len(data), otype, ptype, 0, len(name))
     head = bytes([MSG_HEADER, info1, info2, 0, 0, 0]) + struct.pack(">IIIHH", 0, ttl, 0, 3, 1)
     return frame(head + fields + op + name + data)
@@ -193,9 +201,12 @@ def _messages(body: bytes) -> list[Reply]:
             if body[at + 4] == DIGEST:
                 digest = body[at + 5 : at + 4 + size]
             at += 4 + size
+        values = []
         for _ in range(n_ops):
-            at += 4 + struct.unpack(">I", body[at : at + 4])[0]
-        out.append(Reply(result, info3, slot, digest))
+            size = struct.unpack(">I", body[at : at + 4])[0]
+            values.append(body[at + 8 + body[at + 7] : at + 4 + size])
+            at += 4 + size
+        out.append(Reply(result, info3, slot, digest, tuple(values)))
     return out
 
 

@@ -12,7 +12,8 @@ import aerospike
 import pytest
 from aerospike import exception as ex
 from aerospike_helpers import cdt_ctx  # type: ignore[import-untyped]
-from aerospike_helpers.operations import map_operations as mo  # type: ignore[import-untyped]
+from aerospike_helpers.operations import list_operations as lo  # type: ignore[import-untyped]
+from aerospike_helpers.operations import map_operations as mo
 
 from . import _replay
 
@@ -62,11 +63,55 @@ def test_put_items_orders_a_nested_unordered_map_too(client: Any, set_name: str)
     assert _by_key_list(client, key, ctx) == [1, 0]
 
 
-def test_put_keeps_an_unordered_map_in_the_order_written(client: Any, set_name: str) -> None:
+def test_put_leaves_an_unordered_map_in_key_order(client: Any, set_name: str) -> None:
+    # A real node stores every unordered map in key order: a put of a new key lands in place.
     key = ("test", set_name, "put-one")
     client.put(key, {"m": {"z": 0}})
     client.operate(key, [mo.map_put("m", "a", 1)])
-    assert _by_key_list(client, key) == [0, 1]
+    assert _by_key_list(client, key) == [1, 0]
+
+
+def _s(text: str) -> bytes:
+    """A msgpack string as clients pack one (its first byte the string particle type)."""
+    return bytes([0xA1 + len(text), _replay.STRING]) + text.encode()
+
+
+def test_a_written_map_is_stored_in_key_order_at_every_level(
+    server_address: tuple[str, int], set_name: str
+) -> None:
+    # {"z": 0, "m": 5, "a": [{"y": 1, "b": 2}], 7: nil} as written, and as a real node stores it.
+    inner = (b"\x82", _s("y") + b"\x01", _s("b") + b"\x02")
+    written = b"\x84" + _s("z") + b"\x00" + _s("m") + b"\x05" + _s("a") + b"\x91"
+    written += inner[0] + inner[1] + inner[2] + b"\x07\xc0"
+    stored = b"\x84\x07\xc0" + _s("a") + b"\x91" + inner[0] + inner[2] + inner[1]
+    stored += _s("m") + b"\x05" + _s("z") + b"\x00"
+    digest = aerospike.calc_digest("test", set_name, "plain-write")
+    for ptype, data, expected in [
+        (_replay.MAP, written, stored),
+        (_replay.LIST, b"\x92\x03" + written, b"\x92\x03" + stored),  # the list keeps its order
+    ]:
+        put = _replay.write_bin(set_name, digest, b"m", ptype, data)
+        assert [r.result_code for r in _replay.exchange(server_address, put)] == [0]
+
+        (reply,) = _replay.exchange(server_address, _replay.read_bin(set_name, digest, b"m"))
+
+        assert reply.values == (expected,)
+
+
+def test_a_map_a_list_op_inserts_is_stored_in_key_order(
+    server_address: tuple[str, int], client: Any, set_name: str
+) -> None:
+    key = ("test", set_name, "list-insert")
+    client.put(key, {"l": [3]})
+    inserts = [lo.list_append("l", {"q": 1, "c": 2}), lo.list_insert("l", 0, {"y": 0, 1: 0})]
+    client.operate(key, inserts)
+    digest = aerospike.calc_digest(*key)
+
+    (reply,) = _replay.exchange(server_address, _replay.read_bin(set_name, digest, b"l"))
+
+    first = b"\x82\x01\x00" + _s("y") + b"\x00"
+    last = b"\x82" + _s("c") + b"\x02" + _s("q") + b"\x01"
+    assert reply.values == (b"\x93" + first + b"\x03" + last,)
 
 
 def test_by_key_list_answers_indexes_in_the_order_asked_and_no_ranks(
@@ -74,7 +119,7 @@ def test_by_key_list_answers_indexes_in_the_order_asked_and_no_ranks(
 ) -> None:
     key = ("test", set_name, "key-list-index")
     client.put(key, {"m": {"z": 0}})
-    client.operate(key, [mo.map_put("m", "a", 1), mo.map_put("m", "m", 2)])  # stored z, a, m
+    client.operate(key, [mo.map_put("m", "a", 1), mo.map_put("m", "m", 2)])  # stored a, m, z
 
     def get(keys: list[str], return_type: int, inverted: bool = False) -> Any:
         op = mo.map_get_by_key_list("m", keys, return_type, inverted=inverted)
@@ -83,7 +128,8 @@ def test_by_key_list_answers_indexes_in_the_order_asked_and_no_ranks(
     assert get(["a", "z"], aerospike.MAP_RETURN_INDEX) == [0, 2]
     assert get(["z", "a"], aerospike.MAP_RETURN_INDEX) == [2, 0]
     assert get(["m"], aerospike.MAP_RETURN_INDEX, inverted=True) == [0, 2]
-    assert get(["a", "z"], aerospike.MAP_RETURN_VALUE) == [0, 1]  # stored order
+    assert get(["z", "a"], aerospike.MAP_RETURN_VALUE) == [1, 0]  # stored (key) order
+    assert get(["z", "a"], aerospike.MAP_RETURN_KEY) == ["a", "z"]
     with pytest.raises(ex.OpNotApplicable):
         get(["a"], aerospike.MAP_RETURN_RANK)
 
@@ -150,3 +196,26 @@ def test_a_short_background_udf_is_refused(server_address: tuple[str, int], set_
     replies = _replay.exchange(server_address, request)
 
     assert [r.result_code for r in replies] == [4]  # parameter error
+
+
+def test_inverted_selections_answer_index_and_rank_lists_run_by_run(
+    client: Any, set_name: str
+) -> None:
+    key = ("test", set_name, "inverted-runs")
+    client.put(key, {"m": {0: 0, 1: 7, 2: 0, 3: 5, 4: 0}, "l": [0, 7, 0, 5, 0]})
+    rev_index, rev_rank = aerospike.MAP_RETURN_REVERSE_INDEX, aerospike.MAP_RETURN_REVERSE_RANK
+
+    def get(op: Any) -> Any:
+        return next(iter(client.operate(key, [op])[2].values()))
+
+    # Nothing selected: a map answers everything as one run, ascending.
+    assert get(mo.map_get_by_value("m", 9, rev_index, inverted=True)) == [0, 1, 2, 3, 4]
+    assert get(mo.map_get_by_index_range("m", 9, 2, rev_rank, inverted=True)) == [0, 1, 2, 3, 4]
+    # A value is the run of ranks it holds (rank 3 here): the runs around it, one by one.
+    assert get(mo.map_get_by_value("m", 5, rev_rank, inverted=True)) == [2, 3, 4, 0]
+    assert get(lo.list_get_by_value("l", 5, rev_rank, inverted=True)) == [2, 3, 4, 0]
+    assert get(lo.list_get_by_value("l", 9, rev_index, inverted=True)) == [4, 3, 2, 1, 0]
+    # Keys that sit together (a key range, a key list) are a run of indexes; others a mask.
+    assert get(mo.map_get_by_key_range("m", 1, 3, rev_index, inverted=True)) == [4, 0, 1]
+    assert get(mo.map_get_by_key_list("m", [2, 1], rev_index, inverted=True)) == [4, 0, 1]
+    assert get(mo.map_get_by_key_list("m", [1, 3], rev_index, inverted=True)) == [4, 2, 0]

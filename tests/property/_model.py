@@ -4,8 +4,9 @@ Ordering across types: nil < bool < int < str < list < map < bytes < float (< ge
 floats by value, strings and bytes bytewise, lists element by element then by length. Indexes may
 be negative (from the end); a single-element index or rank out of range fails with
 OP_NOT_APPLICABLE (26); ranges are clamped; a value range ending at nil is unbounded above.
-Map indexes follow key order, ranks follow value order (ties in key order); list ranks tie in
-index order. Insert/set beyond the end of an unordered list pads with nil.
+Every map, unordered ones included, is stored in key order (as a real node stores it), so map
+indexes and storage both follow key order; ranks follow value order (ties in key order); list
+ranks tie in index order. Insert/set beyond the end of an unordered list pads with nil.
 """
 
 from __future__ import annotations
@@ -71,6 +72,12 @@ def relative(base: int, offset: int, count: int | None) -> tuple[int, int | None
     return 0, None if count is None else max(count + start, 0)
 
 
+def _run(start: int, count: int, n: int, rev: bool) -> range:
+    """Numbers of a run, ascending; reversed numbers counted from the end."""
+    first = n - start - count if rev else start
+    return range(first, first + count)
+
+
 def rank_order(vals: list[Any]) -> list[int]:
     """Positions sorted by value (stable)."""
     return sorted(range(len(vals)), key=lambda p: order_key(vals[p]))
@@ -90,6 +97,8 @@ class Selection:
     ``"keys_listed"`` (a map's keys asked for: indexes in their order, ascending when inverted,
     and no ranks) or ``"mask"`` (storage order). An inverted run that leaves a head or a tail
     is answered as that run (``reducible``); other inverted selections come in storage order.
+    Inverted, a map writes index and rank lists run by run: all of them ascending when nothing
+    was selected, and the two runs around keys asked for that sit together.
     """
 
     def __init__(
@@ -128,6 +137,12 @@ class Selection:
             raise ModelError(OP_NOT_APPLICABLE)
         if self.span == "keys_listed" and rt in (RANK, REVERSE_RANK):
             raise ModelError(OP_NOT_APPLICABLE)
+        run: tuple[int, int] | None = None
+        if inverted and self.keys is not None:
+            if not self.pos:
+                run = (0, 0)
+            elif self.span == "keys_listed" and max(self.pos) - min(self.pos) + 1 == len(self.pos):
+                run = (min(self.pos), len(self.pos))
         sel = self
         if inverted and (reduced := self._reduced()) is not None:
             sel, inverted = reduced, False
@@ -145,14 +160,15 @@ class Selection:
             return (items[0] if items else missing) if sel.single else items
 
         def numbers(kind: str, of: dict[int, int] | None, rev: bool) -> list[int]:
+            if run == (0, 0):
+                return list(range(n))
+            if run is not None and kind == "index":
+                s, c = run
+                return [i for a, b in [(0, s), (s + c, n - s - c)] for i in _run(a, b, n, rev)]
             if isinstance(sel.span, tuple) and sel.span[0] == kind:
                 _, s, c = sel.span
                 runs = [(0, s), (s + c, n - s - c)] if inverted else [(s, c)]
-                return [
-                    i
-                    for a, b in runs
-                    for i in range(n - a - b if rev else a, (n - a - b if rev else a) + b)
-                ]
+                return [i for a, b in runs for i in _run(a, b, n, rev)]
             order = sel.pos if kind == "rank" and sel.span == "listed" and not inverted else mask
             if kind == "index" and sel.span == "keys_listed":
                 order = sorted(mask) if inverted else sel.pos
@@ -260,10 +276,10 @@ class ListModel:
     def by_value(self, v: Any) -> Selection:
         k = order_key(v)
         pos = [p for p, x in enumerate(self.items) if order_key(x) == k]
+        below = sum(order_key(x) < k for x in self.items)
         if self.ordered:  # the run of equal elements
-            below = sum(order_key(x) < k for x in self.items)
             return self.by_index_range(below, len(pos))
-        return Selection(self.items, pos, False)
+        return Selection(self.items, pos, False, span=("rank", below, len(pos)))
 
     def by_values(self, vs: list[Any]) -> Selection:
         """Elements equal to any of ``vs``; ranks come in the order of ``vs``."""
@@ -329,17 +345,18 @@ class MapModel:
         """Keys in key order (index order for every map)."""
         return sorted(self.entries, key=order_key)
 
+    def stored(self) -> list[tuple[Any, Any]]:
+        """The entries as a server stores them: in key order, whatever the map's order."""
+        return [(k, self.entries[k]) for k in self.keys()]
+
     def put(self, k: Any, v: Any) -> int:
         """Set ``k``; returns the size."""
         self.entries[k] = v
         return len(self.entries)
 
     def put_items(self, items: dict[Any, Any]) -> int:
-        """Set every entry; returns the size. A server rewrites an unordered map it changes
-        this way in key order."""
+        """Set every entry; returns the size."""
         self.entries.update(items)
-        if items:
-            self.entries = {k: self.entries[k] for k in self.keys()}
         return len(self.entries)
 
     def increment(self, k: Any, delta: int) -> Any:
@@ -351,12 +368,9 @@ class MapModel:
 
     def _sel(self, pos: list[int], single: bool, span: Any = "mask", redo: Any = None) -> Selection:
         keys = self.keys()
-        stored = list(self.entries)  # insertion order: an unordered map's storage
-        slot = (
-            [p for p, _ in enumerate(keys)] if self.key_ordered else [stored.index(k) for k in keys]
-        )
         vals = [self.entries[k] for k in keys]
-        return Selection(vals, pos, single, keys, span, slot, redo)
+        # storage is key order, so each index is its own storage slot
+        return Selection(vals, pos, single, keys, span, list(range(len(keys))), redo)
 
     def _vals(self) -> list[Any]:
         return [self.entries[k] for k in self.keys()]
@@ -381,7 +395,9 @@ class MapModel:
 
     def by_key_range(self, begin: Any, end: Any) -> Selection:
         keys = self.keys()
-        return self._sel([p for p, x in enumerate(keys) if in_interval(x, begin, end)], False)
+        pos = [p for p, x in enumerate(keys) if in_interval(x, begin, end)]
+        first = sum(order_key(x) < order_key(begin) for x in keys)
+        return self._sel(pos, False, ("index", first, len(pos)))
 
     def by_index(self, i: int) -> Selection:
         return self._sel([one_index(i, len(self.entries))], True)
@@ -391,9 +407,10 @@ class MapModel:
         return self._sel([rank_order(vals)[one_index(r, len(vals))]], True)
 
     def by_value(self, v: Any) -> Selection:
-        return self._sel(
-            [p for p, x in enumerate(self._vals()) if order_key(x) == order_key(v)], False
-        )
+        vals = self._vals()
+        pos = [p for p, x in enumerate(vals) if order_key(x) == order_key(v)]
+        below = sum(order_key(x) < order_key(v) for x in vals)
+        return self._sel(pos, False, ("rank", below, len(pos)))
 
     def by_index_range(self, i: int, count: int | None) -> Selection:
         r = index_range(i, count, len(self.entries))

@@ -96,6 +96,8 @@ map_ops = st.one_of(
 
 @pytest.fixture(scope="module")
 def sdb() -> Iterator[af_sync.SyncClient]:
+    # Embedded only: random map sequences crash a real CE 8.1.2 node (a segfault filling a
+    # map's offset index for an inverted get of everything).
     with EmbeddedServer() as srv, af_sync.connect(srv.seeds) as db:
         yield db
 
@@ -157,7 +159,6 @@ def _run(
     scope: Callable[[], Any],
     read: Callable[[], Any],
     state: Callable[[Any], Any],
-    norm: Callable[[Any], Any] = lambda r: r,
 ) -> None:
     for n, op in enumerate(ops):
         if skip(model, op):
@@ -174,20 +175,8 @@ def _run(
             got = rec.get("d") if rec is not None else None
         except ServerError as exc:
             got = ("error", exc.result_code)
-        assert norm(got) == norm(expected), f"step {n} {op}: server {got!r}"
+        assert got == expected, f"step {n} {op}: server {got!r}"
         assert read() == state(model), f"step {n} {op}: stored value differs"
-
-
-def _any_order(result: Any) -> Any:
-    """Multi-element results in a fixed order: an unordered map's storage order is the order
-    the client packed its dict in, which the model cannot know."""
-    if not isinstance(result, list):
-        return result
-    return sorted(result, key=lambda x: m.order_key(x[0] if isinstance(x, tuple) else x))
-
-
-def _ordered_map_state(mm: m.MapModel) -> Any:
-    return mm.entries if not mm.key_ordered else [(k, mm.entries[k]) for k in mm.keys()]  # noqa: SIM118
 
 
 @SETTINGS
@@ -247,9 +236,8 @@ def test_map_operations_match_the_model(
         read = lambda: k.get()["d"]  # type: ignore[index]  # noqa: E731
     if key_ordered:
         k.bin("d").map.create(MapOrder.KEY_ORDERED).execute()
-        stored = read
-        read = lambda: list(stored().items())  # noqa: E731
+    stored = read
+    read = lambda: list(stored().items())  # noqa: E731  # in stored (key) order
     model = m.MapModel(initial, key_ordered)
-    assert read() == _ordered_map_state(model)
-    norm = (lambda r: r) if key_ordered else _any_order
-    _run(ops, model, _skip_map, scope, read, _ordered_map_state, norm)
+    assert read() == model.stored()
+    _run(ops, model, _skip_map, scope, read, m.MapModel.stored)

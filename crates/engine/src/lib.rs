@@ -11,6 +11,7 @@ pub mod blob_op;
 pub mod cdt;
 pub mod exp;
 pub mod hll;
+pub mod key_order;
 pub mod pack;
 pub mod result;
 pub mod udf;

@@ -41,6 +41,13 @@ fn typed_bytes(b: Vec<u8>) -> Value {
 
 /// Converts an rmpv value into a [`Value`].
 pub fn from_mp(mp: Mp) -> Result<Value, ResultCode> {
+    from_mp_noting(mp, &mut false)
+}
+
+/// [`from_mp`], setting `reordered` when a map arrived out of key order (or with a key twice),
+/// so that its encoding changes.
+pub(crate) fn from_mp_noting(mp: Mp, reordered: &mut bool) -> Result<Value, ResultCode> {
+    let conv = |mp, reordered: &mut bool| from_mp_noting(mp, reordered);
     Ok(match mp {
         Mp::Nil => Value::Nil,
         Mp::Boolean(b) => Value::Bool(b),
@@ -65,7 +72,9 @@ pub fn from_mp(mp: Mp) -> Result<Value, ResultCode> {
                     it.next();
                 }
             }
-            let items = it.map(from_mp).collect::<Result<Vec<_>, _>>()?;
+            let items = it
+                .map(|x| conv(x, reordered))
+                .collect::<Result<Vec<_>, _>>()?;
             Value::List(List { flags, items })
         }
         Mp::Map(entries) => {
@@ -78,9 +87,10 @@ pub fn from_mp(mp: Mp) -> Result<Value, ResultCode> {
                         continue;
                     }
                 }
-                out.push((from_mp(k)?, from_mp(v)?));
+                out.push((conv(k, reordered)?, conv(v, reordered)?));
             }
-            // Trust the stored order for ordered maps only after re-checking it.
+            // Every map is kept in key order, whatever order it arrived in.
+            *reordered |= !out.windows(2).all(|w| w[0].0 < w[1].0);
             Value::Map(Map::new(flags, out))
         }
     })

@@ -39,7 +39,8 @@ pub struct List {
 }
 
 /// A map with its order attribute (0 unordered, 1 K-ordered, 3 KV-ordered; persist bit kept).
-/// Ordered maps keep `entries` sorted by key; unordered maps keep insertion order.
+/// Every map keeps `entries` sorted by key: a real node stores unordered maps in key order too
+/// (the attribute only changes what the map answers, e.g. inverted key lookups).
 #[derive(Clone, Debug, Default)]
 pub struct Map {
     pub flags: u8,
@@ -63,50 +64,58 @@ impl Map {
     pub fn ordered(&self) -> bool {
         self.flags & MAP_K_ORDERED != 0
     }
-    pub fn new(flags: u8, mut entries: Vec<(Value, Value)>) -> Self {
-        // Later duplicates win, like repeated puts.
-        let mut seen: Vec<(Value, Value)> = Vec::with_capacity(entries.len());
-        for (k, v) in entries.drain(..) {
-            match seen
-                .iter_mut()
-                .find(|(sk, _)| sk.cmp(&k) == Ordering::Equal && sk.same_type(&k))
-            {
-                Some(e) => e.1 = v,
-                None => seen.push((k, v)),
-            }
-        }
-        let mut m = Map {
-            flags,
-            entries: seen,
-        };
-        if m.ordered() {
+    pub fn new(flags: u8, entries: Vec<(Value, Value)>) -> Self {
+        let mut m = Map { flags, entries };
+        if m.needs_sort() {
+            // A stable sort leaves repeated keys in the order given: the later one wins, like
+            // repeated puts.
             m.entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut kept: Vec<(Value, Value)> = Vec::with_capacity(m.entries.len());
+            for (k, v) in m.entries.drain(..) {
+                match kept.last_mut() {
+                    Some(last) if last.0.cmp(&k) == Ordering::Equal && last.0.same_type(&k) => {
+                        last.1 = v
+                    }
+                    _ => kept.push((k, v)),
+                }
+            }
+            m.entries = kept;
         }
         m
     }
-    /// Position of `key` in `entries`.
-    pub fn find(&self, key: &Value) -> Option<usize> {
-        if self.ordered() {
-            self.entries.binary_search_by(|e| e.0.cmp(key)).ok()
-        } else {
-            self.entries.iter().position(|e| e.0 == *key)
+    /// Puts `entries` in key order (a no-op pass when they already are).
+    pub fn sort(&mut self) {
+        if self.needs_sort() {
+            self.entries.sort_by(|a, b| a.0.cmp(&b.0));
         }
     }
-    /// Inserts or replaces `key`, keeping key order for ordered maps.
+    /// Out of key order, and sortable: a wildcard key (in a value to match) is in no order.
+    fn needs_sort(&self) -> bool {
+        !self.is_sorted() && !self.entries.iter().any(|e| e.0.has_wildcard())
+    }
+    /// Whether `entries` are in strict key order.
+    pub fn is_sorted(&self) -> bool {
+        self.entries.windows(2).all(|w| w[0].0 < w[1].0)
+    }
+    /// Position of `key` in `entries`.
+    pub fn find(&self, key: &Value) -> Option<usize> {
+        self.entries.binary_search_by(|e| e.0.cmp(key)).ok()
+    }
+    /// Inserts or replaces `key`, keeping key order.
     pub fn put(&mut self, key: Value, val: Value) {
         match self.find(&key) {
             Some(i) => self.entries[i].1 = val,
-            None if self.ordered() => {
+            None => {
                 let at = self.entries.partition_point(|e| e.0 < key);
                 self.entries.insert(at, (key, val));
             }
-            None => self.entries.push((key, val)),
         }
     }
-    /// Storage positions sorted by key (the map's index order).
+    /// Storage positions sorted by key (the map's index order; the identity for a map built
+    /// through [`Map::new`] and [`Map::put`]).
     pub fn key_order(&self) -> Vec<usize> {
         let mut idx: Vec<usize> = (0..self.entries.len()).collect();
-        if !self.ordered() {
+        if !self.is_sorted() {
             idx.sort_by(|&a, &b| self.entries[a].0.cmp(&self.entries[b].0));
         }
         idx
@@ -287,6 +296,20 @@ mod tests {
         assert_eq!(ranks, vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
         assert!(Int(3) < Float(1.0));
         assert!(Str("ab".into()) < Str("b".into()));
+    }
+
+    #[test]
+    fn a_map_is_built_in_key_order_and_a_later_repeated_key_wins() {
+        let s = |x: &str| Str(x.into());
+        let m = super::Map::new(
+            0,
+            vec![(s("b"), Int(1)), (Int(7), Int(2)), (s("b"), Int(3))],
+        );
+        let want = [(Int(7), Int(2)), (s("b"), Int(3))];
+        assert_eq!(m.entries.len(), 2);
+        for ((k, v), (wk, wv)) in m.entries.iter().zip(&want) {
+            assert!(k == wk && v == wv, "{:?}", m.entries);
+        }
     }
 
     #[test]

@@ -619,7 +619,7 @@ fn particle(op: Op<'_>) -> Result<Particle, u8> {
     }
     Ok(Particle {
         ptype: op.ptype,
-        data: Bytes::copy_from_slice(op.data),
+        data: engine::key_order::stored(op.ptype, op.data),
     })
 }
 

@@ -153,7 +153,7 @@ fn locate(cur: &mut Value, st: &Step, next: Kind, modify: bool) -> Result<usize,
     }
 }
 
-/// Restores ordering invariants (ordered lists/maps sorted) after a nested change.
+/// Restores ordering invariants (ordered lists and every map sorted) after a nested change.
 pub fn normalize(v: &mut Value) {
     match v {
         Value::List(l) => {
@@ -164,9 +164,7 @@ pub fn normalize(v: &mut Value) {
         }
         Value::Map(m) => {
             m.entries.iter_mut().for_each(|e| normalize(&mut e.1));
-            if m.ordered() {
-                m.entries.sort_by(|a, b| a.0.cmp(&b.0));
-            }
+            m.sort();
         }
         _ => {}
     }

@@ -40,11 +40,11 @@ pub fn apply(m: &mut Map, code: i64, a: &Args) -> Result<Option<Value>, ResultCo
             Ok(None)
         }
         65 => put(m, vec![(a.val(0)?, a.val(1)?)], CREATE_ONLY),
-        66 => put_items(m, items(a)?, CREATE_ONLY),
+        66 => put(m, items(a)?, CREATE_ONLY),
         67 => put(m, vec![(a.val(0)?, a.val(1)?)], a.opt_int(3)?.unwrap_or(0)),
-        68 => put_items(m, items(a)?, a.opt_int(2)?.unwrap_or(0)),
+        68 => put(m, items(a)?, a.opt_int(2)?.unwrap_or(0)),
         69 => put(m, vec![(a.val(0)?, a.val(1)?)], UPDATE_ONLY),
-        70 => put_items(m, items(a)?, UPDATE_ONLY),
+        70 => put(m, items(a)?, UPDATE_ONLY),
         73 | 74 => {
             let key = map_key(a.val(0)?)?;
             let mut delta = a.opt_val(1)?.unwrap_or(Value::Int(1));
@@ -101,9 +101,7 @@ fn items(a: &Args) -> Result<Vec<(Value, Value)>, ResultCode> {
 /// Changes the map order attribute (0, 1, 3; persist bit 0x10 kept).
 pub fn set_order(m: &mut Map, attr: u8) {
     m.flags = attr & 0x13;
-    if m.ordered() {
-        m.entries.sort_by(|x, y| x.0.cmp(&y.0));
-    }
+    m.sort();
 }
 
 /// A key a map may store: an integer, a string or bytes.
@@ -118,26 +116,6 @@ fn map_key(k: Value) -> Result<Value, ResultCode> {
 fn put(m: &mut Map, kvs: Vec<(Value, Value)>, flags: i64) -> Result<Option<Value>, ResultCode> {
     for (k, v) in accepted(m, kvs, flags)?.unwrap_or_default() {
         m.put(k, v);
-    }
-    Ok(size(m))
-}
-
-/// put_items: like [`put`], but an unordered map it writes ends up stored in key order, as a
-/// real node rewrites it (so by-key-list reads of it then answer in key order).
-fn put_items(
-    m: &mut Map,
-    kvs: Vec<(Value, Value)>,
-    flags: i64,
-) -> Result<Option<Value>, ResultCode> {
-    let writes = !kvs.is_empty();
-    let Some(ok) = accepted(m, kvs, flags)? else {
-        return Ok(size(m));
-    };
-    for (k, v) in ok {
-        m.put(k, v);
-    }
-    if writes && !m.ordered() {
-        m.entries.sort_by(|x, y| x.0.cmp(&y.0));
     }
     Ok(size(m))
 }

@@ -32,7 +32,7 @@ pub struct Elems<'a> {
     pub vals: Vec<&'a Value>,
     /// An ordered list (index order is rank order).
     ordered_list: bool,
-    /// Maps: the storage slot of each key-order position (insertion order when unordered).
+    /// Maps: the storage slot of each key-order position (the identity: maps store in key order).
     storage: Option<Vec<usize>>,
 }
 
@@ -217,7 +217,14 @@ pub fn by_value(e: &Elems, v: &Value, keys: bool) -> Sel {
         return index_run(e, below as i64, equal as u64);
     }
     let src = if keys { e.keys_or_vals() } else { &e.vals };
-    Sel::many((0..e.len()).filter(|&i| src[i] == v).collect())
+    let mut sel = Sel::many((0..e.len()).filter(|&i| src[i] == v).collect());
+    if !keys {
+        // A real node finds a value as the run of ranks it occupies (inverted rank lists
+        // come run by run).
+        let below = e.vals.iter().filter(|x| **x < v).count();
+        sel.span = Span::Rank(below, sel.pos.len());
+    }
+    sel
 }
 
 /// Elements equal to any of `vs`, in the order of `vs` (each matched once).
@@ -261,7 +268,12 @@ pub fn by_interval(e: &Elems, begin: &Value, end: Option<&Value>, keys: bool) ->
     let inside = |x: &Value| x >= begin && end.is_none_or(|t| x < t);
     let mut pos: Vec<usize> = (0..e.len()).filter(|&i| inside(src[i])).collect();
     if keys {
-        return Sel::many(pos);
+        // Keys are stored in order: the interval is a run of indexes.
+        let first = src.partition_point(|x| *x < begin);
+        let count = pos.len();
+        let mut sel = Sel::many(pos);
+        sel.span = Span::Index(first, count);
+        return sel;
     }
     let first_rank = e.vals.iter().filter(|x| **x < begin).count();
     if e.keys.is_some() {
@@ -307,6 +319,12 @@ fn run_list(start: usize, count: usize, n: usize, inverted: bool, rev: bool) -> 
     out
 }
 
+/// `(start, count)` when the positions form one run of indexes.
+fn contiguous(pos: &[usize]) -> Option<(usize, usize)> {
+    let (lo, hi) = (pos.iter().min()?, pos.iter().max()?);
+    (hi - lo + 1 == pos.len()).then_some((*lo, pos.len()))
+}
+
 /// The complement of an index or rank run, as a plain run when it is one (all, a head, a tail);
 /// returns the selection and whether it is still inverted.
 fn reduce(e: &Elems, sel: Sel) -> (Sel, bool) {
@@ -340,6 +358,13 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
     if inverted && sel.single {
         return Err(OP_NOT_APPLICABLE);
     }
+    // Inverted, a map answers index and rank lists run by run: everything when nothing was
+    // selected, the two runs around keys asked for that sit together.
+    let run = match (inverted, e.keys.is_some()) {
+        (true, true) if sel.pos.is_empty() => Some((0, 0)),
+        (true, true) if sel.span == Span::KeysListed => contiguous(&sel.pos),
+        _ => None,
+    };
     let (sel, inverted) = if inverted && sel.reducible {
         reduce(e, sel)
     } else {
@@ -356,8 +381,7 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
     } else {
         sel.pos.clone()
     };
-    // A mask lists elements in storage order: index order, or insertion order for an
-    // unordered map.
+    // A mask lists elements in storage order (index order: maps too are stored by key).
     let mut mask = pos.clone();
     match &e.storage {
         Some(slot) => mask.sort_by_key(|&p| slot[p]),
@@ -401,6 +425,8 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
             let rev = rt == RT_REVERSE_INDEX;
             let index = |p: usize| if rev { n - 1 - p } else { p } as i64;
             Some(ints(match (sel.span, &listed_indexes) {
+                _ if run == Some((0, 0)) => run_list(0, n, n, false, rev),
+                _ if run.is_some() => run.map_or(vec![], |(s, c)| run_list(s, c, n, true, rev)),
                 (Span::Index(s, c), _) => run_list(s, c, n, inverted, rev),
                 (_, Some(listed)) => listed.iter().map(|&p| index(p)).collect(),
                 _ => mask.iter().map(|&p| index(p)).collect(),
@@ -409,6 +435,7 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
         RT_RANK | RT_REVERSE_RANK => {
             let rev = rt == RT_REVERSE_RANK;
             Some(ints(match sel.span {
+                _ if run == Some((0, 0)) => run_list(0, n, n, false, rev),
                 Span::Rank(s, c) => run_list(s, c, n, inverted, rev),
                 _ => {
                     let r = ranks();
