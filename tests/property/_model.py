@@ -195,6 +195,19 @@ class Selection:
         return out, pos
 
 
+class ValueListSelection(Selection):
+    """A list's get/remove by value list, answered by ``_value_list_model``."""
+
+    def __init__(self, items: list[Any], ordered: bool, asked: list[Any]) -> None:
+        super().__init__(items, [], False)
+        self.ordered, self.asked = ordered, asked
+
+    def result(self, rt: int) -> tuple[Any, list[int]]:
+        from ._value_list_model import answer  # it builds on this module
+
+        return answer(self.vals, self.ordered, self.asked, rt)
+
+
 class ListModel:
     """An Aerospike list bin."""
 
@@ -282,13 +295,8 @@ class ListModel:
         return Selection(self.items, pos, False, span=("rank", below, len(pos)))
 
     def by_values(self, vs: list[Any]) -> Selection:
-        """Elements equal to any of ``vs``; ranks come in the order of ``vs``."""
-        pos: list[int] = []
-        for v in vs:
-            pos += [
-                p for p, x in enumerate(self.items) if order_key(x) == order_key(v) and p not in pos
-            ]
-        return Selection(self.items, pos, False, span="listed")
+        """Elements equal to any of ``vs`` (see ``_value_list_model``)."""
+        return ValueListSelection(self.items, self.ordered, vs)
 
     def by_index_range(self, i: int, count: int | None) -> Selection:
         r = index_range(i, count, len(self.items))
