@@ -1,17 +1,18 @@
-//! A list's elements equal to any of a list of values (get/remove by value list), answered as a
-//! real node answers.
+//! Elements asked for by a list of values (a list's values, a map's keys or values), answered as
+//! a real node answers get/remove by value list and by key list.
 //!
-//! A node finds each value asked as the run of ranks its equals occupy. An ordered list answers
-//! run by run in the order asked, repeats included (a value asked twice is answered twice). An
-//! unordered list hands each distinct value's run to the last value asked equal to it, lists
-//! those ranks one by one in the order asked, and its indexes and values in index order. Counts
-//! and removals take each element once. Inverted, ranks of an unordered list come run by run
-//! between the runs asked for; everything else comes in index order.
+//! A node finds each value asked as the run of ranks its equals occupy, on one of two roads.
+//! *Per value* (an ordered list, a key-ordered map's keys, a map of at most one element): run
+//! by run in the order asked, repeats included (a value asked twice is answered twice).
+//! *Per distinct value* (otherwise): each distinct value's run goes to the last value asked
+//! equal to it, and its ranks are listed one by one in the order asked; inverted, the ranks left
+//! come run by run. Index lists of a list's or a map's values come in index order either way,
+//! and counts, elements and removals take each element once.
 
 use std::cmp::Ordering;
 
 use super::select::{
-    RT_COUNT, RT_EXISTS, RT_INDEX, RT_INVERTED, RT_NONE, RT_RANK, RT_REVERSE_INDEX,
+    Elems, RT_COUNT, RT_EXISTS, RT_INDEX, RT_INVERTED, RT_NONE, RT_RANK, RT_REVERSE_INDEX,
     RT_REVERSE_RANK, RT_VALUE,
 };
 use crate::result::OP_NOT_APPLICABLE;
@@ -21,68 +22,71 @@ use crate::ResultCode;
 /// `(start, count)` of ranks.
 type Run = (usize, usize);
 
-/// The result of get/remove by value list on `items` for return type `rt`, and the positions
-/// selected (each once, ascending) for a removal.
+/// An op's result and the positions it selects (each once, ascending), to remove them.
+type Answer = (Option<Value>, Vec<usize>);
+
+/// Get/remove by value list on a list's `items`, for return type `rt`.
 pub fn answer(
     items: &[Value],
     ordered: bool,
     asked: &[Value],
     rt: i64,
-) -> Result<(Option<Value>, Vec<usize>), ResultCode> {
+) -> Result<Answer, ResultCode> {
     let inverted = rt & RT_INVERTED != 0;
     let rt = rt & !RT_INVERTED;
     if asked.is_empty() && inverted {
         return everything(items, rt);
     }
-    let n = items.len();
-    let by_rank = rank_order(items, ordered);
-    let sorted: Vec<&Value> = by_rank.iter().map(|&p| &items[p]).collect();
-    let runs = if ordered {
-        asked.iter().map(|v| rank_run(&sorted, v)).collect()
-    } else {
-        last_of_equals(&sorted, asked)
-    };
-    let rank_chosen = covered(&runs, n, inverted);
-    let mut chosen = vec![false; n];
-    for (rank, &p) in by_rank.iter().enumerate() {
-        chosen[p] = rank_chosen[rank];
-    }
-    let pos: Vec<usize> = (0..n).filter(|&p| chosen[p]).collect();
-    let reversed = |i: usize, rev: bool| if rev { n - 1 - i } else { i } as i64;
+    let of: Vec<&Value> = items.iter().collect();
+    let found = Found::new(&of, ordered, ordered, asked, inverted);
+    let rev = matches!(rt, RT_REVERSE_INDEX | RT_REVERSE_RANK);
     let out = match rt {
         RT_NONE => None,
         RT_INDEX | RT_REVERSE_INDEX | RT_RANK | RT_REVERSE_RANK => {
-            let rev = matches!(rt, RT_REVERSE_INDEX | RT_REVERSE_RANK);
-            let by_rank = matches!(rt, RT_RANK | RT_REVERSE_RANK) && !ordered;
-            let numbers = match (inverted, ordered, by_rank) {
-                (false, true, _) => runs.iter().flat_map(|&r| run(r, n, rev)).collect(),
-                (false, false, true) => runs
-                    .iter()
-                    .flat_map(|&(s, c)| s..s + c)
-                    .map(|r| reversed(r, rev))
-                    .collect(),
-                (true, false, true) => gaps(&rank_chosen)
-                    .into_iter()
-                    .flat_map(|r| run(r, n, rev))
-                    .collect(),
-                _ => pos.iter().map(|&p| reversed(p, rev)).collect(),
-            };
-            Some(ints(numbers))
+            let by_rank = matches!(rt, RT_RANK | RT_REVERSE_RANK);
+            Some(ints(found.numbers(by_rank, rev)))
         }
-        RT_COUNT => Some(Value::Int(pos.len() as i64)),
-        RT_EXISTS => Some(Value::Bool(!pos.is_empty())),
+        RT_COUNT => Some(Value::Int(found.pos.len() as i64)),
+        RT_EXISTS => Some(Value::Bool(!found.pos.is_empty())),
         RT_VALUE if ordered && !inverted => Some(values(
-            runs.iter()
-                .flat_map(|&(s, c)| sorted[s..s + c].iter().copied()),
+            found.runs.iter().flat_map(|&(s, c)| items[s..s + c].iter()),
         )),
-        RT_VALUE => Some(values(pos.iter().map(|&p| &items[p]))),
+        RT_VALUE => Some(values(found.pos.iter().map(|&p| &items[p]))),
         _ => return Err(OP_NOT_APPLICABLE),
     };
-    Ok((out, pos))
+    Ok((out, found.pos))
+}
+
+/// Index or rank lists of a map's keys (`by_key`) or values asked for; None for the answers
+/// that take elements once ([`super::select::result`] gives those) and when nothing is asked.
+pub fn in_map(
+    e: &Elems,
+    by_key: bool,
+    key_ordered: bool,
+    asked: &[Value],
+    rt: i64,
+) -> Option<Result<Answer, ResultCode>> {
+    let inverted = rt & RT_INVERTED != 0;
+    let rt = rt & !RT_INVERTED;
+    let by_rank = matches!(rt, RT_RANK | RT_REVERSE_RANK);
+    if asked.is_empty() || !(by_rank || matches!(rt, RT_INDEX | RT_REVERSE_INDEX)) {
+        return None;
+    }
+    let of = match (by_key, &e.keys) {
+        (true, Some(keys)) if !by_rank => keys,
+        (true, _) => return Some(Err(OP_NOT_APPLICABLE)),
+        (false, _) => &e.vals,
+    };
+    let per_value = if by_key { key_ordered } else { of.len() <= 1 };
+    let found = Found::new(of, by_key, per_value, asked, inverted);
+    let rev = matches!(rt, RT_REVERSE_INDEX | RT_REVERSE_RANK);
+    // Keys are stored in order: their indexes are their ranks.
+    let numbers = found.numbers(by_rank || by_key, rev);
+    Some(Ok((Some(ints(numbers)), found.pos)))
 }
 
 /// No value asked, inverted: a node takes the whole list as one run of indexes.
-fn everything(items: &[Value], rt: i64) -> Result<(Option<Value>, Vec<usize>), ResultCode> {
+fn everything(items: &[Value], rt: i64) -> Result<Answer, ResultCode> {
     let n = items.len();
     let out = match rt {
         RT_NONE => None,
@@ -97,31 +101,91 @@ fn everything(items: &[Value], rt: i64) -> Result<(Option<Value>, Vec<usize>), R
     Ok((out, (0..n).collect()))
 }
 
-/// Positions in rank order (ties in index order); an ordered list is its own rank order.
-fn rank_order(items: &[Value], ordered: bool) -> Vec<usize> {
-    let mut r: Vec<usize> = (0..items.len()).collect();
-    if !ordered {
-        r.sort_by(|&a, &b| items[a].cmp(&items[b]));
+/// What a value list finds in `of` (values in index order).
+struct Found {
+    n: usize,
+    per_value: bool,
+    inverted: bool,
+    /// Per value asked, in the order asked, the run of ranks it answers (count 0: none).
+    runs: Vec<Run>,
+    /// Per rank, whether it is selected (after inversion).
+    ranks: Vec<bool>,
+    /// Selected positions (after inversion), ascending.
+    pos: Vec<usize>,
+}
+
+impl Found {
+    fn new(of: &[&Value], sorted: bool, per_value: bool, asked: &[Value], inverted: bool) -> Self {
+        let n = of.len();
+        let by_rank = rank_order(of, sorted);
+        let in_order: Vec<&Value> = by_rank.iter().map(|&p| of[p]).collect();
+        let runs = if per_value {
+            asked.iter().map(|v| rank_run(&in_order, v)).collect()
+        } else {
+            last_of_equals(&in_order, asked)
+        };
+        let ranks = covered(&runs, n, inverted);
+        let mut chosen = vec![false; n];
+        for (rank, &p) in by_rank.iter().enumerate() {
+            chosen[p] = ranks[rank];
+        }
+        let pos = (0..n).filter(|&p| chosen[p]).collect();
+        Found {
+            n,
+            per_value,
+            inverted,
+            runs,
+            ranks,
+            pos,
+        }
+    }
+
+    /// An index list (`by_rank` false) or rank list, reversed numbers counted from the end.
+    fn numbers(&self, by_rank: bool, rev: bool) -> Vec<i64> {
+        let n = self.n;
+        let one = |i: usize| if rev { n - 1 - i } else { i } as i64;
+        match (self.per_value, self.inverted, by_rank) {
+            (true, false, _) => self.runs.iter().flat_map(|&r| run(r, n, rev)).collect(),
+            (false, false, true) => self
+                .runs
+                .iter()
+                .flat_map(|&(s, c)| s..s + c)
+                .map(one)
+                .collect(),
+            (false, true, true) => gaps(&self.ranks)
+                .into_iter()
+                .flat_map(|r| run(r, n, rev))
+                .collect(),
+            _ => self.pos.iter().map(|&p| one(p)).collect(),
+        }
+    }
+}
+
+/// Positions in rank order (ties in index order); values already sorted are their own order.
+fn rank_order(of: &[&Value], sorted: bool) -> Vec<usize> {
+    let mut r: Vec<usize> = (0..of.len()).collect();
+    if !sorted {
+        r.sort_by(|&a, &b| of[a].cmp(of[b]));
     }
     r
 }
 
-/// The ranks of `sorted` (values in rank order) equal to `v`.
-fn rank_run(sorted: &[&Value], v: &Value) -> Run {
-    let start = sorted.partition_point(|x| *x < v);
-    let end = start + sorted[start..].partition_point(|x| *x <= v);
+/// The ranks of `in_order` (values in rank order) equal to `v`.
+fn rank_run(in_order: &[&Value], v: &Value) -> Run {
+    let start = in_order.partition_point(|x| *x < v);
+    let end = start + in_order[start..].partition_point(|x| *x <= v);
     (start, end - start)
 }
 
 /// Per value asked, its run of ranks when it is the last value asked equal to it, else none.
-fn last_of_equals(sorted: &[&Value], asked: &[Value]) -> Vec<Run> {
+fn last_of_equals(in_order: &[&Value], asked: &[Value]) -> Vec<Run> {
     let mut order: Vec<usize> = (0..asked.len()).collect();
     order.sort_by(|&a, &b| asked[a].cmp(&asked[b]));
     let mut runs = vec![(0, 0); asked.len()];
     for (i, &at) in order.iter().enumerate() {
         let next = order.get(i + 1).map(|&b| asked[at].cmp(&asked[b]));
         if next != Some(Ordering::Equal) {
-            runs[at] = rank_run(sorted, &asked[at]);
+            runs[at] = rank_run(in_order, &asked[at]);
         }
     }
     runs
@@ -183,6 +247,7 @@ fn values<'a>(of: impl Iterator<Item = &'a Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Map;
 
     fn ints_of(v: &[i64]) -> Vec<Value> {
         v.iter().map(|&i| Value::Int(i)).collect()
@@ -251,6 +316,60 @@ mod tests {
         );
         let idx = get(&stored, false, &[1], RT_REVERSE_INDEX | RT_INVERTED);
         assert_eq!(idx, list(&[4, 2, 0]));
+    }
+
+    fn in_map(
+        entries: &[(i64, i64)],
+        by_key: bool,
+        ordered: bool,
+        asked: &[i64],
+        rt: i64,
+    ) -> Value {
+        let pairs = entries.iter().map(|&(k, v)| (Value::Int(k), Value::Int(v)));
+        let m = Map::new(u8::from(ordered), pairs.collect());
+        let (e, _) = Elems::map(&m);
+        let found = super::in_map(&e, by_key, ordered, &ints_of(asked), rt);
+        found.unwrap().unwrap().0.unwrap()
+    }
+
+    #[test]
+    fn a_key_ordered_map_answers_each_key_asked_an_unordered_one_the_last() {
+        let m = [(1, 0), (2, 0), (3, 0), (4, 0)];
+        assert_eq!(
+            in_map(&m, true, true, &[2, 1, 2], RT_INDEX),
+            ints(vec![1, 0, 1])
+        );
+        assert_eq!(
+            in_map(&m, true, false, &[2, 1, 2], RT_INDEX),
+            ints(vec![0, 1])
+        );
+        let rev = in_map(&m, true, true, &[1, 1], RT_REVERSE_INDEX | RT_INVERTED);
+        assert_eq!(rev, ints(vec![2, 1, 0]));
+        let gaps = in_map(&m, true, false, &[3], RT_REVERSE_INDEX | RT_INVERTED);
+        assert_eq!(gaps, ints(vec![2, 3, 0]));
+        let e = Map::new(0, vec![]);
+        let (e, _) = Elems::map(&e);
+        assert_eq!(
+            super::in_map(&e, true, false, &ints_of(&[1]), RT_RANK),
+            Some(Err(26))
+        );
+    }
+
+    #[test]
+    fn a_map_of_one_answers_each_value_asked() {
+        assert_eq!(
+            in_map(&[(5, 0)], false, false, &[0, 0], RT_INDEX),
+            ints(vec![0, 0])
+        );
+        let m = [(1, 1), (2, 0), (3, 1)];
+        assert_eq!(
+            in_map(&m, false, false, &[1, 0, 1], RT_RANK),
+            ints(vec![0, 1, 2])
+        );
+        assert_eq!(
+            in_map(&m, false, false, &[1, 0, 1], RT_INDEX),
+            ints(vec![0, 1, 2])
+        );
     }
 
     #[test]
