@@ -93,12 +93,10 @@ class Selection:
 
     ``pos`` is the order values come in; ``span`` says how index and rank lists are written:
     ``("index", start, count)`` / ``("rank", start, count)`` runs (ascending, reversed numbers
-    counted from the end), ``"listed"`` (ranks in the order of the values asked for),
-    ``"keys_listed"`` (a map's keys asked for: indexes in their order, ascending when inverted,
-    and no ranks) or ``"mask"`` (storage order). An inverted run that leaves a head or a tail
-    is answered as that run (``reducible``); other inverted selections come in storage order.
-    Inverted, a map writes index and rank lists run by run: all of them ascending when nothing
-    was selected, and the two runs around keys asked for that sit together.
+    counted from the end) or ``"mask"`` (storage order). An inverted run that leaves a head or
+    a tail is answered as that run (``reducible``); other inverted selections come in storage
+    order. Inverted, a map writes index and rank lists of everything (ascending) when nothing
+    was selected. Value and key lists are answered by ``_value_list_model``.
     """
 
     def __init__(
@@ -135,14 +133,7 @@ class Selection:
         rt &= ~INVERTED
         if inverted and self.single:
             raise ModelError(OP_NOT_APPLICABLE)
-        if self.span == "keys_listed" and rt in (RANK, REVERSE_RANK):
-            raise ModelError(OP_NOT_APPLICABLE)
-        run: tuple[int, int] | None = None
-        if inverted and self.keys is not None:
-            if not self.pos:
-                run = (0, 0)
-            elif self.span == "keys_listed" and max(self.pos) - min(self.pos) + 1 == len(self.pos):
-                run = (min(self.pos), len(self.pos))
+        everything = inverted and self.keys is not None and not self.pos
         sel = self
         if inverted and (reduced := self._reduced()) is not None:
             sel, inverted = reduced, False
@@ -152,7 +143,7 @@ class Selection:
             chosen = set(pos)
             pos = [p for p in range(n) if p not in chosen]
         mask = sorted(pos, key=lambda p: slot[p])
-        if inverted or sel.span in ("mask", "listed", "keys_listed"):
+        if inverted or sel.span == "mask":
             pos = mask
         ranks = {p: r for r, p in enumerate(rank_order(sel.vals))}
 
@@ -160,19 +151,13 @@ class Selection:
             return (items[0] if items else missing) if sel.single else items
 
         def numbers(kind: str, of: dict[int, int] | None, rev: bool) -> list[int]:
-            if run == (0, 0):
+            if everything:
                 return list(range(n))
-            if run is not None and kind == "index":
-                s, c = run
-                return [i for a, b in [(0, s), (s + c, n - s - c)] for i in _run(a, b, n, rev)]
             if isinstance(sel.span, tuple) and sel.span[0] == kind:
                 _, s, c = sel.span
                 runs = [(0, s), (s + c, n - s - c)] if inverted else [(s, c)]
                 return [i for a, b in runs for i in _run(a, b, n, rev)]
-            order = sel.pos if kind == "rank" and sel.span == "listed" and not inverted else mask
-            if kind == "index" and sel.span == "keys_listed":
-                order = sorted(mask) if inverted else sel.pos
-            return [n - 1 - (of[p] if of else p) if rev else (of[p] if of else p) for p in order]
+            return [n - 1 - (of[p] if of else p) if rev else (of[p] if of else p) for p in mask]
 
         if rt == NONE:
             out: Any = None
@@ -193,6 +178,28 @@ class Selection:
             assert sel.keys is not None
             out = [(sel.keys[p], sel.vals[p]) for p in pos]
         return out, pos
+
+
+class ValueListSelection(Selection):
+    """A get/remove by value list (or a map's key list), answered by ``_value_list_model``."""
+
+    def __init__(
+        self,
+        vals: list[Any],
+        asked: list[Any],
+        ordered: bool,
+        keys: list[Any] | None = None,
+        by_key: bool = False,
+    ) -> None:
+        super().__init__(vals, [], False, keys)
+        self.asked, self.ordered, self.by_key = asked, ordered, by_key
+
+    def result(self, rt: int) -> tuple[Any, list[int]]:
+        from . import _value_list_model as vl  # it builds on this module
+
+        if self.keys is None:
+            return vl.answer(self.vals, self.ordered, self.asked, rt)
+        return vl.map_answer(self.keys, self.vals, self.ordered, self.by_key, self.asked, rt)
 
 
 class ListModel:
@@ -282,13 +289,8 @@ class ListModel:
         return Selection(self.items, pos, False, span=("rank", below, len(pos)))
 
     def by_values(self, vs: list[Any]) -> Selection:
-        """Elements equal to any of ``vs``; ranks come in the order of ``vs``."""
-        pos: list[int] = []
-        for v in vs:
-            pos += [
-                p for p, x in enumerate(self.items) if order_key(x) == order_key(v) and p not in pos
-            ]
-        return Selection(self.items, pos, False, span="listed")
+        """Elements equal to any of ``vs`` (see ``_value_list_model``)."""
+        return ValueListSelection(self.items, vs, self.ordered)
 
     def by_index_range(self, i: int, count: int | None) -> Selection:
         r = index_range(i, count, len(self.items))
@@ -380,18 +382,10 @@ class MapModel:
         return self._sel([p for p, x in enumerate(keys) if order_key(x) == order_key(k)], True)
 
     def by_keys(self, ks: list[Any]) -> Selection:
-        sel = self._listed(self.keys(), ks)
-        sel.span = "keys_listed"
-        return sel
+        return ValueListSelection(self._vals(), ks, self.key_ordered, self.keys(), by_key=True)
 
     def by_values(self, vs: list[Any]) -> Selection:
-        return self._listed(self._vals(), vs)
-
-    def _listed(self, src: list[Any], wanted: list[Any]) -> Selection:
-        pos: list[int] = []
-        for w in wanted:
-            pos += [p for p, x in enumerate(src) if order_key(x) == order_key(w) and p not in pos]
-        return self._sel(pos, False, "listed")
+        return ValueListSelection(self._vals(), vs, self.key_ordered, self.keys())
 
     def by_key_range(self, begin: Any, end: Any) -> Selection:
         keys = self.keys()

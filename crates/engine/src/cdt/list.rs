@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use super::args::Args;
 use super::select::{self as s, Elems, Sel};
+use super::value_list;
 use crate::result::{ELEMENT_EXISTS, OP_NOT_APPLICABLE, PARAMETER_ERROR};
 use crate::value::{List, Value, ValueSet};
 use crate::ResultCode;
@@ -116,13 +117,14 @@ fn select(
     remove: bool,
 ) -> Result<Option<Value>, ResultCode> {
     let rt = a.int(0)?;
-    let (out, pos) = {
+    let (out, pos) = if get_code == 23 {
+        value_list::answer(&l.items, l.ordered(), &a.list(1)?.items, rt)?
+    } else {
         let e = Elems::list(&l.items, l.ordered());
         let sel: Sel = match get_code {
             19 => s::by_index(&e, a.int(1)?)?,
             21 => s::by_rank(&e, a.int(1)?)?,
             22 => s::by_value(&e, &a.val(1)?, false),
-            23 => s::by_value_list(&e, &a.list(1)?.items, false),
             24 => s::by_index_range(&e, a.int(1)?, a.opt_int(2)?),
             25 => s::by_interval(&e, &a.val(1)?, a.opt_val(2)?.as_ref(), false),
             26 => s::by_rank_range(&e, a.int(1)?, a.opt_int(2)?),

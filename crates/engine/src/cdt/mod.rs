@@ -10,6 +10,7 @@ pub mod list;
 pub mod map;
 pub mod path;
 pub mod select;
+mod value_list;
 
 use rmpv::Value as Mp;
 
