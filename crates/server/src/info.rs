@@ -11,6 +11,8 @@ mod answer;
 mod args;
 mod commands;
 mod config;
+mod latencies;
+mod logging;
 mod namespace;
 mod node;
 mod peers;
@@ -18,14 +20,15 @@ mod query_jobs;
 mod refusal;
 mod replicas;
 mod sindex;
+mod statistics;
 mod udf;
 
 pub use config::cluster_name_is_valid;
 
 use answer::answer;
 use args::{
-    each_namespace, flag, local_namespace, optional, optional_namespace, param, params, parse,
-    required,
+    atoi, each_namespace, flag, local_namespace, optional, optional_namespace, param, params,
+    parse, required,
 };
 use commands::{EE, EMBEDDED_ONLY, MAX_NAME, PRIV, SPECS};
 use refusal::{
@@ -40,7 +43,7 @@ use crate::Shared;
 /// Whether the console log sink writes lines of `context` at `level` (0 = CRITICAL, 1 =
 /// WARNING, ... as `log-set` names them).
 pub fn log_enabled(shared: &Shared, context: &str, level: u8) -> bool {
-    node::LOG_CONTEXTS
+    logging::LOG_CONTEXTS
         .iter()
         .position(|c| *c == context)
         .and_then(|i| config::log_levels(shared).get(i).copied())

@@ -7,8 +7,8 @@ use super::query_jobs::{job_id, job_show};
 use super::replicas::{replicas, replicas_cmd, replicas_master};
 use super::udf::{udf_get, udf_list, udf_put, udf_remove};
 use super::{
-    config, error, flag, local_namespace, namespace, node, optional_namespace, params, peers,
-    reply, required, sindex, unrecognized, BUILD, NOT_FOUND, PARAMETER,
+    config, error, flag, latencies, local_namespace, logging, namespace, node, optional_namespace,
+    params, peers, reply, required, sindex, statistics, unrecognized, BUILD, NOT_FOUND, PARAMETER,
 };
 use crate::store::N_PARTITIONS;
 use crate::Shared;
@@ -108,12 +108,12 @@ pub fn answer(cmd: &str, args: &str, shared: &Shared) -> String {
         // The agents are counted per connection by a real node's reaper every second; this
         // server keeps no such count.
         "user-agents" => String::new(),
-        "logs" => node::LOG_SINKS.into(),
-        "log" => node::log_levels(shared, args),
-        "log-set" | "set-log" => reply(node::log_set(shared, args)),
-        "log-message" => reply(node::log_message(args)),
-        "latencies" => reply(node::latencies(shared, args)),
-        "statistics" => node::statistics(shared),
+        "logs" => logging::LOG_SINKS.into(),
+        "log" => logging::log_levels(shared, args),
+        "log-set" | "set-log" => reply(logging::log_set(shared, args)),
+        "log-message" => reply(logging::log_message(args)),
+        "latencies" => reply(latencies::latencies(shared, args)),
+        "statistics" => statistics::statistics(shared),
         "get-stats" => reply(get_stats(args)),
         "get-config" | "config-get" => config::get(shared, args),
         "set-config" | "config-set" => reply(config::set(shared, args)),

@@ -122,9 +122,41 @@ pub fn each_namespace(
     }
 }
 
+/// A number as a node's `cf_str_atoi` reads it: an optional `-`, digits, and an optional
+/// `k`, `m` or `g` multiplier.
+pub fn atoi(s: &str) -> Option<i64> {
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    let mut value: i64 = if digits == 0 {
+        0
+    } else {
+        s[..digits].parse().ok()?
+    };
+    match &s[digits..] {
+        "" => {}
+        "k" | "K" => value *= 1024,
+        "m" | "M" => value *= 1024 * 1024,
+        "g" | "G" => value *= 1024 * 1024 * 1024,
+        _ => return None,
+    }
+    Some(if neg { -value } else { value })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn atoi_reads_as_a_node_reads() {
+        assert_eq!(atoi(""), Some(0));
+        assert_eq!(atoi("12"), Some(12));
+        assert_eq!(atoi("-3"), Some(-3));
+        assert_eq!(atoi("2k"), Some(2048));
+        assert_eq!(atoi("1x"), None);
+    }
 
     #[test]
     fn params_split() {

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::node::{atoi, LOG_CONTEXTS};
-use super::{error, param, params, required, ENTERPRISE_ONLY, PARAMETER};
+use super::logging::LOG_CONTEXTS;
+use super::{atoi, error, param, params, required, ENTERPRISE_ONLY, PARAMETER};
 use crate::Shared;
 
 /// What a node remembers beyond its configuration.
