@@ -298,6 +298,11 @@ class Batcher:
         n = len(waiting)
         split = not tick.in_flight and n >= SPLIT_FROM
         requests = max(-(-n // self._max), 2 if split else 1)
+        loop = tick.loop() if tick.loop is not None else None
+        if requests > 1 and loop is not None:
+            # A callback waiting on the loop: the first request must not poll for its reply
+            # (exec/completion/on_loop.rs) before the next one is sent.
+            loop.call_soon(_nothing)
         step = -(-n // requests) if n else 1
         for i in range(0, n, step):
             self._send(tick, waiting[i : i + step])
