@@ -11,7 +11,8 @@ leaves the others alone. A lone or sequential call is never delayed. Calls with 
 
 Calls also wait for an answer, and go out with the calls its callers make next (every answer
 schedules a flush once they have run), while ``MOST_IN_FLIGHT`` batch requests are unanswered,
-or one is and fewer than ``HOLD_BELOW`` calls wait; ``max_keys`` waiting calls always go out.
+or one is and fewer than ``HOLD_BELOW`` calls wait; ``max_keys`` waiting calls always go out,
+and calls held at one answer go at the next (writes held behind a steady stream of reads).
 Without this, a caller answered alone sends its next call alone, and its next, and callers out
 of step go on in small groups: depending on how replies happened to be read, a run at 50 calls
 in flight went out in requests of 25-50 rows or mostly one request per call. For the same
@@ -81,6 +82,7 @@ class _Tick:
     __slots__ = (
         "armed",
         "flush",
+        "held",
         "in_flight",
         "loop",
         "reads",
@@ -106,6 +108,7 @@ class _Tick:
         self.armed = False
         self.unscheduled = False  # armed by a lone call whose flush is not scheduled yet
         self.in_flight = 0  # batch requests sent and not answered yet (lone calls: not counted)
+        self.held = [False, False]  # reads, writes: held at the last answer
         self.reads: list[Waiter] = []
         self.writes: list[Waiter] = []
 
@@ -267,8 +270,8 @@ class Batcher:
         tick.armed = False
         if release:
             tick.releasing = None
-        hold_reads = self._holds(tick, len(tick.reads), release)
-        hold_writes = self._holds(tick, len(tick.writes), release)
+        hold_reads = self._holds(tick, 0, len(tick.reads), release)
+        hold_writes = self._holds(tick, 1, len(tick.writes), release)
         sent = False
         if tick.reads and not hold_reads:
             waiting, tick.reads = tick.reads, []
@@ -280,11 +283,17 @@ class Batcher:
             # The requests go out now, not at the completer's own flush an iteration later.
             tick.flush()
 
-    def _holds(self, tick: _Tick, waiting: int, release: bool) -> bool:
-        """Whether ``waiting`` calls wait for an answer rather than go out now."""
-        if not tick.in_flight or waiting >= self._max:
-            return False
-        return tick.in_flight >= MOST_IN_FLIGHT or (not release and waiting < HOLD_BELOW)
+    def _holds(self, tick: _Tick, kind: int, waiting: int, release: bool) -> bool:
+        """Whether ``waiting`` calls of ``kind`` (0 reads, 1 writes) wait for an answer."""
+        hold = (
+            0 < waiting < self._max
+            and tick.in_flight > 0
+            and (tick.in_flight >= MOST_IN_FLIGHT or (not release and waiting < HOLD_BELOW))
+        )
+        if release:
+            hold = hold and not tick.held[kind]
+            tick.held[kind] = hold
+        return hold
 
     def _send_all(self, tick: _Tick, waiting: list[Waiter]) -> bool:
         """Send ``waiting`` in requests; False if none is left.
