@@ -20,6 +20,7 @@
 
 pub mod arrow_batch;
 pub mod arrow_stream;
+pub mod background;
 pub mod batch;
 pub mod batch_rows;
 pub mod batch_wire;
