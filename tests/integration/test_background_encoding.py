@@ -39,7 +39,10 @@ UDF = (MODULE, "bump", ["n", 7, [1, "two"], {"k": 3}])
 CHAINS: dict[str, list[Any]] = {
     "scalar": [("write", "a", 1), ("add", "n", 5), ("append", "s", "x"), ("prepend", "s", "y")],
     "list": [("list_append", "l", None, (0, 0), 7), ("list_sort", "l", None, 0)],
-    "map": [("map_put", "m", None, (0, 0), "k", 5), ("map_increment_value", "m", None, (0, 0), "j", 2)],
+    "map": [
+        ("map_put", "m", None, (0, 0), "k", 5),
+        ("map_increment_value", "m", None, (0, 0), "j", 2),
+    ],
     "expression": [("exp_write", "b", ("num_mul", ("int_bin", "n"), ("int_val", 10)), 0)],
     "touch": [("touch", None)],
 }

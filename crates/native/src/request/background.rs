@@ -170,7 +170,18 @@ pub async fn start(
         .map(|node| on_node(pool, node, &request, until, job));
     // Every node is asked even when one refuses: those that took the job on run it.
     let answers = futures::future::join_all(sent).await;
+    let took: Vec<&str> = nodes
+        .iter()
+        .zip(&answers)
+        .filter(|(_, a)| a.is_ok())
+        .map(|(node, _)| node.name())
+        .collect();
     match answers.into_iter().find_map(Result::err) {
+        Some(Failure::Coded(code, message)) if !took.is_empty() => {
+            let took = took.join(", ");
+            let message = format!("{message} (task {task_id} runs on node(s) {took})");
+            Err(Failure::Coded(code, message))
+        }
         Some(f) => Err(f),
         None => Ok(task_id),
     }
@@ -220,12 +231,19 @@ async fn on_node(
         }
     };
     let answer = match until {
-        Some(at) => tokio::time::timeout_at(at, answered).await.ok().flatten(),
+        Some(at) => tokio::time::timeout_at(at, answered).await.map_err(|_| {
+            let message = format!(
+                "{}: node {} did not answer before the deadline; it may have taken the job on",
+                job.about(),
+                node.name()
+            );
+            Failure::Coded(9, message)
+        })?,
         None => answered.await,
     };
     let Some((outcome, whole)) = answer else {
         return Err(unreachable(
-            "the connection was lost before it answered".into(),
+            "the connection was lost before it answered; it may have taken the job on".into(),
         ));
     };
     if whole {
