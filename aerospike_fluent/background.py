@@ -1,7 +1,8 @@
 """Background queries: operations or a record UDF applied on the servers.
 
 Every node applies them to each record the query selects; a task reports progress. Mirrors
-``crates/native/src/crate_calls/background.rs``.
+``crates/native/src/request/background.rs`` (the request) and
+``crates/native/src/crate_calls/background.rs`` (the task).
 
 Example:
     >>> task = await users.query().where("$.age > 60").background().add("discount", 5).execute()

@@ -1,5 +1,7 @@
 //! Background queries: the server applies operations or a record UDF to every record a query
-//! selects, on every node, and reports progress through a task.
+//! selects, on every node, and reports progress through a task. The job is sent by
+//! `request::background` (here only the crate's road for a client without wire connections);
+//! its task reads `query-show` from every node through the crate's info calls.
 
 use std::sync::Arc;
 
