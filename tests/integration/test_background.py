@@ -63,9 +63,7 @@ CRATE_ROAD = pytest.mark.skipif(
 
 
 @CRATE_ROAD
-async def test_an_unknown_namespace_is_named_before_any_node_is_asked(
-    fl: Flavor, set_name: str
-) -> None:
+async def test_an_unknown_namespace_is_named(fl: Flavor, set_name: str) -> None:
     q = fl.db.namespace("no_such_ns").set(set_name).query()
     with pytest.raises(errors.NamespaceNotFoundError) as raised:
         await fl.run(q.background().add("n", 1).execute())

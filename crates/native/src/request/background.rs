@@ -35,7 +35,7 @@ const OK: u8 = 0;
 /// A node without the set answers this: nothing to do there, not a failure.
 const KEY_NOT_FOUND: u8 = 2;
 const PARAMETER_ERROR: u8 = 4;
-const NAMESPACE_NOT_FOUND: i32 = 20;
+const NAMESPACE_NOT_FOUND: u8 = 20;
 const UDF_FAILED: u8 = 100;
 const INDEX_NOT_FOUND: u8 = 201;
 
@@ -146,14 +146,14 @@ pub async fn start(
     filter: Option<&[u8]>,
     job: &Job,
 ) -> Result<u64, Failure> {
-    let table = pool.table(client, &job.namespace).await;
-    if table.map.lacks_namespace() {
+    // The table the client has, if any: fetching one would cost more than the job's start.
+    if pool.lacks_namespace(&job.namespace) {
         let message = format!(
             "{}: namespace {:?} is not served by any node of the cluster",
             job.about(),
             job.namespace
         );
-        return Err(Failure::Coded(NAMESPACE_NOT_FOUND, message));
+        return Err(Failure::Coded(NAMESPACE_NOT_FOUND.into(), message));
     }
     let nodes: Vec<Arc<Node>> = client.nodes().iter().map(|n| Node::of(n)).collect();
     if nodes.is_empty() {
@@ -280,6 +280,10 @@ fn refused(job: &Job, node: &Node, code: u8) -> Failure {
             "{about}: no secondary index for {} (node {node} answered error {code}): create \
              one first",
             index.about
+        ),
+        (NAMESPACE_NOT_FOUND, _, _) => format!(
+            "{about}: namespace {:?} is not served by node {node} (error {code})",
+            job.namespace
         ),
         (UDF_FAILED, _, Work::Udf { module, .. }) => format!(
             "{about}: node {node} could not start the UDF (error {code}): is module {module:?} \
