@@ -320,7 +320,7 @@ mod tests {
         // ns, set, socket timeout, task id, udf op, package, function, args
         assert_eq!(u16::from_be_bytes([b[26], b[27]]), 8);
         assert_eq!(u16::from_be_bytes([b[28], b[29]]), 0);
-        assert!(b.ends_with(&[0, 0, 0, 2, FIELD_UDF_ARGS, 0x91, 1]));
+        assert!(b.ends_with(&[0, 0, 0, 3, FIELD_UDF_ARGS, 0x91, 1]));
         let op = [0, 0, 0, 2, FIELD_UDF_OP, UDF_BACKGROUND];
         assert!(b.windows(op.len()).any(|w| w == op));
         assert_eq!(b[10], 1, "a write");
