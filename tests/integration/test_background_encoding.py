@@ -67,6 +67,11 @@ def normalized(msg: bytes | str) -> bytes | str:
     return bytes(out + msg[at:])
 
 
+def wire_bytes_sent(client: n.Client) -> int:
+    """What the client's own connections sent (the crate's are not counted)."""
+    return sum(node["bytes_sent"] for node in client.metrics()["nodes"])
+
+
 class Pair(ClientPair):
     """The two clients, each starting one background query at a time."""
 
@@ -82,11 +87,14 @@ class Pair(ClientPair):
         """The request sent to the node, or the name of the error that kept it from leaving."""
         self.rec.take()
         refused = "nothing sent"
+        before = wire_bytes_sent(client)
         try:
             task = client.query_background_blocking(NS, set_name, index, policy, ops, udf)
             task.wait_blocking(30)
         except n.AerospikeError as e:
             refused = type(e).__name__  # a server's refusal still leaves the request to compare
+        on_wire = wire_bytes_sent(client) > before
+        assert on_wire == (client is self.wire), "a client took the other road"
         sent = self.rec.take()
         assert len(sent) <= 1, "one node, one request"
         return sent[-1] if sent else refused

@@ -28,8 +28,9 @@ pub struct Spec {
     job: Job,
     /// The index condition as the crate's filter, for its road.
     filter: Option<aerospike::query::Filter>,
-    /// The ops as the crate's operations, for its road (`None`: the SDK's road).
-    crate_ops: Option<Vec<aerospike::operations::Operation>>,
+    /// The SDK's road serves it; else the crate's, with the ops as its operations.
+    wire: bool,
+    crate_ops: Vec<aerospike::operations::Operation>,
 }
 
 /// Check a background query's arguments: exactly one of `ops` (operation tuples, all of them
@@ -49,7 +50,7 @@ pub fn parse(
         }
         None => (None, None),
     };
-    let mut crate_ops = None;
+    let mut crate_ops = Vec::new();
     let work = match (ops.filter(|o| !o.is_none()), udf.filter(|u| !u.is_none())) {
         (Some(ops), None) => {
             if ops.len().is_ok_and(|n| n == 0) {
@@ -63,7 +64,7 @@ pub fn parse(
                 ));
             }
             if !wire {
-                crate_ops = Some(to_ops(ops)?.ops);
+                crate_ops = to_ops(ops)?.ops;
             }
             Work::Ops(encoded)
         }
@@ -93,6 +94,7 @@ pub fn parse(
     Ok(Spec {
         job,
         filter,
+        wire,
         crate_ops,
     })
 }
@@ -105,19 +107,18 @@ pub async fn start(
     spec: Spec,
 ) -> OpResult<TaskOut> {
     let scan = spec.job.index.is_none();
-    let task_id = match spec.crate_ops {
-        None => {
-            let filter = match &p.write.base_policy.filter_expression {
-                Some(e) => Some(expression_bytes(e).map_err(|why| {
-                    Failure::Coded(4, format!("the filter expression cannot be sent: {why}"))
-                })?),
-                None => None,
-            };
-            let (client, pool) = (&i.client, &i.worker_wire);
-            crate::request::background::start(client, pool, &p.write, filter.as_deref(), &spec.job)
-                .await?
-        }
-        Some(ops) => on_crate(&i.client, &p, spec.job, spec.filter, ops).await?,
+    let task_id = if spec.wire {
+        let filter = match &p.write.base_policy.filter_expression {
+            Some(e) => Some(expression_bytes(e).map_err(|why| {
+                Failure::Coded(4, format!("the filter expression cannot be sent: {why}"))
+            })?),
+            None => None,
+        };
+        let (client, pool) = (&i.client, &i.worker_wire);
+        crate::request::background::start(client, pool, &p.write, filter.as_deref(), &spec.job)
+            .await?
+    } else {
+        on_crate(&i.client, &p, spec.job, spec.filter, spec.crate_ops).await?
     };
     Ok(TaskOut(BackgroundTask {
         task_id,
