@@ -138,3 +138,22 @@ async def _readable(fl: Flavor, s: Any, count: int) -> list[int]:
         if record is not None:  # None: its partition moved to a node that has no copy
             out.append(record["n"])
     return out
+
+
+async def test_a_client_without_wire_connections_runs_background_jobs_through_the_crate(
+    fl: Flavor, seeds: str, set_name: str
+) -> None:
+    module = f"{set_name}.lua"
+    await fl.run(fl.db.udf_register(BUMP, name=module))
+    # Under 8 connections per node the client keeps none of its own: the crate serves all.
+    async with fl.connect(seeds, max_conns_per_node=4) as db:
+        s = db.namespace("test").set(set_name)
+        await fl.run(s.put_many({i: {"n": i} for i in range(10)}))
+        ops = await fl.run(s.query().where("$.n >= 5").background().add("n", 100).execute())
+        assert await fl.run(ops.wait(timeout=30)) == "complete"
+        udf = await fl.run(s.query().background_udf(set_name, "bump", "n", 1000))
+        assert await fl.run(udf.wait(timeout=30)) == "complete"
+        assert sum(node.bytes_sent for node in db.metrics().nodes) == 0
+        found = sorted(r["n"] for r in await fl.run(s.query().collect()))
+    assert found == [*range(1000, 1005), *range(1105, 1110)]
+    await fl.run(fl.db.udf_remove(module))
