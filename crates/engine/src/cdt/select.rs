@@ -5,6 +5,7 @@
 //! Result order follows a real server: values in the order its algorithm yields them (index
 //! order for masks, rank order for rank ranges), index and rank lists as it builds them.
 
+use super::rank_heap;
 use crate::result::OP_NOT_APPLICABLE;
 use crate::value::{Map, Value, ValueSet};
 use crate::ResultCode;
@@ -182,8 +183,15 @@ fn index_run(e: &Elems, index: i64, count: u64) -> Sel {
 }
 
 pub fn by_rank(e: &Elems, rank: i64) -> Result<Sel, ResultCode> {
-    let p = one_index(rank, e.len()).ok_or(OP_NOT_APPLICABLE)?;
-    Ok(Sel::one(vec![e.rank_order()[p]]))
+    let r = one_index(rank, e.len()).ok_or(OP_NOT_APPLICABLE)?;
+    let p = if e.unordered_list() {
+        rank_heap::rank_run(&e.vals, r, 1)[0]
+    } else {
+        e.rank_order()[r]
+    };
+    let mut sel = Sel::one(vec![p]);
+    sel.span = Span::Rank(r, 1);
+    Ok(sel)
 }
 
 pub fn by_rank_range(e: &Elems, rank: i64, count: Option<i64>) -> Sel {
@@ -196,12 +204,11 @@ fn rank_run(e: &Elems, rank: i64, count: u64) -> Sel {
     }
     let n = e.len();
     let (s, c) = span(rank, count, n);
-    let mut pos = e.rank_order()[s..s + c].to_vec();
-    // A server picks an unordered list's rank range with a heap: from the low end (ranks
-    // nearer the start than the end) it hands the values out highest rank first.
-    if e.unordered_list() && s <= n - s - c {
-        pos.reverse();
-    }
+    let pos = if e.unordered_list() {
+        rank_heap::rank_run(&e.vals, s, c)
+    } else {
+        e.rank_order()[s..s + c].to_vec()
+    };
     let mut sel = Sel::many(pos);
     sel.span = Span::Rank(s, c);
     sel.reducible = e.keys.is_some();
@@ -371,9 +378,17 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
         inverted || matches!(sel.span, Span::Mask | Span::Listed | Span::KeysListed);
     let pos = if in_mask_order { mask.clone() } else { pos };
     let ranks = || {
+        let order = e.rank_order();
         let mut r = vec![0usize; n];
-        for (rank, &p) in e.rank_order().iter().enumerate() {
-            r[p] = rank;
+        for (rank, &p) in order.iter().enumerate() {
+            // An unordered list ranks an element by the values below it: equal ones share
+            // their lowest rank.
+            let tied = rank > 0 && e.vals[order[rank - 1]] == e.vals[p];
+            r[p] = if e.unordered_list() && tied {
+                r[order[rank - 1]]
+            } else {
+                rank
+            };
         }
         r
     };
@@ -411,6 +426,12 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
             Some(ints(match sel.span {
                 _ if everything => run_list(0, n, n, false, rev),
                 Span::Rank(s, c) => run_list(s, c, n, inverted, rev),
+                // An ordered list's index run is its run of ranks; so is a whole list.
+                Span::Index(s, c)
+                    if e.ordered_list || (e.unordered_list() && c == n && !inverted) =>
+                {
+                    run_list(s, c, n, inverted, rev)
+                }
                 _ => {
                     let r = ranks();
                     mask.iter()
