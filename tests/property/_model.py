@@ -116,6 +116,8 @@ class Selection:
         self.span, self.storage, self.redo = span, storage, redo
         # True / False for an ordered / unordered list (set by ``ListModel.select``), None a map
         self.list_order: bool | None = None
+        # a map's rank range: index lists come in rank order (inverted: in index order)
+        self.indexes_by_rank = False
 
     def _reduced(self) -> Selection | None:
         if self.redo is None or not isinstance(self.span, tuple):
@@ -169,6 +171,9 @@ class Selection:
             return (items[0] if items else missing) if sel.single else items
 
         def numbers(kind: str, of: dict[int, int] | None, rev: bool) -> list[int]:
+            if kind == "index" and sel.indexes_by_rank and not inverted:
+                chosen = set(pos)
+                return [n - 1 - p if rev else p for p in rank_order(sel.vals) if p in chosen]
             if everything:
                 return list(range(n))
             if isinstance(sel.span, tuple) and sel.span[0] in (kind, sel._rank_run_kind(kind)):
@@ -447,7 +452,9 @@ class MapModel:
         order = rank_order(self._vals())
         span = index_range(r, count, len(order))
         redo = lambda s, c: self.by_rank_range(s, c)  # noqa: E731
-        return self._sel([order[k] for k in span], False, ("rank", span.start, len(span)), redo)
+        sel = self._sel([order[k] for k in span], False, ("rank", span.start, len(span)), redo)
+        sel.indexes_by_rank = True
+        return sel
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:
         vals = self._vals()

@@ -144,6 +144,8 @@ pub struct Sel {
     span: Span,
     /// An inverted run that leaves one run (a head or a tail) is answered as that run.
     reducible: bool,
+    /// A map's rank range: its index lists come in rank order (inverted: in index order).
+    index_by_rank: bool,
 }
 
 impl Sel {
@@ -153,6 +155,7 @@ impl Sel {
             single: false,
             span: Span::Mask,
             reducible: false,
+            index_by_rank: false,
         }
     }
     pub fn one(pos: Vec<usize>) -> Self {
@@ -161,6 +164,7 @@ impl Sel {
             single: true,
             span: Span::Mask,
             reducible: false,
+            index_by_rank: false,
         }
     }
 }
@@ -212,6 +216,7 @@ fn rank_run(e: &Elems, rank: i64, count: u64) -> Sel {
     let mut sel = Sel::many(pos);
     sel.span = Span::Rank(s, c);
     sel.reducible = e.keys.is_some();
+    sel.index_by_rank = e.keys.is_some();
     sel
 }
 
@@ -416,6 +421,14 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
             let rev = rt == RT_REVERSE_INDEX;
             let index = |p: usize| if rev { n - 1 - p } else { p } as i64;
             Some(ints(match sel.span {
+                _ if sel.index_by_rank && !inverted => {
+                    let mut chosen = vec![false; n];
+                    for &p in &pos {
+                        chosen[p] = true;
+                    }
+                    let order = e.rank_order().into_iter();
+                    order.filter(|&p| chosen[p]).map(index).collect()
+                }
                 _ if everything => run_list(0, n, n, false, rev),
                 Span::Index(s, c) => run_list(s, c, n, inverted, rev),
                 _ => mask.iter().map(|&p| index(p)).collect(),
