@@ -116,8 +116,8 @@ class Selection:
         self.span, self.storage, self.redo = span, storage, redo
         # True / False for an ordered / unordered list (set by ``ListModel.select``), None a map
         self.list_order: bool | None = None
-        # a map's rank range: index lists come in rank order (inverted: in index order)
-        self.indexes_by_rank = False
+        # picked as a rank range: a map lists its indexes in rank order (inverted: index order)
+        self.rank_range = False
 
     def _reduced(self) -> Selection | None:
         if self.redo is None or not isinstance(self.span, tuple):
@@ -171,7 +171,7 @@ class Selection:
             return (items[0] if items else missing) if sel.single else items
 
         def numbers(kind: str, of: dict[int, int] | None, rev: bool) -> list[int]:
-            if kind == "index" and sel.indexes_by_rank and not inverted:
+            if kind == "index" and sel.rank_range and sel.keys is not None and not inverted:
                 chosen = set(pos)
                 return [n - 1 - p if rev else p for p in rank_order(sel.vals) if p in chosen]
             if everything:
@@ -191,7 +191,11 @@ class Selection:
         elif rt == COUNT:
             out = len(pos)
         elif rt == EXISTS:
-            out = bool(pos)
+            # inverted, an unordered list's value or rank run answers whether nothing was
+            # selected (a rank range leaving nothing answers false)
+            run = isinstance(sel.span, tuple) and sel.span[0] == "rank"
+            quirk = inverted and sel.list_order is False and run
+            out = (not sel.pos and not (sel.rank_range and not pos)) if quirk else bool(pos)
         elif rt == VALUE:
             out = many([sel.vals[p] for p in pos])
         elif rt == KEY:
@@ -345,7 +349,9 @@ class ListModel:
             return self.by_index_range(r, count)
         span = index_range(r, count, len(self.items))
         pos = rank_run(self.items, span.start, len(span), order_key)
-        return Selection(self.items, pos, False, span=("rank", span.start, len(span)))
+        sel = Selection(self.items, pos, False, span=("rank", span.start, len(span)))
+        sel.rank_range = True
+        return sel
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:
         if self.ordered:
@@ -453,7 +459,7 @@ class MapModel:
         span = index_range(r, count, len(order))
         redo = lambda s, c: self.by_rank_range(s, c)  # noqa: E731
         sel = self._sel([order[k] for k in span], False, ("rank", span.start, len(span)), redo)
-        sel.indexes_by_rank = True
+        sel.rank_range = True
         return sel
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:

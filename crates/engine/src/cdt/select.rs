@@ -144,8 +144,8 @@ pub struct Sel {
     span: Span,
     /// An inverted run that leaves one run (a head or a tail) is answered as that run.
     reducible: bool,
-    /// A map's rank range: its index lists come in rank order (inverted: in index order).
-    index_by_rank: bool,
+    /// Picked as a run of ranks (a rank range): a map lists its indexes in rank order.
+    rank_range: bool,
 }
 
 impl Sel {
@@ -155,7 +155,7 @@ impl Sel {
             single: false,
             span: Span::Mask,
             reducible: false,
-            index_by_rank: false,
+            rank_range: false,
         }
     }
     pub fn one(pos: Vec<usize>) -> Self {
@@ -164,7 +164,7 @@ impl Sel {
             single: true,
             span: Span::Mask,
             reducible: false,
-            index_by_rank: false,
+            rank_range: false,
         }
     }
 }
@@ -216,7 +216,7 @@ fn rank_run(e: &Elems, rank: i64, count: u64) -> Sel {
     let mut sel = Sel::many(pos);
     sel.span = Span::Rank(s, c);
     sel.reducible = e.keys.is_some();
-    sel.index_by_rank = e.keys.is_some();
+    sel.rank_range = true;
     sel
 }
 
@@ -421,7 +421,7 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
             let rev = rt == RT_REVERSE_INDEX;
             let index = |p: usize| if rev { n - 1 - p } else { p } as i64;
             Some(ints(match sel.span {
-                _ if sel.index_by_rank && !inverted => {
+                _ if sel.rank_range && e.keys.is_some() && !inverted => {
                     let mut chosen = vec![false; n];
                     for &p in &pos {
                         chosen[p] = true;
@@ -454,6 +454,12 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
             }))
         }
         RT_COUNT => Some(Value::Int(pos.len() as i64)),
+        // Inverted, an unordered list's value or rank run answers whether nothing was selected
+        // (a rank range leaving nothing answers false).
+        RT_EXISTS if inverted && e.unordered_list() && matches!(sel.span, Span::Rank(..)) => {
+            let left_nothing = sel.rank_range && pos.is_empty();
+            Some(Value::Bool(sel.pos.is_empty() && !left_nothing))
+        }
         RT_EXISTS => Some(Value::Bool(!pos.is_empty())),
         RT_VALUE => Some(vals(&e.vals)),
         RT_KEY => Some(vals(e.keys.as_ref().ok_or(OP_NOT_APPLICABLE)?)),
