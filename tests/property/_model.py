@@ -5,13 +5,16 @@ floats by value, strings and bytes bytewise, lists element by element then by le
 be negative (from the end); a single-element index or rank out of range fails with
 OP_NOT_APPLICABLE (26); ranges are clamped; a value range ending at nil is unbounded above.
 Every map, unordered ones included, is stored in key order (as a real node stores it), so map
-indexes and storage both follow key order; ranks follow value order (ties in key order); list
-ranks tie in index order. Insert/set beyond the end of an unordered list pads with nil.
+indexes and storage both follow key order; ranks follow value order (ties in key order); an
+ordered list's ranks tie in index order, an unordered list's ranks are picked by a heap
+(``_rank_heap``). Insert/set beyond the end of an unordered list pads with nil.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from ._rank_heap import rank_run
 
 OP_NOT_APPLICABLE = 26
 PARAMETER_ERROR = 4
@@ -111,6 +114,10 @@ class Selection:
     ) -> None:
         self.vals, self.pos, self.single, self.keys = vals, pos, single, keys
         self.span, self.storage, self.redo = span, storage, redo
+        # True / False for an ordered / unordered list (set by ``ListModel.select``), None a map
+        self.list_order: bool | None = None
+        # picked as a rank range: a map lists its indexes in rank order (inverted: index order)
+        self.rank_range = False
 
     def _reduced(self) -> Selection | None:
         if self.redo is None or not isinstance(self.span, tuple):
@@ -124,7 +131,17 @@ class Selection:
             s, c = 0, s
         else:
             return None
-        return self.redo(s, c)  # type: ignore[no-any-return]
+        reduced: Selection = self.redo(s, c)
+        reduced.list_order = self.list_order
+        return reduced
+
+    def _rank_run_kind(self, kind: str) -> str:
+        """``"index"`` when an index run is also the run of ranks: on an ordered list, and on
+        an unordered list selected whole."""
+        whole = isinstance(self.span, tuple) and self.span[1:] == (0, len(self.vals))
+        if kind == "rank" and (self.list_order or (self.list_order is False and whole)):
+            return "index"
+        return kind
 
     def result(self, rt: int) -> tuple[Any, list[int]]:
         """The op's result for return type ``rt`` and the final positions."""
@@ -146,14 +163,20 @@ class Selection:
         if inverted or sel.span == "mask":
             pos = mask
         ranks = {p: r for r, p in enumerate(rank_order(sel.vals))}
+        if sel.list_order is False:  # equal values share their lowest rank
+            keys = [order_key(v) for v in sel.vals]
+            ranks = {p: sum(x < k for x in keys) for p, k in enumerate(keys)}
 
         def many(items: list[Any], missing: Any = None) -> Any:
             return (items[0] if items else missing) if sel.single else items
 
         def numbers(kind: str, of: dict[int, int] | None, rev: bool) -> list[int]:
+            if kind == "index" and sel.rank_range and sel.keys is not None and not inverted:
+                chosen = set(pos)
+                return [n - 1 - p if rev else p for p in rank_order(sel.vals) if p in chosen]
             if everything:
                 return list(range(n))
-            if isinstance(sel.span, tuple) and sel.span[0] == kind:
+            if isinstance(sel.span, tuple) and sel.span[0] in (kind, sel._rank_run_kind(kind)):
                 _, s, c = sel.span
                 runs = [(0, s), (s + c, n - s - c)] if inverted else [(s, c)]
                 return [i for a, b in runs for i in _run(a, b, n, rev)]
@@ -168,7 +191,11 @@ class Selection:
         elif rt == COUNT:
             out = len(pos)
         elif rt == EXISTS:
-            out = bool(pos)
+            # inverted, an unordered list's value or rank run answers whether nothing was
+            # selected (a rank range leaving nothing answers false)
+            run = isinstance(sel.span, tuple) and sel.span[0] == "rank"
+            quirk = inverted and sel.list_order is False and run
+            out = (not sel.pos and not (sel.rank_range and not pos)) if quirk else bool(pos)
         elif rt == VALUE:
             out = many([sel.vals[p] for p in pos])
         elif rt == KEY:
@@ -242,15 +269,22 @@ class ListModel:
         self.items[at] = v
 
     def increment(self, i: int, delta: int) -> Any:
-        """Add ``delta`` to the number at ``i`` (missing counts as 0); returns the new value."""
+        """Add ``delta`` to the number at ``i``; returns the new value. Past the end the delta
+        is stored (an ordered list adds it only just past the end); any element but a number,
+        nil included, is refused."""
         n = len(self.items)
         at = n + i if i < 0 else i
-        if at < 0 or (self.ordered and at >= n):
+        if at < 0 or (self.ordered and at > n):
             raise ModelError(OP_NOT_APPLICABLE)
-        cur = self.items[at] if at < n else None
-        new = delta if cur is None else cur + delta
+        if at < n:
+            cur = self.items[at]
+            if isinstance(cur, bool) or not isinstance(cur, int | float):
+                raise ModelError(PARAMETER_ERROR)
+            new = cur + delta
+        else:
+            new = delta
         if self.ordered:
-            del self.items[at]
+            del self.items[at : at + 1]
             self._add(new)
         else:
             self.items.extend([None] * (at + 1 - n))
@@ -278,7 +312,11 @@ class ListModel:
         return Selection(self.items, [one_index(i, len(self.items))], True)
 
     def by_rank(self, r: int) -> Selection:
-        return Selection(self.items, [rank_order(self.items)[one_index(r, len(self.items))]], True)
+        rank = one_index(r, len(self.items))
+        if self.ordered:
+            return Selection(self.items, [rank], True, span=("rank", rank, 1))
+        pos = rank_run(self.items, rank, 1, order_key)
+        return Selection(self.items, pos, True, span=("rank", rank, 1))
 
     def by_value(self, v: Any) -> Selection:
         k = order_key(v)
@@ -295,7 +333,13 @@ class ListModel:
     def by_index_range(self, i: int, count: int | None) -> Selection:
         r = index_range(i, count, len(self.items))
         run = ("index", r.start, len(r))
-        return Selection(self.items, list(r), False, span=run, redo=self._index_run)
+        return Selection(
+            self.items,
+            list(r),
+            False,
+            span=run,
+            redo=self._index_run,
+        )
 
     def _index_run(self, s: int, c: int) -> Selection:
         return self.by_index_range(s, c)
@@ -303,13 +347,11 @@ class ListModel:
     def by_rank_range(self, r: int, count: int | None) -> Selection:
         if self.ordered:
             return self.by_index_range(r, count)
-        n = len(self.items)
-        span = index_range(r, count, n)
-        pos = [rank_order(self.items)[k] for k in span]
-        # an unordered list's low ranks come highest first (a server picks them with a heap)
-        if span.start <= n - span.start - len(span):
-            pos.reverse()
-        return Selection(self.items, pos, False, span=("rank", span.start, len(span)))
+        span = index_range(r, count, len(self.items))
+        pos = rank_run(self.items, span.start, len(span), order_key)
+        sel = Selection(self.items, pos, False, span=("rank", span.start, len(span)))
+        sel.rank_range = True
+        return sel
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:
         if self.ordered:
@@ -329,6 +371,7 @@ class ListModel:
 
     def select(self, sel: Selection, rt: int, remove: bool) -> Any:
         """Apply a get/remove selection."""
+        sel.list_order = self.ordered
         out, pos = sel.result(rt)
         if remove:
             gone = set(pos)
@@ -415,7 +458,9 @@ class MapModel:
         order = rank_order(self._vals())
         span = index_range(r, count, len(order))
         redo = lambda s, c: self.by_rank_range(s, c)  # noqa: E731
-        return self._sel([order[k] for k in span], False, ("rank", span.start, len(span)), redo)
+        sel = self._sel([order[k] for k in span], False, ("rank", span.start, len(span)), redo)
+        sel.rank_range = True
+        return sel
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:
         vals = self._vals()

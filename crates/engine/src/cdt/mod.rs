@@ -9,6 +9,7 @@ pub mod ctx;
 pub mod list;
 pub mod map;
 pub mod path;
+mod rank_heap;
 pub mod select;
 mod value_list;
 

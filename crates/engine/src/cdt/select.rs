@@ -5,6 +5,7 @@
 //! Result order follows a real server: values in the order its algorithm yields them (index
 //! order for masks, rank order for rank ranges), index and rank lists as it builds them.
 
+use super::rank_heap;
 use crate::result::OP_NOT_APPLICABLE;
 use crate::value::{Map, Value, ValueSet};
 use crate::ResultCode;
@@ -143,6 +144,8 @@ pub struct Sel {
     span: Span,
     /// An inverted run that leaves one run (a head or a tail) is answered as that run.
     reducible: bool,
+    /// Picked as a run of ranks (a rank range): a map lists its indexes in rank order.
+    rank_range: bool,
 }
 
 impl Sel {
@@ -152,6 +155,7 @@ impl Sel {
             single: false,
             span: Span::Mask,
             reducible: false,
+            rank_range: false,
         }
     }
     pub fn one(pos: Vec<usize>) -> Self {
@@ -160,6 +164,7 @@ impl Sel {
             single: true,
             span: Span::Mask,
             reducible: false,
+            rank_range: false,
         }
     }
 }
@@ -182,8 +187,15 @@ fn index_run(e: &Elems, index: i64, count: u64) -> Sel {
 }
 
 pub fn by_rank(e: &Elems, rank: i64) -> Result<Sel, ResultCode> {
-    let p = one_index(rank, e.len()).ok_or(OP_NOT_APPLICABLE)?;
-    Ok(Sel::one(vec![e.rank_order()[p]]))
+    let r = one_index(rank, e.len()).ok_or(OP_NOT_APPLICABLE)?;
+    let p = if e.unordered_list() {
+        rank_heap::rank_run(&e.vals, r, 1)[0]
+    } else {
+        e.rank_order()[r]
+    };
+    let mut sel = Sel::one(vec![p]);
+    sel.span = Span::Rank(r, 1);
+    Ok(sel)
 }
 
 pub fn by_rank_range(e: &Elems, rank: i64, count: Option<i64>) -> Sel {
@@ -196,15 +208,15 @@ fn rank_run(e: &Elems, rank: i64, count: u64) -> Sel {
     }
     let n = e.len();
     let (s, c) = span(rank, count, n);
-    let mut pos = e.rank_order()[s..s + c].to_vec();
-    // A server picks an unordered list's rank range with a heap: from the low end (ranks
-    // nearer the start than the end) it hands the values out highest rank first.
-    if e.unordered_list() && s <= n - s - c {
-        pos.reverse();
-    }
+    let pos = if e.unordered_list() {
+        rank_heap::rank_run(&e.vals, s, c)
+    } else {
+        e.rank_order()[s..s + c].to_vec()
+    };
     let mut sel = Sel::many(pos);
     sel.span = Span::Rank(s, c);
     sel.reducible = e.keys.is_some();
+    sel.rank_range = true;
     sel
 }
 
@@ -371,9 +383,17 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
         inverted || matches!(sel.span, Span::Mask | Span::Listed | Span::KeysListed);
     let pos = if in_mask_order { mask.clone() } else { pos };
     let ranks = || {
+        let order = e.rank_order();
         let mut r = vec![0usize; n];
-        for (rank, &p) in e.rank_order().iter().enumerate() {
-            r[p] = rank;
+        for (rank, &p) in order.iter().enumerate() {
+            // An unordered list ranks an element by the values below it: equal ones share
+            // their lowest rank.
+            let tied = rank > 0 && e.vals[order[rank - 1]] == e.vals[p];
+            r[p] = if e.unordered_list() && tied {
+                r[order[rank - 1]]
+            } else {
+                rank
+            };
         }
         r
     };
@@ -401,6 +421,14 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
             let rev = rt == RT_REVERSE_INDEX;
             let index = |p: usize| if rev { n - 1 - p } else { p } as i64;
             Some(ints(match sel.span {
+                _ if sel.rank_range && e.keys.is_some() && !inverted => {
+                    let mut chosen = vec![false; n];
+                    for &p in &pos {
+                        chosen[p] = true;
+                    }
+                    let order = e.rank_order().into_iter();
+                    order.filter(|&p| chosen[p]).map(index).collect()
+                }
                 _ if everything => run_list(0, n, n, false, rev),
                 Span::Index(s, c) => run_list(s, c, n, inverted, rev),
                 _ => mask.iter().map(|&p| index(p)).collect(),
@@ -411,6 +439,12 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
             Some(ints(match sel.span {
                 _ if everything => run_list(0, n, n, false, rev),
                 Span::Rank(s, c) => run_list(s, c, n, inverted, rev),
+                // An ordered list's index run is its run of ranks; so is a whole list.
+                Span::Index(s, c)
+                    if e.ordered_list || (e.unordered_list() && c == n && !inverted) =>
+                {
+                    run_list(s, c, n, inverted, rev)
+                }
                 _ => {
                     let r = ranks();
                     mask.iter()
@@ -420,6 +454,12 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
             }))
         }
         RT_COUNT => Some(Value::Int(pos.len() as i64)),
+        // Inverted, an unordered list's value or rank run answers whether nothing was selected
+        // (a rank range leaving nothing answers false).
+        RT_EXISTS if inverted && e.unordered_list() && matches!(sel.span, Span::Rank(..)) => {
+            let left_nothing = sel.rank_range && pos.is_empty();
+            Some(Value::Bool(sel.pos.is_empty() && !left_nothing))
+        }
         RT_EXISTS => Some(Value::Bool(!pos.is_empty())),
         RT_VALUE => Some(vals(&e.vals)),
         RT_KEY => Some(vals(e.keys.as_ref().ok_or(OP_NOT_APPLICABLE)?)),
