@@ -64,6 +64,7 @@ bench: bench-deps
 	$(PY) -m benchmarks
 	$(PY) -m benchmarks.secured
 	$(PY) -m benchmarks.metrics_cost
+	$(PY) -m benchmarks.backpressure
 	$(PY) -m benchmarks.policy_cost
 	$(PY) -m benchmarks.typed_records
 	$(PY) -m benchmarks.transactions
@@ -78,6 +79,7 @@ bench-quick: bench-deps
 	$(PY) -m benchmarks --quick
 	$(PY) -m benchmarks.secured --quick
 	$(PY) -m benchmarks.metrics_cost --quick
+	$(PY) -m benchmarks.backpressure --quick
 	$(PY) -m benchmarks.policy_cost --quick
 	$(PY) -m benchmarks.typed_records --quick
 	$(PY) -m benchmarks.transactions --quick

@@ -50,6 +50,8 @@ class ConnectOptions(TypedDict, total=False):
     profiles: Mapping[str, Policy | Mapping[str, Any]] | None
     config: str | os.PathLike[str] | None
     auto_batch: bool | int
+    max_in_flight: int | None
+    queue_timeout: Duration
     codecs: Codecs | Iterable[Codec[Any]] | None
     # The older names, in whole ms or µs (deprecated: each warns, naming its replacement).
     connect_timeout_ms: int
@@ -68,16 +70,25 @@ DURATIONS: Final = {
     "tend_interval": ("tend_interval_ms", 1000),
     "idle_timeout": ("idle_timeout_ms", 1000),
     "spin_wait": ("spin_wait_us", 1_000_000),
+    "queue_timeout": ("queue_timeout_ms", 1000),
 }
 """Duration options of the native config, in seconds (a number or a ``timedelta``): the native
 option each becomes and its units per second."""
+
+_NATIVE_DURATIONS: Final = {native: (name, per) for name, (native, per) in DURATIONS.items()}
+_NEVER_IN_UNITS: Final = ("queue_timeout",)
+"""Duration options that never had a name in whole ms or µs."""
 
 POLICY_SHORTHANDS: Final = ("total_timeout", "socket_timeout", "max_retries", "bytes_keys")
 """``connect(total_timeout=...)`` is short for ``connect(policy=Policy(total_timeout=...))``."""
 _DURATION_SHORTHANDS: Final = ("total_timeout", "socket_timeout")
 
 DEPRECATED: Final = {
-    **{native: (name, per) for name, (native, per) in DURATIONS.items()},
+    **{
+        native: (name, per)
+        for name, (native, per) in DURATIONS.items()
+        if name not in _NEVER_IN_UNITS
+    },
     "total_timeout_ms": ("total_timeout", 1000),
     "socket_timeout_ms": ("socket_timeout", 1000),
 }
@@ -124,8 +135,8 @@ def public_options() -> dict[str, Any]:
     """Every ``connect()`` option with its default (durations in seconds)."""
     out: dict[str, Any] = {}
     for name, default in native_options().items():
-        if name in DEPRECATED:
-            public, per = DEPRECATED[name]
+        if name in _NATIVE_DURATIONS:
+            public, per = _NATIVE_DURATIONS[name]
             out[public] = default / per
         else:
             out[name] = default
@@ -247,6 +258,8 @@ def _typed(name: str, value: Any, where: str) -> Any:
         return value  # checked where they are used
     if name == "rack_ids":
         return _rack_ids(value, where)
+    if name == "max_in_flight":
+        return _max_in_flight(value, where)
     if name == "bytes_keys":
         _validate.choice(f"{where} bytes_keys", value, BYTES_KEYS)
         return value
@@ -269,6 +282,22 @@ def _whole(name: str, value: object, where: str) -> None:
         raise InvalidArgumentError(
             f"{where} {name} must be within 0..{OPTION_MAX}, not {_validate.shown(value)}"
         )
+
+
+def _max_in_flight(value: object, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(
+            f"{where} max_in_flight takes a whole number of calls, or None for no limit, "
+            f"not {value!r}"
+        )
+    if not 1 <= value <= OPTION_MAX:
+        raise InvalidArgumentError(
+            f"{where} max_in_flight must be within 1..{OPTION_MAX} (None: no limit), "
+            f"not {_validate.shown(value)}"
+        )
+    return value
 
 
 def _rack_ids(value: object, where: str) -> list[int] | None:

@@ -92,6 +92,24 @@ class ClusterEvents:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class CallsInFlight:
+    """The client's calls at one moment, against its ``max_in_flight`` limit."""
+
+    max_in_flight: int | None = None
+    """The limit (``connect(max_in_flight=...)``); None: no limit."""
+    in_flight: int = 0
+    """Calls started and not answered yet (queries and scans: a page being fetched)."""
+    peak_in_flight: int | None = None
+    """The most calls in flight at once since the client connected (with a limit)."""
+    waiting: int = 0
+    """Calls waiting for a slot now."""
+    waited: int = 0
+    """Calls that found no free slot and waited, since the client connected."""
+    queue_timeouts: int = 0
+    """Calls that waited ``queue_timeout`` for a slot and failed, since the client connected."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class MetricsSnapshot:
     """The client's metrics at one moment, cumulative since it connected."""
 
@@ -103,6 +121,7 @@ class MetricsSnapshot:
     cluster: ClusterEvents
     config: ConfigReloads = dataclasses.field(default_factory=ConfigReloads)
     """What the dynamic configuration file did (its checks, applied and refused versions)."""
+    calls_in_flight: CallsInFlight = dataclasses.field(default_factory=CallsInFlight)
 
     def calls(
         self, command: str | None = None, *, namespace: str | None = None, node: str | None = None
@@ -150,6 +169,7 @@ class MetricsSnapshot:
                 for n in raw["nodes"]
             ),
             cluster=ClusterEvents(**raw["cluster"]),
+            calls_in_flight=CallsInFlight(**raw["calls"]),
         )
 
 

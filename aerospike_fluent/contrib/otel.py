@@ -76,6 +76,18 @@ class Instrumentation:
             unit="{connection}",
             description="Connections to each node, used and idle",
         )
+        self._calls = meter.create_observable_gauge(
+            "aerospike.client.calls",
+            callbacks=[self._observe_calls],
+            unit="{call}",
+            description="Calls in flight, and calls waiting for a slot of max_in_flight",
+        )
+        self._queue_timeouts = meter.create_observable_counter(
+            "aerospike.client.queue_timeouts",
+            callbacks=[self._observe_queue_timeouts],
+            unit="{call}",
+            description="Calls that waited queue_timeout for a slot of max_in_flight",
+        )
         self._async = db._ex.is_async
         self._server = _server(db)
         verbs = db._ex.verbs
@@ -101,6 +113,21 @@ class Instrumentation:
             out.append(Observation(node.connections.in_use, {**base, "state": "used"}))
             out.append(Observation(node.connections.idle, {**base, "state": "idle"}))
         return out
+
+    def _observe_calls(self, options: CallbackOptions) -> Iterable[Observation]:
+        if self._db.native.closed:
+            return []
+        load = self._db.metrics().calls_in_flight
+        return [
+            Observation(load.in_flight, {"db.system.name": SYSTEM, "state": "in_flight"}),
+            Observation(load.waiting, {"db.system.name": SYSTEM, "state": "waiting"}),
+        ]
+
+    def _observe_queue_timeouts(self, options: CallbackOptions) -> Iterable[Observation]:
+        if self._db.native.closed:
+            return []
+        timeouts = self._db.metrics().calls_in_flight.queue_timeouts
+        return [Observation(timeouts, {"db.system.name": SYSTEM})]
 
     def _wrap(self, method: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         tracer, duration, server = self._tracer, self._duration, self._server

@@ -113,6 +113,17 @@ def families(snapshot: MetricsSnapshot, prefix: str = "aerospike_client") -> Ite
     ):
         yield CounterMetricFamily(f"{p}_{name}", text, value=value)
 
+    load = snapshot.calls_in_flight
+    yield GaugeMetricFamily(f"{p}_calls_in_flight", "Calls not answered yet", value=load.in_flight)
+    yield GaugeMetricFamily(
+        f"{p}_calls_waiting", "Calls waiting for a slot of max_in_flight", value=load.waiting
+    )
+    yield CounterMetricFamily(
+        f"{p}_queue_timeouts",
+        "Calls that waited queue_timeout for a slot",
+        value=load.queue_timeouts,
+    )
+
 
 def _le(bound: float) -> str:
     return "+Inf" if bound == float("inf") else repr(bound)

@@ -107,7 +107,15 @@ def test_snapshot_is_plain_data_with_stable_names(seeds: str, set_name: str) -> 
         snapshot = db.metrics()
     data = snapshot.to_dict()
     json.dumps(data)  # JSON-ready
-    assert set(data) == {"enabled", "uptime", "commands", "nodes", "cluster", "config"}
+    assert set(data) == {
+        "enabled",
+        "uptime",
+        "commands",
+        "nodes",
+        "cluster",
+        "config",
+        "calls_in_flight",
+    }
     assert data["config"] == {"path": None, "checks": 0, "applied": 0, "rejected": 0}
     assert set(data["cluster"]) == {"tends", "nodes_joined", "nodes_left", "partition_map_changes"}
     row = data["commands"][0]

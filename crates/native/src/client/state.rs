@@ -8,6 +8,7 @@ use aerospike::policy::{AdminPolicy, ClientPolicy};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
+use crate::exec::admission::{Admission, Ticket};
 use crate::exec::completion::{Failure, OpResult, Ready};
 use crate::exec::in_flight::Flights;
 use crate::exec::loop_runtime::LoopRuntime;
@@ -45,17 +46,40 @@ pub struct Inner {
     pub(crate) metrics: Arc<Metrics>,
     /// Calls in flight, which a draining close waits for.
     pub(crate) flights: Arc<Flights>,
+    /// The limit on calls in flight (`max_in_flight`), when there is one.
+    pub(crate) admission: Option<Arc<Admission>>,
 }
 
 pub static NEXT_CLIENT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Inner {
-    /// Run `fut`, or fail with `ClientClosedError` as soon as the client is closed; a call
-    /// that writes and was cut short, or failed once the close began, is in doubt as far as
-    /// its own failure says. A metered call is counted in the client's metrics when it ends.
+    /// A new call's claim on a slot of `max_in_flight`.
+    pub(crate) fn ticket(&self) -> Ticket {
+        self.admission
+            .as_ref()
+            .map_or(Ticket::Unlimited, Admission::ticket)
+    }
+
+    /// [`Self::until_admitted`] with a ticket taken now.
     pub fn until_closed<F, T>(
         &self,
         call: Call,
+        fut: F,
+    ) -> impl std::future::Future<Output = OpResult<T>>
+    where
+        F: std::future::Future<Output = OpResult<T>>,
+    {
+        self.until_admitted(call, self.ticket(), fut)
+    }
+
+    /// Run `fut` once `ticket` holds a slot (see `exec/admission.rs`), or fail with
+    /// `ClientClosedError` as soon as the client is closed; a call that writes and was cut
+    /// short, or failed once the close began, is in doubt as far as its own failure says. A
+    /// metered call is counted in the client's metrics when it ends.
+    pub fn until_admitted<F, T>(
+        &self,
+        call: Call,
+        ticket: Ticket,
         fut: F,
     ) -> impl std::future::Future<Output = OpResult<T>>
     where
@@ -76,9 +100,13 @@ impl Inner {
                 return Err(Failure::Closed("the client is closed", false));
             }
             let flag = closing.clone();
+            let admitted = async move {
+                let _slot = ticket.admitted().await?;
+                fut.await
+            };
             let (r, retries) = tokio::select! {
                 biased;
-                (r, retries) = crate::metrics::counting_retries(fut) => (match r {
+                (r, retries) = crate::metrics::counting_retries(admitted) => (match r {
                     // e.g. "partition map empty": the failure is the close's doing
                     Err(f) if *flag.borrow() && !f.answered() => Err(Failure::Closed(
                         "the client was closed while the operation was in flight",

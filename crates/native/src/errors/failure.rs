@@ -34,6 +34,11 @@ pub enum Failure {
     /// A write's failure after an earlier attempt of it went unanswered: it may have been
     /// applied whatever the failure says.
     InDoubt(Box<Failure>),
+    /// No slot of `max_in_flight` came free within `queue_timeout`: nothing was sent.
+    QueueTimeout {
+        limit: usize,
+        waited: std::time::Duration,
+    },
 }
 
 impl Failure {
@@ -75,6 +80,7 @@ impl Failure {
                 let k = from_key(py, &key).ok().map(|t| t.into_any());
                 super::keyed(py, code, &message, in_doubt, k)
             }
+            Failure::QueueTimeout { limit, waited } => super::queue_timeout(py, limit, waited),
             Failure::InDoubt(f) => {
                 let e = f.into_pyerr(py);
                 let _ = e.value(py).setattr(intern!(py, "in_doubt"), true);
@@ -127,6 +133,7 @@ impl Failure {
             Failure::Py(_)
             | Failure::Closed(..)
             | Failure::PoolExhausted(..)
+            | Failure::QueueTimeout { .. }
             | Failure::TooDeep(..) => true,
             // a lost node or a timeout is the network's
             Failure::Coded(code, _) => *code >= 0 && *code != 9,
@@ -144,7 +151,7 @@ impl Failure {
             Failure::TooDeep(..) => -2,
             Failure::Coded(code, _) | Failure::Keyed { code, .. } => *code,
             Failure::InDoubt(f) => f.code(),
-            Failure::Py(_) | Failure::Closed(..) => -1,
+            Failure::Py(_) | Failure::Closed(..) | Failure::QueueTimeout { .. } => -1,
         }
     }
 
@@ -165,7 +172,10 @@ impl Failure {
             Failure::Native(e, _) => super::in_doubt(e),
             Failure::Py(_) => false,
             Failure::Closed(_, in_doubt) => *in_doubt,
-            Failure::PoolExhausted(..) | Failure::TooDeep(..) | Failure::Coded(..) => false,
+            Failure::PoolExhausted(..)
+            | Failure::QueueTimeout { .. }
+            | Failure::TooDeep(..)
+            | Failure::Coded(..) => false,
             Failure::Keyed { in_doubt, .. } => *in_doubt,
             Failure::InDoubt(_) => true,
         }

@@ -162,6 +162,7 @@ create_exception!(
 struct Dual {
     invalid_argument: Py<PyType>,
     timeout: Py<PyType>,
+    queue_timeout: Py<PyType>,
 }
 
 static DUAL: PyOnceLock<Dual> = PyOnceLock::new();
@@ -178,18 +179,27 @@ fn dual(py: Python<'_>) -> PyResult<&Dual> {
                 })
                 .and_then(|t| Ok(t.cast_into::<PyType>()?.unbind()))
         };
+        let timeout = make(
+            "TimeoutError",
+            py.get_type::<AerospikeError>(),
+            py.get_type::<PyTimeoutError>(),
+            "The operation did not finish within its deadline.",
+        )?;
+        let queue_timeout = make(
+            "QueueTimeoutError",
+            py.get_type::<ClientError>(),
+            timeout.bind(py).clone(),
+            "No slot of the client's `max_in_flight` came free within `queue_timeout`: the \
+             call was not sent.",
+        )?;
         Ok(Dual {
+            timeout,
+            queue_timeout,
             invalid_argument: make(
                 "InvalidArgumentError",
                 py.get_type::<ClientError>(),
                 py.get_type::<PyValueError>(),
                 "An argument was rejected before anything was sent.",
-            )?,
-            timeout: make(
-                "TimeoutError",
-                py.get_type::<AerospikeError>(),
-                py.get_type::<PyTimeoutError>(),
-                "The operation did not finish within its deadline.",
             )?,
         })
     })
@@ -389,6 +399,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     commit.setattr("cause", py.None())?;
     m.add("InvalidArgumentError", invalid_argument_type(py))?;
     m.add("TimeoutError", timeout_type(py))?;
+    if let Ok(d) = dual(py) {
+        m.add("QueueTimeoutError", d.queue_timeout.bind(py))?;
+    }
     m.add_function(wrap_pyfunction!(error_for_code, m)?)?;
     Ok(())
 }
@@ -398,6 +411,24 @@ pub fn too_deep(py: Python<'_>, t: &TooDeep, key: Option<Bound<'_, PyAny>>) -> P
     let message = with_key(&t.message(), key.as_ref());
     let class = py.get_type::<DeserializeError>();
     match error_instance(class, Some(-2), &message, false, key) {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(e) => e,
+    }
+}
+
+/// `QueueTimeoutError` for a call that waited `waited` for one of the `limit` slots.
+pub fn queue_timeout(py: Python<'_>, limit: usize, waited: std::time::Duration) -> PyErr {
+    let class = match dual(py) {
+        Ok(d) => d.queue_timeout.bind(py).clone(),
+        Err(e) => return e,
+    };
+    let message = format!(
+        "no slot free within queue_timeout={}s: all max_in_flight={limit} calls of the client \
+         stayed in flight; this call was not sent (raise max_in_flight or queue_timeout, or \
+         start fewer calls at once)",
+        waited.as_secs_f64()
+    );
+    match error_instance(class, None, &message, false, None) {
         Ok(exc) => PyErr::from_value(exc),
         Err(e) => e,
     }

@@ -3,6 +3,7 @@
 //! spinning and parking, the asyncio / trio completer, and the guards that keep panics and
 //! interpreter exit out of Python.
 
+pub mod admission;
 pub mod blocking;
 pub mod completion;
 pub mod exit;

@@ -282,4 +282,4 @@ impl Metrics {
 /// The protocol's result code for a timeout.
 const TIMEOUT: i32 = 9;
 
-pub use snapshot::{NodeRow, Snapshot};
+pub use snapshot::{Load, NodeRow, Snapshot};

@@ -26,9 +26,24 @@ pub struct NodeRow {
     pub traffic: Option<std::sync::Arc<super::NodeTraffic>>,
 }
 
+/// The client's calls against its `max_in_flight` at one moment.
+pub struct Load {
+    pub limit: Option<usize>,
+    /// Calls started and not answered yet (with or without a limit).
+    pub in_flight: usize,
+    /// The most calls that held a slot at once (with a limit).
+    pub peak: Option<usize>,
+    /// Calls waiting for a slot now, and those that had to wait since the client connected.
+    pub waiting: usize,
+    pub waited: u64,
+    /// Calls that gave up waiting (`queue_timeout`), since the client connected.
+    pub queue_timeouts: u64,
+}
+
 pub struct Snapshot<'a> {
     pub metrics: &'a Metrics,
     pub nodes: Vec<NodeRow>,
+    pub load: Load,
 }
 
 fn seconds(ns: u64) -> f64 {
@@ -74,6 +89,14 @@ impl Snapshot<'_> {
             cluster.set_item(name, n.load(Ordering::Relaxed))?;
         }
         out.set_item("cluster", cluster)?;
+        let calls = PyDict::new(py);
+        calls.set_item("max_in_flight", self.load.limit)?;
+        calls.set_item("in_flight", self.load.in_flight)?;
+        calls.set_item("peak_in_flight", self.load.peak)?;
+        calls.set_item("waiting", self.load.waiting)?;
+        calls.set_item("waited", self.load.waited)?;
+        calls.set_item("queue_timeouts", self.load.queue_timeouts)?;
+        out.set_item("calls", calls)?;
         Ok(out.unbind())
     }
 

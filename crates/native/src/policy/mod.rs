@@ -74,6 +74,10 @@ pub struct Defaults {
     pub spin_wait_us: u32,
     /// Whether calls are counted in the client's metrics.
     pub metrics: bool,
+    /// The most calls in flight at once (`None`: no limit), and how long a call waits for a
+    /// slot, in ms (0: as long as it takes).
+    pub max_in_flight: Option<usize>,
+    pub queue_timeout_ms: u32,
 }
 
 /// The native policies a call may need, all derived from one `Policy`.

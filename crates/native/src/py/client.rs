@@ -16,6 +16,7 @@ use crate::convert::call_args::{bins_selector, to_bins, udf_args};
 use crate::convert::values::to_key;
 use crate::crate_calls::transaction::Transaction;
 use crate::errors::closed;
+use crate::exec::admission::Admission;
 use crate::exec::completion::{Failure, IntoPy, OpResult, Pending};
 use crate::exec::runtime;
 use crate::exec::spin::Spin;
@@ -199,6 +200,11 @@ pub(crate) async fn do_connect(
             links,
             metrics,
             flights: Arc::default(),
+            admission: defaults.max_in_flight.map(|limit| {
+                let wait = (defaults.queue_timeout_ms > 0)
+                    .then(|| std::time::Duration::from_millis(defaults.queue_timeout_ms.into()));
+                crate::exec::admission::Admission::new(limit, wait)
+            }),
         }),
     })
 }
@@ -314,6 +320,7 @@ operations! {
         Snapshot {
             metrics: &i.metrics,
             nodes,
+            load: Admission::load(i.admission.as_ref(), i.flights.running()),
         }
         .to_py(py)
     }

@@ -33,6 +33,9 @@ impl Login {
     }
 }
 
+/// The most `max_in_flight` can be (tokio's semaphore holds fewer than `usize::MAX >> 3`).
+const MAX_IN_FLIGHT: usize = u32::MAX as usize;
+
 /// Connection settings; `seeds` is `"host:port[,host:port...]"`.
 #[pyclass(frozen, module = "aerospike_fluent._native")]
 #[derive(Clone, Debug)]
@@ -62,7 +65,7 @@ impl ClientConfig {
         auth_mode = None, tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
         connect_timeout_ms = 1000, defaults = None, max_conns_per_node = 256, min_conns_per_node = 0,
         tend_interval_ms = 1000, idle_timeout_ms = 55_000, spin_wait_us = 200, metrics = true,
-        rack_ids = None))]
+        rack_ids = None, max_in_flight = None, queue_timeout_ms = 0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         seeds: String,
@@ -83,6 +86,8 @@ impl ClientConfig {
         spin_wait_us: u32,
         metrics: bool,
         rack_ids: Option<Vec<usize>>,
+        max_in_flight: Option<usize>,
+        queue_timeout_ms: u32,
     ) -> PyResult<Self> {
         if seeds.trim().is_empty() {
             return Err(invalid_argument("seeds must name at least one host:port"));
@@ -136,6 +141,18 @@ impl ClientConfig {
                 crate::exec::spin::MAX_SPIN_WAIT_US
             )));
         }
+        if max_in_flight.is_some_and(|n| n == 0 || n > MAX_IN_FLIGHT) {
+            return Err(invalid_argument(format!(
+                "max_in_flight must be within 1..={MAX_IN_FLIGHT} (or None: no limit), not {}",
+                max_in_flight.unwrap_or_default()
+            )));
+        }
+        if queue_timeout_ms > 0 && max_in_flight.is_none() {
+            return Err(invalid_argument(
+                "queue_timeout is how long a call waits for a slot of max_in_flight: give \
+                 max_in_flight too",
+            ));
+        }
         Ok(ClientConfig {
             seeds,
             cluster_name,
@@ -151,6 +168,8 @@ impl ClientConfig {
                 calls: defaults.map_or(BUILT_IN, |d| *d),
                 spin_wait_us,
                 metrics,
+                max_in_flight,
+                queue_timeout_ms,
             },
             max_conns_per_node,
             min_conns_per_node,

@@ -43,12 +43,23 @@ impl Client {
         F: std::future::Future<Output = OpResult<T>> + Send + 'static,
         T: IntoPy,
     {
-        match self.on_loop(py, &done) {
+        let inner = &self.inner;
+        let ticket = inner.ticket();
+        // A call waiting for a slot stays off the loop's runtime: the slot's release, on
+        // another thread, would not wake it there before the loop's next tick.
+        let on_loop = (!ticket.queued())
+            .then(|| self.on_loop(py, &done))
+            .flatten();
+        match on_loop {
             Some((on_loop, client)) => on_loop.start(
-                self.inner.until_closed(meter, Box::pin(call(client))),
-                &self.inner.spin,
+                inner.until_admitted(meter, ticket, built_when_admitted(call, client)),
+                &inner.spin,
             ),
-            None => self.go(meter, done, Box::pin(call(self.inner.worker_client()))),
+            None => {
+                let fut = built_when_admitted(call, inner.worker_client());
+                let fut = inner.until_admitted(meter, ticket, fut);
+                completion::start(&inner.handle, done, fut)
+            }
         }
     }
 
@@ -99,7 +110,7 @@ impl Client {
     {
         let inner = &self.inner;
         if !inner.worker_wire.enabled() {
-            return self.wait(py, meter, call(inner.worker_client()));
+            return self.wait(py, meter, built_when_admitted(call, inner.worker_client()));
         }
         let rt = match inner.caller.get() {
             Some(rt) => rt,
@@ -108,13 +119,23 @@ impl Client {
                 inner.caller.get_or_init(|| rt)
             }
         };
-        let fut = Box::pin(call(inner.caller_client()));
+        let fut = built_when_admitted(call, inner.caller_client());
         blocking::block(
             py,
             Driver::Caller(rt, &inner.spin),
             inner.until_closed(meter, fut),
         )
     }
+}
+
+/// `call`'s request, built and boxed on first poll: a call waiting for a slot of
+/// `max_in_flight` holds its arguments only.
+async fn built_when_admitted<C, F, T>(call: C, client: RuntimeClient) -> OpResult<T>
+where
+    C: FnOnce(RuntimeClient) -> F,
+    F: std::future::Future<Output = OpResult<T>>,
+{
+    Box::pin(call(client)).await
 }
 
 /// Whether a batch is large enough to be sent as parts when read-only (see
@@ -208,13 +229,16 @@ impl Client {
             } else {
                 crate::request::batch_wire::plain_rows(&p, &rows)
             };
-        if plain {
+        let ticket = i.ticket();
+        // a call waiting for a slot stays off the loop's runtime (see `go_on_loop`)
+        if plain && !ticket.queued() {
             if let Some((on_loop, client)) = self.on_loop(py, &done) {
                 let fut = Box::pin(calls::batch_on(client, p, rows));
-                return Ok(on_loop.start(i.until_closed(call, fut), &i.spin));
+                return Ok(on_loop.start(i.until_admitted(call, ticket, fut), &i.spin));
             }
         }
-        Ok(self.go(call, done, Box::pin(calls::batch(i, p, rows))))
+        let fut = i.until_admitted(call, ticket, Box::pin(calls::batch(i.clone(), p, rows)));
+        Ok(completion::start(&i.handle, done, fut))
     }
 
     /// Run a batch, blocking: large read-only ones in parts.

@@ -48,6 +48,9 @@ where
 {
     let op = OpState::new();
     let st = op.clone();
+    // Boxed: held inline, the task would hold the future twice (as captured and as awaited),
+    // several KiB for a call that may wait long for its slot (`max_in_flight`).
+    let fut = Box::pin(fut);
     Python::attach(|py| {
         let (target, completer) = Target::of(py, done);
         let task = async move {
