@@ -92,6 +92,9 @@ impl Inner {
                 )), 0),
             };
             if let Some((meter, links)) = metered {
+                if let Some(address) = r.as_ref().err().and_then(|f| f.refused_by_crate_breaker()) {
+                    links.refused_by_crate(&cluster, address);
+                }
                 let node = meter
                     .partition
                     .and_then(|pid| links.view.master(&meter.namespace, pid));
@@ -114,7 +117,8 @@ async fn closed_signal(mut closing: watch::Receiver<bool>) {
 }
 
 /// Until the client closes, once per tend interval: note the nodes that joined or left (in the
-/// metrics and the `aerospike_fluent.cluster` log), keep `min_conns_per_node` wire connections
+/// metrics and the `aerospike_fluent.cluster` log), turn the circuit breaker's window every
+/// `error_rate_window` intervals, keep `min_conns_per_node` wire connections
 /// open to every node, and close those idle for `idle_timeout` (down to that minimum).
 pub fn maintain(
     policy: &ClientPolicy,
@@ -128,8 +132,10 @@ pub fn maintain(
         .then(|| std::time::Duration::from_millis(u64::from(policy.idle_timeout)));
     let min = policy.min_conns_per_node.min(shares.wire);
     let wire = pool.links().usable();
+    let rate = pool.links().rate;
     let run = async move {
         let mut known = crate::cluster::watch::Known::default();
+        let mut tends = 0u64;
         loop {
             if known.look(&client, &pool.links().metrics) && wire {
                 pool.refresh_tables(&client);
@@ -143,6 +149,10 @@ pub fn maintain(
             }
             if *closing.borrow() {
                 break;
+            }
+            tends += 1;
+            if rate.turns_after(tends) {
+                pool.links().turn_error_windows();
             }
             if let (true, Some(idle)) = (wire, idle) {
                 pool.reap(idle, min);
