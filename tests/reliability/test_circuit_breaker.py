@@ -11,6 +11,7 @@ import os
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+import anyio
 import pytest
 
 import aerospike_fluent as af
@@ -22,7 +23,10 @@ from aerospike_fluent.server import ClusterNode, EmbeddedCluster
 from ._util import settle
 
 pytestmark = [
-    pytest.mark.skipif(bool(os.environ.get("AEROSPIKE_HOST")), reason="embedded cluster"),
+    pytest.mark.skipif(
+        bool(os.environ.get("AEROSPIKE_HOST")),
+        reason="needs the embedded cluster: injected delays, a paused and a killed node",
+    ),
     pytest.mark.timeout(120),
 ]
 
@@ -33,6 +37,9 @@ LATE_MS = 60_000
 """A delayed reply comes after the whole test: the node counts no delayed request meanwhile."""
 NEVER = 100_000
 """A window of this many tend intervals does not turn during a test."""
+SHORT = 12
+"""A window of 3 s at a tend interval of 0.25 s: room for the rate's timeouts and one more
+(0.5 s each) on a loaded machine, and it turns within the test."""
 
 
 def tripping(max_error_rate: int, error_rate_window: int = 1) -> af.ConnectOptions:
@@ -41,7 +48,7 @@ def tripping(max_error_rate: int, error_rate_window: int = 1) -> af.ConnectOptio
         "max_error_rate": max_error_rate,
         "error_rate_window": error_rate_window,
         "tend_interval": 0.25,
-        "total_timeout": 0.3,
+        "total_timeout": 0.5,
         "max_retries": 0,
     }
 
@@ -89,7 +96,7 @@ def node_row(db: af.Client[Any], name: str) -> NodeMetrics:
 
 def trip(s: Any, node: str, db: Any) -> None:
     """Call the node's keys with short calls until one is refused: its breaker opened (the
-    window turns every half second, so some windows may pass first)."""
+    window turns every 3 s, so a window may pass first)."""
     first = {i: outcome(s.key(i).get) for i in KEYS}
     its_keys = [i for i, o in first.items() if o != "ok"]
     assert its_keys and len(its_keys) < len(KEYS), first
@@ -225,7 +232,7 @@ def test_traffic_resumes_by_itself_once_the_node_is_healthy(
     cluster: EmbeddedCluster, fault: str
 ) -> None:
     node = cluster.nodes[0]
-    with af_sync.connect(cluster.seeds, **tripping(RATE, 2)) as db:
+    with af_sync.connect(cluster.seeds, **tripping(RATE, SHORT)) as db:
         s = filled(db)
         if fault == "hung":
             node.pause()  # answers nothing, as a stopped process, and stays a member
@@ -240,6 +247,31 @@ def test_traffic_resumes_by_itself_once_the_node_is_healthy(
             node.restart()
         # No reconnect, no new client: the window turns and the node is called again.
         assert settle(lambda: reads_back(s), seconds=15)
+
+
+@pytest.mark.anyio
+async def test_async_traffic_resumes_by_itself_once_a_hung_node_answers(
+    cluster: EmbeddedCluster, anyio_backend: str
+) -> None:
+    hung = cluster.nodes[0]
+    async with af.connect(cluster.seeds, **tripping(RATE, SHORT)) as db:
+        s = db.namespace("test").set(SET)
+        for i in KEYS:
+            await s.key(i).put({"i": i})
+        hung.pause()
+        seen: list[str] = []
+        for _ in range(20):  # each round: every key once, until one finds the breaker open
+            seen += [kind(await answer_async(s.key(i).get())) for i in KEYS]
+            if "refused" in seen:
+                break
+        assert "refused" in seen and "timeout" in seen
+        hung.resume()
+        for _ in range(300):
+            answers = [await answer_async(s.key(i).get()) for i in KEYS]
+            if all(a is not None and not isinstance(a, AerospikeError) for a in answers):
+                break
+            await anyio.sleep(0.05)
+        assert [a["i"] for a in answers] == list(KEYS)
 
 
 def test_max_error_rate_0_turns_the_breaker_off(cluster: EmbeddedCluster) -> None:
