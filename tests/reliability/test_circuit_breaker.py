@@ -8,6 +8,7 @@ resumes by itself once the window turns on a healthy node; ``max_error_rate=0`` 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -97,15 +98,17 @@ def node_row(db: af.Client[Any], name: str) -> NodeMetrics:
 def trip(s: Any, node: str, db: Any) -> None:
     """Call the node's keys with short calls until one is refused: its breaker opened (the
     window turns every 3 s, so a window may pass first)."""
-    first = {i: outcome(s.key(i).get) for i in KEYS}
-    its_keys = [i for i, o in first.items() if o != "ok"]
+    first = {i: answer(s.key(i).get) for i in KEYS}
+    its_keys = [i for i, got in first.items() if kind(got) != "ok"]
     assert its_keys and len(its_keys) < len(KEYS), first
-    seen = set(first.values())
+    refused = [got for got in first.values() if kind(got) == "refused"]
     for _ in range(200):
-        if "refused" in seen:
+        if refused:
             break
-        seen.add(outcome(s.key(its_keys[0]).get))
-    assert "refused" in seen
+        got = answer(s.key(its_keys[0]).get)
+        refused += [got] if kind(got) == "refused" else []
+    assert refused
+    check_refusal(refused[0], node, SHORT)
     assert node_row(db, node).breaker_refusals > 0
 
 
@@ -117,13 +120,18 @@ def reads_back(s: Any) -> bool:
         return False
 
 
-def check_refusal(e: MaxErrorRateError, node: str) -> None:
+def check_refusal(e: MaxErrorRateError, node: str, window: int = NEVER) -> None:
+    """The refusal names the node, its errors in the window (the rate's and one more at
+    least; exactly that when the window never turns), the window and the rate."""
     assert e.result_code == -12
     assert not e.in_doubt
     assert e.key is not None
     text = str(e)
     assert f"node {node} at " in text
-    assert f"had {RATE + 1} errors in the last {NEVER} tend interval(s)" in text
+    counted = re.search(rf"had (\d+) errors in the last {window} tend interval\(s\)", text)
+    assert counted is not None, text
+    errors = int(counted.group(1))
+    assert errors == RATE + 1 if window == NEVER else errors > RATE
     assert f"(max_error_rate={RATE})" in text
 
 
@@ -225,6 +233,27 @@ async def test_async_calls_to_an_opened_node_fail_at_once_and_others_go_on(
         reads = late.stats()["read"]
         answers = {i: await answer_async(patient.key(i).get()) for i in KEYS}
         check_patient(outcomes, answers, late, reads, db)
+
+
+def test_calls_the_crates_road_serves_are_refused_alike(cluster: EmbeddedCluster) -> None:
+    late = cluster.nodes[0]
+    # An AP read of every copy is not a plain read: the crate's road serves it, with its own
+    # breaker under the same settings.
+    options: af.ConnectOptions = {**tripping(RATE, NEVER), "policy": af.Policy(read_mode_ap="all")}
+    with af_sync.connect(cluster.seeds, **options) as db:
+        s = filled(db)
+        late.fault_delay(LATE_MS)
+        outcomes = {i: outcome(s.key(i).get) for i in KEYS}
+        check_opened(outcomes)
+        reads = late.stats()["read"]
+        answers = {i: answer(patient_set(db).key(i).get) for i in KEYS}
+        opened = [i for i, o in outcomes.items() if o != "ok"]
+        for i in opened:
+            check_refusal(answers[i], late.name)
+        assert late.stats()["read"] == reads
+        # The crate's refusals are counted per call.
+        refused_first = list(outcomes.values()).count("refused")
+        assert node_row(db, late.name).breaker_refusals == refused_first + len(opened)
 
 
 @pytest.mark.parametrize("fault", ["hung", "killed"])

@@ -8,6 +8,7 @@ use aerospike::policy::{AdminPolicy, ClientPolicy};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
+use crate::conn::breaker::{ErrorRate, Tripped, MAX_ERROR_RATE};
 use crate::exec::completion::{Failure, OpResult, Ready};
 use crate::exec::in_flight::Flights;
 use crate::exec::loop_runtime::LoopRuntime;
@@ -65,6 +66,7 @@ impl Inner {
         let closing = self.closing.subscribe();
         let pool_size = self.policy.max_conns_per_node;
         let cluster = self.client.clone();
+        let rate = self.links.rate;
         let flight = self.flights.start();
         let draining = self.flights.draining();
         let metered = meter
@@ -91,9 +93,16 @@ impl Inner {
                     writes,
                 )), 0),
             };
+            let (r, refused_by) = match r {
+                Err(f) => {
+                    let (f, node) = crate_refusal(f, &cluster, rate);
+                    (Err(f), node)
+                }
+                ok => (ok, None),
+            };
             if let Some((meter, links)) = metered {
-                if let Some(address) = r.as_ref().err().and_then(|f| f.refused_by_crate_breaker()) {
-                    links.refused_by_crate(&cluster, address);
+                if let Some(node) = refused_by {
+                    links.refused_by_crate(&node);
                 }
                 let node = meter
                     .partition
@@ -106,6 +115,40 @@ impl Inner {
             r
         }
     }
+}
+
+/// A refusal by the crate's circuit breaker in the wire path's words (the node's name and
+/// address, its errors in the window, the window and the rate), and the node's name.
+fn crate_refusal(
+    f: Failure,
+    cluster: &aerospike::Client,
+    rate: ErrorRate,
+) -> (Failure, Option<String>) {
+    let Some(address) = f.refused_by_crate_breaker().map(str::to_owned) else {
+        return (f, None);
+    };
+    let Some(node) = cluster.nodes().into_iter().find(|n| n.address() == address) else {
+        return (f, None);
+    };
+    // The window may have turned since: it held more than the rate when the call was refused.
+    let errors = node.error_rate_count().max(rate.max.saturating_add(1));
+    let tripped = Tripped {
+        node: node.name().to_owned(),
+        address,
+        errors: errors as u64,
+        rate,
+    };
+    let in_doubt = f.in_doubt();
+    let named = match f {
+        Failure::Native(_, Some(key)) => Failure::Keyed {
+            code: MAX_ERROR_RATE,
+            message: tripped.message(),
+            in_doubt,
+            key,
+        },
+        _ => Failure::Coded(MAX_ERROR_RATE, tripped.message()),
+    };
+    (named, Some(tripped.node))
 }
 
 /// Resolves once `close()` flips the flag (never if the sender is gone).

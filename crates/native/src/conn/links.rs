@@ -130,15 +130,13 @@ impl Links {
         }
     }
 
-    /// Count a call the crate's circuit breaker refused, to the node at `address`.
-    pub fn refused_by_crate(&self, cluster: &aerospike::Client, address: &str) {
-        if let Some(node) = cluster.nodes().iter().find(|n| n.address() == address) {
-            let budget = self.budget(node.name());
-            budget
-                .traffic
-                .breaker_refusals
-                .fetch_add(1, Ordering::Relaxed);
-        }
+    /// Count a call the crate's circuit breaker refused, to `node`.
+    pub fn refused_by_crate(&self, node: &str) {
+        let budget = self.budget(node);
+        budget
+            .traffic
+            .breaker_refusals
+            .fetch_add(1, Ordering::Relaxed);
     }
 
     /// Connections the wire path holds open to `node`, every runtime together.
