@@ -9,6 +9,15 @@ a request). Each caller still gets its own result or its own error, and cancelli
 leaves the others alone. A lone or sequential call is never delayed. Calls with options
 (a policy, bins to read, a filter, limits) go out on their own.
 
+Calls also wait for an answer, and go out with the calls its callers make next (every answer
+schedules a flush once they have run), while ``MOST_IN_FLIGHT`` batch requests are unanswered,
+or one is and fewer than ``HOLD_BELOW`` calls wait; ``max_keys`` waiting calls always go out,
+and calls held at one answer go at the next (writes held behind a steady stream of reads).
+Without this, a caller answered alone sends its next call alone, and its next, and callers out
+of step go on in small groups: depending on how replies happened to be read, a run at 50 calls
+in flight went out in requests of 25-50 rows or mostly one request per call. For the same
+reason an iteration's calls are split in two requests only when no other is unanswered.
+
 Under asyncio, an iteration is one pass of the loop; under trio, one batch of runnable tasks
 (the flush runs on the run's system task, ``_trio``). docs/performance.md lists what differs
 for a batched call.
@@ -36,7 +45,11 @@ if TYPE_CHECKING:
 # from SPLIT_FROM calls on, 50 calls gave more again (NOTES.md).
 DEFAULT_MAX_KEYS = 64
 SPLIT_FROM = 16
-"""An iteration's calls from this many on go out as two requests at least."""
+"""An iteration's calls from this many on go out as two requests at least (none unanswered)."""
+MOST_IN_FLIGHT = 2
+"""Batch requests unanswered at once beyond which new calls wait for an answer."""
+HOLD_BELOW = 8
+"""While a batch request is unanswered, fewer calls than this wait for its answer."""
 MAX_KEYS_LIMIT = 5000
 
 VERBS = ("get", "exists", "put", "delete", "touch", "operate")
@@ -66,22 +79,47 @@ def max_keys(option: object) -> int | None:
 class _Tick:
     """Calls waiting for the end of one loop's (or trio run's) current iteration."""
 
-    __slots__ = ("armed", "flush", "in_flight", "loop", "reads", "start", "unscheduled", "writes")
+    __slots__ = (
+        "armed",
+        "flush",
+        "held",
+        "in_flight",
+        "loop",
+        "reads",
+        "release",
+        "releasing",
+        "start",
+        "unscheduled",
+        "writes",
+    )
 
     def __init__(
-        self, loop: weakref.ref[Any] | None, start: Start, flush: Callable[[], object]
+        self,
+        loop: weakref.ref[Any] | None,
+        start: Start,
+        flush: Callable[[], object],
+        release: Callable[[_Tick], object],
     ) -> None:
         self.loop = loop  # asyncio: the loop, weakly; trio: None
         self.start = start  # start(fut, method, args) on this loop
         self.flush = flush  # hands the requests started so far to the runtime now
+        self.release = release  # schedules a flush that sends every waiting call
+        self.releasing: asyncio.Handle | None = None  # that flush, while scheduled (asyncio)
         self.armed = False
         self.unscheduled = False  # armed by a lone call whose flush is not scheduled yet
         self.in_flight = 0  # batch requests sent and not answered yet (lone calls: not counted)
+        self.held = [False, False]  # reads, writes: held at the last answer
         self.reads: list[Waiter] = []
         self.writes: list[Waiter] = []
 
     def answered(self) -> None:
+        """Count a batch request answered; schedule the flush that sends what then waits.
+
+        It runs after the request's callers: their next calls and the held ones go together.
+        """
         self.in_flight -= 1
+        self.armed = True
+        self.release(self)
 
 
 class Batcher:
@@ -176,7 +214,9 @@ class Batcher:
         if tick is None:
             c = _aio.completer(loop)
             flush = _nothing if c is None else c.flush
-            tick = self._ticks[loop] = _Tick(weakref.ref(loop), partial(_start_on, loop), flush)
+            tick = self._ticks[loop] = _Tick(
+                weakref.ref(loop), partial(_start_on, loop), flush, self._release_on_loop
+            )
         self._last = tick
         return tick
 
@@ -192,7 +232,8 @@ class Batcher:
         try:
             tick = self._trio_ticks.get()
         except LookupError:
-            tick = _Tick(None, _start_on_trio, _trio.completer(_aio.LOOP_RUNTIME).flush)
+            flush = _trio.completer(_aio.LOOP_RUNTIME).flush
+            tick = _Tick(None, _start_on_trio, flush, self._release_on_trio)
             self._trio_ticks.set(tick)
         if not tick.armed:
             tick.armed = True
@@ -210,29 +251,67 @@ class Batcher:
         return await _trio.settled(fut)
 
     # ------------------------------------------------------------------ sending
-    def _flush(self, tick: _Tick) -> None:
+    def _release_on_loop(self, tick: _Tick) -> None:
+        # One such flush, after the callers of every request answered in this iteration: two
+        # answers read together send their callers' next calls together.
+        if tick.releasing is not None:
+            tick.releasing.cancel()
+        loop = tick.loop() if tick.loop is not None else None
+        if loop is not None and not loop.is_closed():
+            tick.releasing = loop.call_soon(self._flush, tick, True)
+
+    def _release_on_trio(self, tick: _Tick) -> None:
+        from aerospike_fluent import _trio
+
+        _trio.soon(partial(self._flush, tick, True))
+
+    def _flush(self, tick: _Tick, release: bool = False) -> None:
+        """Send the waiting calls, but those that wait for an answer (``release``: one came)."""
         tick.armed = False
+        if release:
+            tick.releasing = None
+        hold_reads = self._holds(tick, 0, len(tick.reads), release)
+        hold_writes = self._holds(tick, 1, len(tick.writes), release)
         sent = False
-        if tick.reads:
+        if tick.reads and not hold_reads:
             waiting, tick.reads = tick.reads, []
             sent = self._send_all(tick, waiting)
-        if tick.writes:
+        if tick.writes and not hold_writes:
             waiting, tick.writes = tick.writes, []
             sent = self._send_all(tick, waiting) or sent
         if sent:
             # The requests go out now, not at the completer's own flush an iteration later.
             tick.flush()
 
+    def _holds(self, tick: _Tick, kind: int, waiting: int, release: bool) -> bool:
+        """Whether ``waiting`` calls of ``kind`` (0 reads, 1 writes) wait for an answer."""
+        hold = (
+            0 < waiting < self._max
+            and tick.in_flight > 0
+            and (tick.in_flight >= MOST_IN_FLIGHT or (not release and waiting < HOLD_BELOW))
+        )
+        if release:
+            hold = hold and not tick.held[kind]
+            tick.held[kind] = hold
+        return hold
+
     def _send_all(self, tick: _Tick, waiting: list[Waiter]) -> bool:
         """Send ``waiting`` in requests; False if none is left.
 
-        At most ``max_keys`` rows each, and two requests at least from ``SPLIT_FROM`` rows on:
-        while the server answers one, the callers of the other run.
+        At most ``max_keys`` rows each, and, when no other request is out, two requests at
+        least from ``SPLIT_FROM`` rows on: while the server answers one, the callers of the
+        other run.
         """
         # callers cancelled before the flush ask for nothing
         waiting = [w for w in waiting if not w.fut.done()]
         n = len(waiting)
-        requests = max(-(-n // self._max), 2 if n >= SPLIT_FROM else 1)
+        split = not tick.in_flight and n >= SPLIT_FROM
+        requests = max(-(-n // self._max), 2 if split else 1)
+        loop = tick.loop() if tick.loop is not None else None
+        if requests > 1 and loop is not None:
+            # A callback waiting on the loop: the first request must not poll for its reply
+            # (exec/completion/on_loop.rs) before the next one is sent.
+            loop.call_soon(_nothing)
         step = -(-n // requests) if n else 1
         for i in range(0, n, step):
             self._send(tick, waiting[i : i + step])

@@ -82,18 +82,24 @@ class Request:
 
     def __init__(self, waiters: Sequence[Waiter], finished: Any) -> None:
         self._waiters = waiters
-        self._finished = finished  # called once the request is answered
+        # called once the request is answered, after its callers were handed their outcomes
+        # (what it schedules then runs after them)
+        self._finished = finished
 
     def done(self) -> bool:
         return False
 
     def set_result(self, rows: list[BatchRow]) -> None:
-        self._finished()
-        deliver(self._waiters, rows)
+        try:
+            deliver(self._waiters, rows)
+        finally:
+            self._finished()
 
     def set_exception(self, error: BaseException) -> None:
-        self._finished()
-        fail(self._waiters, error)
+        try:
+            fail(self._waiters, error)
+        finally:
+            self._finished()
 
 
 def fail(waiters: Sequence[Waiter], error: BaseException) -> None:

@@ -1,7 +1,8 @@
 """Background queries: operations or a record UDF applied on the servers.
 
 Every node applies them to each record the query selects; a task reports progress. Mirrors
-``crates/native/src/crate_calls/background.rs``.
+``crates/native/src/request/background.rs`` (the request) and
+``crates/native/src/crate_calls/background.rs`` (the task).
 
 Example:
     >>> task = await users.query().where("$.age > 60").background().add("discount", 5).execute()
@@ -27,12 +28,24 @@ if TYPE_CHECKING:
 Status = Literal["in_progress", "complete"]
 
 
-def _failed(task_id: int, progress: dict[str, Any]) -> BackgroundTaskError:
+def _failed(
+    task_id: int, progress: dict[str, Any], udf: tuple[str, str] | None
+) -> BackgroundTaskError:
     succeeded, failed = progress["succeeded"], progress["failed"]
+    if udf is None:
+        why = (
+            "the server refused its work on them, e.g. an operation that does not apply to "
+            "the bin's type"
+        )
+    else:
+        module, function = udf
+        why = (
+            f"UDF {module}.{function} failed on them: is module {module!r} registered, does it "
+            f"define {function!r}, and does it run on these records?"
+        )
     error = BackgroundTaskError(
         f"background task {task_id} completed with {failed} of {succeeded + failed} records "
-        "not written (the server refused its work on them, e.g. an operation that does not "
-        "apply to the bin's type)"
+        f"not written ({why})"
     )
     error.succeeded = succeeded
     error.failed = failed
@@ -42,13 +55,17 @@ def _failed(task_id: int, progress: dict[str, Any]) -> BackgroundTaskError:
 class BackgroundTask(Generic[M]):
     """A background query running on the cluster: ``status()``, ``progress()``, ``wait()``."""
 
-    __slots__ = ("_ex", "_task")
+    __slots__ = ("_ex", "_task", "_udf")
     _ex: Executor[M]
     _task: _native.BackgroundTask
+    _udf: tuple[str, str] | None
 
-    def __init__(self, ex: Executor[M], task: _native.BackgroundTask) -> None:
+    def __init__(
+        self, ex: Executor[M], task: _native.BackgroundTask, udf: tuple[str, str] | None = None
+    ) -> None:
         self._ex = ex
         self._task = task
+        self._udf = udf  # (module, function) of a UDF job, for its errors
 
     def __repr__(self) -> str:
         return f"<BackgroundTask {self.task_id}>"
@@ -100,7 +117,7 @@ class BackgroundTask(Generic[M]):
         if status == "complete":
             progress = yield Call("progress", (), target=self._task)
             if progress["failed"]:
-                raise _failed(self.task_id, progress)
+                raise _failed(self.task_id, progress, self._udf)
         return status
 
 
@@ -142,4 +159,9 @@ def start(
         )
     policy = _policy.build(filter=filter, lim=lim, pace=query._pace)
     args = (query._ns, query._set, query._index, policy, ops, udf)
-    return ex.call(Call("query_background", args, finish=lambda t: BackgroundTask(ex, t)))
+    named = None if udf is None else (udf[0], udf[1])
+
+    def finish(task: _native.BackgroundTask) -> BackgroundTask[M]:
+        return BackgroundTask(ex, task, named)
+
+    return ex.call(Call("query_background", args, finish=finish))

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 N = 3000
 """Sequential calls per workload."""
@@ -30,6 +31,8 @@ C50_OPS = 20_000
 BATCH_ROUNDS = 30
 SCAN_RECORDS = 20_000
 SCAN_ROUNDS = 10
+BACKGROUND_RECORDS = 10_000
+BACKGROUND_ROUNDS = 10
 UDF = b"function one(rec)\n  return 1\nend\n"
 """A record UDF: a call only the crate serves (from a blocking caller or a loop, a hop to the
 worker runtime)."""
@@ -105,6 +108,25 @@ def _median_ms(samples: list[int]) -> dict[str, float]:
     return {"median_ms": statistics.median(samples) / 1e6}
 
 
+def background(db: Any) -> dict[str, dict[str, float]]:
+    """A background query adding 1 to every record of a 10k set: until every node took it
+    on (``execute()``), and until it completed (``wait()``, which polls every 100 ms)."""
+    s = db.namespace("test").set("ab-bg")
+    if s.query().count() < BACKGROUND_RECORDS:
+        s.put_many({i: {"i": i} for i in range(BACKGROUND_RECORDS)})
+    started, finished = [], []
+    for _ in range(BACKGROUND_ROUNDS + 1):
+        t = time.perf_counter_ns()
+        task = s.query().background().add("i", 1).execute()
+        started.append(time.perf_counter_ns() - t)
+        assert task.wait() == "complete"
+        finished.append(time.perf_counter_ns() - t)
+    return {
+        "sync_background10k_start": _median_ms(started[1:]),
+        "sync_background10k_done": _median_ms(finished[1:]),
+    }
+
+
 def measure(seeds: str) -> dict[str, dict[str, float]]:
     """One round of every workload with the build on ``sys.path``."""
     import aerospike_fluent as af
@@ -130,6 +152,7 @@ def measure(seeds: str) -> dict[str, dict[str, float]]:
             assert sum(1 for _ in scanned.query()) == SCAN_RECORDS
             lat.append(time.perf_counter_ns() - t)
         out["sync_scan20k"] = _median_ms(lat)
+        out.update(background(db))
 
     async def main() -> None:
         async with af.connect(seeds) as db:

@@ -103,6 +103,8 @@ def to_markdown(doc: dict[str, Any], names: dict[str, str]) -> str:
                 f"| {_cpu(r['cpu_us_per_op'])} | {_cpu(r['server_cpu_us_per_op'])} |"
             )
         lines.append("")
+        if w["mode"] != "seq":
+            lines += _by_round(w["results"], names)
     lines += ["## Targets (issue 6)", "", "| target | measured | ok |", "|---|---|---|"]
     for t in doc["targets"]:
         ok = {True: "yes", False: "**no**", None: "n/a"}[t["ok"]]
@@ -116,6 +118,18 @@ def to_markdown(doc: dict[str, Any], names: dict[str, str]) -> str:
         lines += [f"- {names.get(k, k)}: {v['reason']}" for k, v in skipped.items()]
         lines.append("")
     return "\n".join(lines)
+
+
+def _by_round(results: dict[str, Any], names: dict[str, str]) -> list[str]:
+    """Each round of a concurrent workload, in the order run: ops/s and client CPU µs per op."""
+    lines = ["| client | ops/s by round | CPU/op by round |", "|---|---|---|"]
+    for cid, r in results.items():
+        if "error" in r or not r.get("ops_per_s_by_round"):
+            continue
+        rates = ", ".join(_num(x) for x in r["ops_per_s_by_round"])
+        cpus = ", ".join(_cpu(x) for x in r["cpu_us_per_op_by_round"])
+        lines.append(f"| {names.get(cid, cid)} | {rates} | {cpus} |")
+    return [*lines, ""] if len(lines) > 2 else []
 
 
 def write(out_dir: Path, doc: dict[str, Any], names: dict[str, str]) -> list[Path]:

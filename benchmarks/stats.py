@@ -56,6 +56,9 @@ class Result:
     records_per_s: float
     cpu_us_per_op: float | None = None
     server_cpu_us_per_op: float | None = None
+    # each round's ops/s and client CPU µs per op, in the order they ran
+    ops_per_s_by_round: tuple[float, ...] = ()
+    cpu_us_per_op_by_round: tuple[float | None, ...] = ()
 
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)
@@ -82,4 +85,8 @@ def median_of(rounds: list[Round]) -> Result:
         records_per_s=med(r.records_per_s for r in rounds),
         cpu_us_per_op=_cpu_per_op_us(rounds, "cpu_ns"),
         server_cpu_us_per_op=_cpu_per_op_us(rounds, "server_cpu_ns"),
+        ops_per_s_by_round=tuple(r.ops_per_s for r in rounds),
+        cpu_us_per_op_by_round=tuple(
+            None if r.cpu_ns is None or not r.ops else r.cpu_ns / r.ops / 1e3 for r in rounds
+        ),
     )

@@ -32,6 +32,7 @@ from .test_arrow import (
 )
 from .test_background import (
     test_a_background_udf_runs_on_each_record,
+    test_a_udf_that_is_not_registered_fails_its_task_naming_the_module,
     test_background_operations_reach_every_selected_record,
 )
 from .test_fluent_query import (
@@ -60,6 +61,7 @@ __all__ = [
     "test_a_context_index_queries_the_value_at_a_path",
     "test_a_finished_stream_gives_a_token_that_resumes_to_nothing",
     "test_a_stream_broken_off_resumes_after_what_it_returned",
+    "test_a_udf_that_is_not_registered_fails_its_task_naming_the_module",
     "test_a_whole_table_widens_to_what_later_batches_hold",
     "test_an_expression_index",
     "test_an_index_filter_selects_the_records_streamed",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -113,6 +114,102 @@ async def test_callers_cancelled_before_the_flush_get_cancelled(
         # A task's cancel reaches its get at the task's first step, after this iteration's
         # flush: keys 1-5 went as one batch (their answers for 2-5 dropped).
         assert _counts(srv, before) == {"read": 1, "batch": 1}
+
+
+WORKERS, CALLS_EACH = 50, 20
+
+
+async def _workers(s: Any, verb: str) -> list[object]:
+    """``WORKERS`` tasks, each making ``CALLS_EACH`` calls one after the other (``mixed``: a
+    put then a get of the key it wrote); returns what each call gave."""
+    got: list[object] = []
+
+    async def worker(w: int) -> None:
+        for i in range(CALLS_EACH):
+            key = s.key((w * CALLS_EACH + i) % 100)
+            if verb == "put" or (verb == "mixed" and i % 2 == 0):
+                got.append(await key.put({"i": (w * CALLS_EACH + i) % 100}))
+            else:
+                rec = await key.get()
+                got.append(rec and rec["i"])
+
+    await asyncio.gather(*(worker(w) for w in range(WORKERS)))
+    return got
+
+
+@counting
+@pytest.mark.parametrize("verb", ["get", "put", "mixed"])
+async def test_callers_in_a_steady_loop_go_out_in_few_batch_requests(
+    srv: EmbeddedServer, set_name: str, verb: str
+) -> None:
+    """The benchmarks' c50 workers: each awaits its next call as soon as the last is answered.
+
+    Before 2026-12-06 a caller answered alone (the first call of an iteration goes alone) sent
+    its next call alone, and its next: depending on how replies happened to be read, such a run
+    went out in requests of 25-50 rows or mostly one request per call.
+    """
+    async with af.connect(srv.seeds, auto_batch=True) as db:
+        s = db.namespace("test").set(set_name)
+        await s.put_many({i: {"i": i} for i in range(100)})
+        before = srv.stats()
+        got = await _workers(s, verb)
+        after = srv.stats()
+    n = {k: after.get(k, 0) - before.get(k, 0) for k in ("read", "write", "batch")}
+    calls = WORKERS * CALLS_EACH
+    assert sorted(g for g in got if g is not None) == sorted(  # type: ignore[type-var]
+        k % 100 for k in range(calls) if verb == "get" or (verb == "mixed" and k % 2)
+    )
+    single = n["read"] + n["write"]
+    # The run's first call goes alone, and another only when no batch request is out (before
+    # the fix: one per round of calls, 18-24 of the 1,000 gets, more in a run that fell apart).
+    assert single <= 4, n
+    # Two requests of 25 rows per round of calls: 40-42 (before the fix: 63-69). A request
+    # carries reads or writes, not both: mixed rounds take 44-55.
+    assert n["batch"] + single <= calls // (15 if verb == "mixed" else 20), n
+
+
+@pytest.mark.parametrize("kind", ["put", "get"])
+async def test_a_call_held_behind_a_stream_of_full_batches_goes_at_the_next_answer(
+    srv: EmbeddedServer, set_name: str, kind: str
+) -> None:
+    """16 readers keep 4 full requests of 4 gets out (``auto_batch=4``); one more call, held
+    while 2 or more requests are out, goes after at most two answers, not when they stop.
+
+    (Here replies often land together, which lets a held call go sooner anyway: 16-35 reader
+    calls were answered meanwhile, with or without the two-answer bound.)
+    """
+    async with af.connect(srv.seeds, auto_batch=4) as db:
+        s = db.namespace("test").set(set_name)
+        await s.put_many({i: {"i": i} for i in range(16)})
+        done = asyncio.Event()
+        answered_meanwhile = 0
+
+        async def reader(i: int) -> None:
+            nonlocal answered_meanwhile
+            for _ in range(500):  # a bound, should the held call wait for the readers to stop
+                rec = await s.key(i).get()
+                assert rec is not None and rec["i"] == i
+                if done.is_set():
+                    return
+                answered_meanwhile += 1
+
+        readers = [asyncio.create_task(reader(i)) for i in range(16)]
+        for _ in range(5):
+            await asyncio.sleep(0)  # the readers' requests are out
+        before = answered_meanwhile
+        if kind == "put":
+            await s.key(99).put({"i": 99})
+        else:
+            assert await s.key(3).get() is not None
+        done.set()
+        waited = answered_meanwhile - before
+        await asyncio.gather(*readers)
+        if kind == "put":
+            assert (await s.key(99).get()) is not None
+    # at most the readers of the requests answered before it went: 2 answers (of 4 rows each)
+    # and the requests already out when it joined (4), counted generously; with no bound it
+    # waits for 16 x 500
+    assert waited <= 64, waited
 
 
 async def test_a_joined_get_closed_before_the_flush_is_not_asked_for(

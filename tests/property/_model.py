@@ -5,13 +5,16 @@ floats by value, strings and bytes bytewise, lists element by element then by le
 be negative (from the end); a single-element index or rank out of range fails with
 OP_NOT_APPLICABLE (26); ranges are clamped; a value range ending at nil is unbounded above.
 Every map, unordered ones included, is stored in key order (as a real node stores it), so map
-indexes and storage both follow key order; ranks follow value order (ties in key order); list
-ranks tie in index order. Insert/set beyond the end of an unordered list pads with nil.
+indexes and storage both follow key order; ranks follow value order (ties in key order); an
+ordered list's ranks tie in index order, an unordered list's ranks are picked by a heap
+(``_rank_heap``). Insert/set beyond the end of an unordered list pads with nil.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from ._rank_heap import rank_run
 
 OP_NOT_APPLICABLE = 26
 PARAMETER_ERROR = 4
@@ -93,12 +96,10 @@ class Selection:
 
     ``pos`` is the order values come in; ``span`` says how index and rank lists are written:
     ``("index", start, count)`` / ``("rank", start, count)`` runs (ascending, reversed numbers
-    counted from the end), ``"listed"`` (ranks in the order of the values asked for),
-    ``"keys_listed"`` (a map's keys asked for: indexes in their order, ascending when inverted,
-    and no ranks) or ``"mask"`` (storage order). An inverted run that leaves a head or a tail
-    is answered as that run (``reducible``); other inverted selections come in storage order.
-    Inverted, a map writes index and rank lists run by run: all of them ascending when nothing
-    was selected, and the two runs around keys asked for that sit together.
+    counted from the end) or ``"mask"`` (storage order). An inverted run that leaves a head or
+    a tail is answered as that run (``reducible``); other inverted selections come in storage
+    order. Inverted, a map writes index and rank lists of everything (ascending) when nothing
+    was selected. Value and key lists are answered by ``_value_list_model``.
     """
 
     def __init__(
@@ -113,6 +114,10 @@ class Selection:
     ) -> None:
         self.vals, self.pos, self.single, self.keys = vals, pos, single, keys
         self.span, self.storage, self.redo = span, storage, redo
+        # True / False for an ordered / unordered list (set by ``ListModel.select``), None a map
+        self.list_order: bool | None = None
+        # picked as a rank range: a map lists its indexes in rank order (inverted: index order)
+        self.rank_range = False
 
     def _reduced(self) -> Selection | None:
         if self.redo is None or not isinstance(self.span, tuple):
@@ -126,7 +131,17 @@ class Selection:
             s, c = 0, s
         else:
             return None
-        return self.redo(s, c)  # type: ignore[no-any-return]
+        reduced: Selection = self.redo(s, c)
+        reduced.list_order = self.list_order
+        return reduced
+
+    def _rank_run_kind(self, kind: str) -> str:
+        """``"index"`` when an index run is also the run of ranks: on an ordered list, and on
+        an unordered list selected whole."""
+        whole = isinstance(self.span, tuple) and self.span[1:] == (0, len(self.vals))
+        if kind == "rank" and (self.list_order or (self.list_order is False and whole)):
+            return "index"
+        return kind
 
     def result(self, rt: int) -> tuple[Any, list[int]]:
         """The op's result for return type ``rt`` and the final positions."""
@@ -135,14 +150,7 @@ class Selection:
         rt &= ~INVERTED
         if inverted and self.single:
             raise ModelError(OP_NOT_APPLICABLE)
-        if self.span == "keys_listed" and rt in (RANK, REVERSE_RANK):
-            raise ModelError(OP_NOT_APPLICABLE)
-        run: tuple[int, int] | None = None
-        if inverted and self.keys is not None:
-            if not self.pos:
-                run = (0, 0)
-            elif self.span == "keys_listed" and max(self.pos) - min(self.pos) + 1 == len(self.pos):
-                run = (min(self.pos), len(self.pos))
+        everything = inverted and self.keys is not None and not self.pos
         sel = self
         if inverted and (reduced := self._reduced()) is not None:
             sel, inverted = reduced, False
@@ -152,27 +160,27 @@ class Selection:
             chosen = set(pos)
             pos = [p for p in range(n) if p not in chosen]
         mask = sorted(pos, key=lambda p: slot[p])
-        if inverted or sel.span in ("mask", "listed", "keys_listed"):
+        if inverted or sel.span == "mask":
             pos = mask
         ranks = {p: r for r, p in enumerate(rank_order(sel.vals))}
+        if sel.list_order is False:  # equal values share their lowest rank
+            keys = [order_key(v) for v in sel.vals]
+            ranks = {p: sum(x < k for x in keys) for p, k in enumerate(keys)}
 
         def many(items: list[Any], missing: Any = None) -> Any:
             return (items[0] if items else missing) if sel.single else items
 
         def numbers(kind: str, of: dict[int, int] | None, rev: bool) -> list[int]:
-            if run == (0, 0):
+            if kind == "index" and sel.rank_range and sel.keys is not None and not inverted:
+                chosen = set(pos)
+                return [n - 1 - p if rev else p for p in rank_order(sel.vals) if p in chosen]
+            if everything:
                 return list(range(n))
-            if run is not None and kind == "index":
-                s, c = run
-                return [i for a, b in [(0, s), (s + c, n - s - c)] for i in _run(a, b, n, rev)]
-            if isinstance(sel.span, tuple) and sel.span[0] == kind:
+            if isinstance(sel.span, tuple) and sel.span[0] in (kind, sel._rank_run_kind(kind)):
                 _, s, c = sel.span
                 runs = [(0, s), (s + c, n - s - c)] if inverted else [(s, c)]
                 return [i for a, b in runs for i in _run(a, b, n, rev)]
-            order = sel.pos if kind == "rank" and sel.span == "listed" and not inverted else mask
-            if kind == "index" and sel.span == "keys_listed":
-                order = sorted(mask) if inverted else sel.pos
-            return [n - 1 - (of[p] if of else p) if rev else (of[p] if of else p) for p in order]
+            return [n - 1 - (of[p] if of else p) if rev else (of[p] if of else p) for p in mask]
 
         if rt == NONE:
             out: Any = None
@@ -183,7 +191,11 @@ class Selection:
         elif rt == COUNT:
             out = len(pos)
         elif rt == EXISTS:
-            out = bool(pos)
+            # inverted, an unordered list's value or rank run answers whether nothing was
+            # selected (a rank range leaving nothing answers false)
+            run = isinstance(sel.span, tuple) and sel.span[0] == "rank"
+            quirk = inverted and sel.list_order is False and run
+            out = (not sel.pos and not (sel.rank_range and not pos)) if quirk else bool(pos)
         elif rt == VALUE:
             out = many([sel.vals[p] for p in pos])
         elif rt == KEY:
@@ -193,6 +205,28 @@ class Selection:
             assert sel.keys is not None
             out = [(sel.keys[p], sel.vals[p]) for p in pos]
         return out, pos
+
+
+class ValueListSelection(Selection):
+    """A get/remove by value list (or a map's key list), answered by ``_value_list_model``."""
+
+    def __init__(
+        self,
+        vals: list[Any],
+        asked: list[Any],
+        ordered: bool,
+        keys: list[Any] | None = None,
+        by_key: bool = False,
+    ) -> None:
+        super().__init__(vals, [], False, keys)
+        self.asked, self.ordered, self.by_key = asked, ordered, by_key
+
+    def result(self, rt: int) -> tuple[Any, list[int]]:
+        from . import _value_list_model as vl  # it builds on this module
+
+        if self.keys is None:
+            return vl.answer(self.vals, self.ordered, self.asked, rt)
+        return vl.map_answer(self.keys, self.vals, self.ordered, self.by_key, self.asked, rt)
 
 
 class ListModel:
@@ -235,15 +269,22 @@ class ListModel:
         self.items[at] = v
 
     def increment(self, i: int, delta: int) -> Any:
-        """Add ``delta`` to the number at ``i`` (missing counts as 0); returns the new value."""
+        """Add ``delta`` to the number at ``i``; returns the new value. Past the end the delta
+        is stored (an ordered list adds it only just past the end); any element but a number,
+        nil included, is refused."""
         n = len(self.items)
         at = n + i if i < 0 else i
-        if at < 0 or (self.ordered and at >= n):
+        if at < 0 or (self.ordered and at > n):
             raise ModelError(OP_NOT_APPLICABLE)
-        cur = self.items[at] if at < n else None
-        new = delta if cur is None else cur + delta
+        if at < n:
+            cur = self.items[at]
+            if isinstance(cur, bool) or not isinstance(cur, int | float):
+                raise ModelError(PARAMETER_ERROR)
+            new = cur + delta
+        else:
+            new = delta
         if self.ordered:
-            del self.items[at]
+            del self.items[at : at + 1]
             self._add(new)
         else:
             self.items.extend([None] * (at + 1 - n))
@@ -271,7 +312,11 @@ class ListModel:
         return Selection(self.items, [one_index(i, len(self.items))], True)
 
     def by_rank(self, r: int) -> Selection:
-        return Selection(self.items, [rank_order(self.items)[one_index(r, len(self.items))]], True)
+        rank = one_index(r, len(self.items))
+        if self.ordered:
+            return Selection(self.items, [rank], True, span=("rank", rank, 1))
+        pos = rank_run(self.items, rank, 1, order_key)
+        return Selection(self.items, pos, True, span=("rank", rank, 1))
 
     def by_value(self, v: Any) -> Selection:
         k = order_key(v)
@@ -282,18 +327,19 @@ class ListModel:
         return Selection(self.items, pos, False, span=("rank", below, len(pos)))
 
     def by_values(self, vs: list[Any]) -> Selection:
-        """Elements equal to any of ``vs``; ranks come in the order of ``vs``."""
-        pos: list[int] = []
-        for v in vs:
-            pos += [
-                p for p, x in enumerate(self.items) if order_key(x) == order_key(v) and p not in pos
-            ]
-        return Selection(self.items, pos, False, span="listed")
+        """Elements equal to any of ``vs`` (see ``_value_list_model``)."""
+        return ValueListSelection(self.items, vs, self.ordered)
 
     def by_index_range(self, i: int, count: int | None) -> Selection:
         r = index_range(i, count, len(self.items))
         run = ("index", r.start, len(r))
-        return Selection(self.items, list(r), False, span=run, redo=self._index_run)
+        return Selection(
+            self.items,
+            list(r),
+            False,
+            span=run,
+            redo=self._index_run,
+        )
 
     def _index_run(self, s: int, c: int) -> Selection:
         return self.by_index_range(s, c)
@@ -301,13 +347,11 @@ class ListModel:
     def by_rank_range(self, r: int, count: int | None) -> Selection:
         if self.ordered:
             return self.by_index_range(r, count)
-        n = len(self.items)
-        span = index_range(r, count, n)
-        pos = [rank_order(self.items)[k] for k in span]
-        # an unordered list's low ranks come highest first (a server picks them with a heap)
-        if span.start <= n - span.start - len(span):
-            pos.reverse()
-        return Selection(self.items, pos, False, span=("rank", span.start, len(span)))
+        span = index_range(r, count, len(self.items))
+        pos = rank_run(self.items, span.start, len(span), order_key)
+        sel = Selection(self.items, pos, False, span=("rank", span.start, len(span)))
+        sel.rank_range = True
+        return sel
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:
         if self.ordered:
@@ -327,6 +371,7 @@ class ListModel:
 
     def select(self, sel: Selection, rt: int, remove: bool) -> Any:
         """Apply a get/remove selection."""
+        sel.list_order = self.ordered
         out, pos = sel.result(rt)
         if remove:
             gone = set(pos)
@@ -380,18 +425,10 @@ class MapModel:
         return self._sel([p for p, x in enumerate(keys) if order_key(x) == order_key(k)], True)
 
     def by_keys(self, ks: list[Any]) -> Selection:
-        sel = self._listed(self.keys(), ks)
-        sel.span = "keys_listed"
-        return sel
+        return ValueListSelection(self._vals(), ks, self.key_ordered, self.keys(), by_key=True)
 
     def by_values(self, vs: list[Any]) -> Selection:
-        return self._listed(self._vals(), vs)
-
-    def _listed(self, src: list[Any], wanted: list[Any]) -> Selection:
-        pos: list[int] = []
-        for w in wanted:
-            pos += [p for p, x in enumerate(src) if order_key(x) == order_key(w) and p not in pos]
-        return self._sel(pos, False, "listed")
+        return ValueListSelection(self._vals(), vs, self.key_ordered, self.keys())
 
     def by_key_range(self, begin: Any, end: Any) -> Selection:
         keys = self.keys()
@@ -421,7 +458,9 @@ class MapModel:
         order = rank_order(self._vals())
         span = index_range(r, count, len(order))
         redo = lambda s, c: self.by_rank_range(s, c)  # noqa: E731
-        return self._sel([order[k] for k in span], False, ("rank", span.start, len(span)), redo)
+        sel = self._sel([order[k] for k in span], False, ("rank", span.start, len(span)), redo)
+        sel.rank_range = True
+        return sel
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:
         vals = self._vals()

@@ -1,4 +1,4 @@
-"""The benchmark's round arithmetic: medians, and CPU per operation."""
+"""The benchmark's round arithmetic: medians, each round, and CPU per operation."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import os
 import pytest
 
 from benchmarks.cpu import process_cpu_ns
-from benchmarks.stats import Round, median_of, summarize
+from benchmarks.stats import Result, Round, median_of, summarize
+from benchmarks.targets import check
+from benchmarks.workloads import Workload
 
 
 def _round(cpu_ns: int | None, server_cpu_ns: int | None, ops: int = 4) -> Round:
@@ -25,6 +27,31 @@ def test_cpu_per_op_is_unknown_unless_every_round_measured_it() -> None:
     res = median_of([_round(4_000, None), _round(None, None)])
     assert res.cpu_us_per_op is None
     assert res.server_cpu_us_per_op is None
+
+
+def _timed(elapsed_ns: int, cpu_ns: int | None) -> Round:
+    return Round(4, 0, elapsed_ns, 10.0, 10.0, 10.0, cpu_ns, None)
+
+
+def test_each_round_is_kept_in_the_order_run() -> None:
+    res = median_of([_timed(1_000_000, 8_000), _timed(4_000_000, 4_000), _timed(2_000_000, None)])
+    assert res.ops_per_s_by_round == (4_000.0, 1_000.0, 2_000.0)
+    assert res.cpu_us_per_op_by_round == (2.0, 1.0, None)
+    assert res.ops_per_s == 2_000.0
+
+
+def test_the_auto_batch_lead_is_judged_by_its_lowest_round() -> None:
+    w = Workload("c50_get", "get", 4, "async", 50, throughput=True)
+    ours = median_of([_timed(1_000_000, 4_000), _timed(1_000_000, 4_000)])  # 4,000 ops/s twice
+    sdk = median_of([_timed(4_000_000, 40_000), _timed(1_500_000, 40_000)])  # 1,000 then 2,667
+    rust = median_of([_timed(1_000_000, 8_000), _timed(1_000_000, 8_000)])
+    row: dict[str, Result | str] = {"ours-autobatch": ours, "sdk-async": sdk, "rust": rust}
+    got = {t["target"]: t for t in check([w], {"c50_get": row}, {})}
+    lowest = got["c50_get: auto_batch >= 2x sdk fast in its lowest round"]
+    assert lowest["measured"] == pytest.approx(1.5) and lowest["ok"] is False
+    assert got["c50_get: builder with auto_batch (opt-in) >= 2x sdk fast"]["ok"] is True  # median
+    cpu = got["c50_get: auto_batch CPU per op <= raw Rust's"]
+    assert cpu["measured"] == 0.5 and cpu["ok"] is True
 
 
 def test_process_cpu_of_a_missing_process_is_unknown() -> None:

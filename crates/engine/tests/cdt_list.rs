@@ -201,3 +201,22 @@ fn descending_sort_dropping_duplicates_needs_one_distinct_value() {
     let BinChange::Set(p) = r.bin else { panic!() };
     assert_eq!(dec(&p), l(vec![i(1)]));
 }
+
+#[test]
+fn inverted_exists_of_an_unordered_value_or_rank_run_is_whether_nothing_was_selected() {
+    let exists_inverted = 13 | 0x10000;
+    let get = |items: Vec<engine::value::Value>, code: i64, args: Vec<engine::value::Value>| {
+        let mut all = vec![i(exists_inverted)];
+        all.extend(args);
+        let r = apply(3, Some(&list_p(items)), &op(code, all)).unwrap();
+        dec(&r.value.unwrap())
+    };
+    assert_eq!(get(vec![i(1), i(2)], 22, vec![i(1)]), b(false));
+    assert_eq!(get(vec![i(1), i(2)], 22, vec![i(5)]), b(true));
+    assert_eq!(get(vec![], 25, vec![i(0), i(1)]), b(true));
+    assert_eq!(get(vec![i(0), i(0)], 26, vec![i(1)]), b(false));
+    // a rank range that leaves nothing: false
+    assert_eq!(get(vec![], 26, vec![i(0), i(1)]), b(false));
+    // an index range answers whether anything is left
+    assert_eq!(get(vec![i(1), i(2)], 24, vec![i(0), i(1)]), b(true));
+}

@@ -306,3 +306,23 @@ fn by_key_list_answers_as_a_real_node() {
         );
     }
 }
+
+#[test]
+fn rank_range_indexes_come_in_rank_order() {
+    let bin = map_p(m(vec![
+        (s("a"), i(2)),
+        (s("b"), i(1)),
+        (s("c"), i(2)),
+        (s("d"), i(1)),
+    ]));
+    let get = |rt: i64, rank: i64, count: i64| {
+        let r = apply(3, Some(&bin), &op(106, vec![i(rt), i(rank), i(count)])).unwrap();
+        dec(&r.value.unwrap())
+    };
+    let (index, reverse_index, inverted) = (1, 2, 0x10000);
+    assert_eq!(get(index, 0, 4), l(vec![i(1), i(3), i(0), i(2)]));
+    assert_eq!(get(reverse_index, 0, 3), l(vec![i(2), i(0), i(3)]));
+    // inverted: a tail left over is a rank range, a middle comes in index order
+    assert_eq!(get(index | inverted, 0, 1), l(vec![i(3), i(0), i(2)]));
+    assert_eq!(get(index | inverted, 1, 2), l(vec![i(1), i(2)]));
+}

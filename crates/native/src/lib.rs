@@ -47,7 +47,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     convert::arrow::register(m)?;
     ops::wire::register(m)?;
     m.add_class::<convert::record::Record>()?;
-    m.add_class::<convert::record::BatchRow>()?;
+    m.add_class::<convert::batch_row::BatchRow>()?;
     m.add_class::<convert::models::ModelPlan>()?;
     m.add_function(wrap_pyfunction!(convert::models::records_as, m)?)?;
     m.add_class::<exec::completion::Pending>()?;

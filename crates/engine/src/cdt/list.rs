@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use super::args::Args;
 use super::select::{self as s, Elems, Sel};
+use super::value_list;
 use crate::result::{ELEMENT_EXISTS, OP_NOT_APPLICABLE, PARAMETER_ERROR};
 use crate::value::{List, Value, ValueSet};
 use crate::ResultCode;
@@ -116,13 +117,14 @@ fn select(
     remove: bool,
 ) -> Result<Option<Value>, ResultCode> {
     let rt = a.int(0)?;
-    let (out, pos) = {
+    let (out, pos) = if get_code == 23 {
+        value_list::answer(&l.items, l.ordered(), &a.list(1)?.items, rt)?
+    } else {
         let e = Elems::list(&l.items, l.ordered());
         let sel: Sel = match get_code {
             19 => s::by_index(&e, a.int(1)?)?,
             21 => s::by_rank(&e, a.int(1)?)?,
             22 => s::by_value(&e, &a.val(1)?, false),
-            23 => s::by_value_list(&e, &a.list(1)?.items, false),
             24 => s::by_index_range(&e, a.int(1)?, a.opt_int(2)?),
             25 => s::by_interval(&e, &a.val(1)?, a.opt_val(2)?.as_ref(), false),
             26 => s::by_rank_range(&e, a.int(1)?, a.opt_int(2)?),
@@ -226,16 +228,14 @@ fn insert(
     if l.ordered() {
         return Err(OP_NOT_APPLICABLE);
     }
-    let n = l.items.len() as i64;
-    let at = if index < 0 { n + index } else { index };
-    if at < 0 || (at > n && flags & INSERT_BOUNDED != 0) {
+    let at = write_index(index, l.items.len())?;
+    if at > l.items.len() && flags & INSERT_BOUNDED != 0 {
         fail(flags, OP_NOT_APPLICABLE)?;
         return Ok(size(l));
     }
     let Some(vals) = unique_filter(l, vals, flags)? else {
         return Ok(size(l));
     };
-    let at = at as usize;
     if at > l.items.len() {
         l.items.resize(at, Value::Nil);
     }
@@ -243,31 +243,40 @@ fn insert(
     Ok(size(l))
 }
 
+/// A write position: an index from the end resolved; one before the start (or past
+/// `i32::MAX`) is refused whatever the flags, as a server refuses it.
+fn write_index(index: i64, n: usize) -> Result<usize, ResultCode> {
+    let at = if index < 0 { n as i64 + index } else { index };
+    if at < 0 || index > i64::from(i32::MAX) {
+        return Err(OP_NOT_APPLICABLE);
+    }
+    Ok(at as usize)
+}
+
 fn set(l: &mut List, index: i64, v: Value, flags: i64) -> Result<Option<Value>, ResultCode> {
     if l.ordered() {
         return Err(OP_NOT_APPLICABLE);
     }
-    let n = l.items.len() as i64;
-    let at = if index < 0 { n + index } else { index };
-    if at < 0 || (at >= n && flags & INSERT_BOUNDED != 0) {
-        fail(flags, OP_NOT_APPLICABLE)?;
-        return Ok(None);
+    let at = write_index(index, l.items.len())?;
+    put_at(l, at, v, flags)?;
+    Ok(None)
+}
+
+/// Stores `v` at `at` of an unordered list (past the end: inserted there, nil padded; bounded,
+/// only at the end); a refused write under NO_FAIL is a silent no-op.
+fn put_at(l: &mut List, at: usize, v: Value, flags: i64) -> Result<(), ResultCode> {
+    let n = l.items.len();
+    if at > n && flags & INSERT_BOUNDED != 0 {
+        return fail(flags, OP_NOT_APPLICABLE);
     }
-    if flags & ADD_UNIQUE != 0
-        && l.items
-            .iter()
-            .enumerate()
-            .any(|(i, x)| i as i64 != at && *x == v)
-    {
-        fail(flags, ELEMENT_EXISTS)?;
-        return Ok(None);
+    if flags & ADD_UNIQUE != 0 && l.items.iter().enumerate().any(|(i, x)| i != at && *x == v) {
+        return fail(flags, ELEMENT_EXISTS);
     }
-    let at = at as usize;
-    if at >= l.items.len() {
+    if at >= n {
         l.items.resize(at + 1, Value::Nil);
     }
     l.items[at] = v;
-    Ok(None)
+    Ok(())
 }
 
 /// Adds `delta` to a numeric value (int stays int, float stays float).
@@ -282,34 +291,52 @@ pub fn add_num(cur: &Value, delta: &Value) -> Result<Value, ResultCode> {
     })
 }
 
+/// Adds `delta` (nil: 1) to the number at `index`; past the end the delta itself is stored.
+/// The result is the new number, also when a NO_FAIL write is dropped. Any element other than
+/// a number (nil included) is a parameter error.
 fn increment(
     l: &mut List,
     index: i64,
     delta: Option<Value>,
     flags: i64,
 ) -> Result<Option<Value>, ResultCode> {
-    let delta = delta.unwrap_or(Value::Int(1));
-    let n = l.items.len() as i64;
-    let at = if index < 0 { n + index } else { index };
-    if at < 0 || (at >= n && flags & INSERT_BOUNDED != 0) {
-        fail(flags, OP_NOT_APPLICABLE)?;
-        return Ok(None);
-    }
-    let at = at as usize;
-    let cur = l.items.get(at).cloned().unwrap_or(Value::Nil);
-    let new = add_num(&cur, &delta)?;
+    let at = write_index(index, l.items.len())?;
+    let delta = match delta {
+        None | Some(Value::Nil) => Value::Int(1),
+        Some(d @ (Value::Int(_) | Value::Float(_))) => d,
+        Some(_) => return Err(PARAMETER_ERROR),
+    };
+    let new = match l.items.get(at) {
+        Some(cur @ (Value::Int(_) | Value::Float(_))) => add_num(cur, &delta)?,
+        Some(_) => return Err(PARAMETER_ERROR),
+        None => delta,
+    };
     if l.ordered() {
-        if at >= l.items.len() {
-            return Err(OP_NOT_APPLICABLE);
-        }
-        l.items.remove(at);
-        let p = l.items.partition_point(|x| *x <= new);
-        l.items.insert(p, new.clone());
+        replace_ordered(l, at, new.clone(), flags)?;
     } else {
-        if at >= l.items.len() {
-            l.items.resize(at + 1, Value::Nil);
-        }
-        l.items[at] = new.clone();
+        put_at(l, at, new.clone(), flags)?;
     }
     Ok(Some(new))
+}
+
+/// Replaces element `at` of an ordered list by `v` (at the end: adds `v`), kept sorted.
+/// Unique, a value already present is refused unless it is the element replaced (the first of
+/// its equals), which is left as it is.
+fn replace_ordered(l: &mut List, at: usize, v: Value, flags: i64) -> Result<(), ResultCode> {
+    if at > l.items.len() {
+        return Err(OP_NOT_APPLICABLE);
+    }
+    let first_equal = l.items.partition_point(|x| *x < v);
+    if flags & ADD_UNIQUE != 0 && l.items.get(first_equal) == Some(&v) {
+        if first_equal == at {
+            return Ok(());
+        }
+        return fail(flags, ELEMENT_EXISTS);
+    }
+    if at < l.items.len() {
+        l.items.remove(at);
+    }
+    let p = l.items.partition_point(|x| *x < v);
+    l.items.insert(p, v);
+    Ok(())
 }

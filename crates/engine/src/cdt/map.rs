@@ -3,6 +3,7 @@
 use super::args::Args;
 use super::list::{add_num, remove_positions};
 use super::select::{self as s, Elems, Sel};
+use super::value_list;
 use crate::result::{ELEMENT_EXISTS, ELEMENT_NOT_FOUND, PARAMETER_ERROR};
 use crate::value::{Map, Value};
 use crate::ResultCode;
@@ -158,28 +159,17 @@ fn select(m: &mut Map, get_code: i64, a: &Args, remove: bool) -> Result<Option<V
     let ordered = m.ordered();
     let (out, storage) = {
         let (e, order) = Elems::map(m);
-        let sel: Sel = match get_code {
-            97 => {
-                // A key-ordered map answers an inverted key lookup as a range; an unordered
-                // one refuses it like any single-element op.
-                let mut sel = s::by_value(&e, &a.val(1)?, true);
-                sel.single = !(ordered && rt & s::RT_INVERTED != 0);
-                sel
+        let listed = match get_code {
+            107 | 108 => {
+                let asked = a.list(1)?.items;
+                value_list::in_map(&e, get_code == 107, ordered, &asked, rt)
             }
-            98 => s::by_index(&e, a.int(1)?)?,
-            100 => s::by_rank(&e, a.int(1)?)?,
-            102 => s::by_value(&e, &a.val(1)?, false),
-            103 => s::by_interval(&e, &a.val(1)?, a.opt_val(2)?.as_ref(), true),
-            104 => s::by_index_range(&e, a.int(1)?, a.opt_int(2)?),
-            105 => s::by_interval(&e, &a.val(1)?, a.opt_val(2)?.as_ref(), false),
-            106 => s::by_rank_range(&e, a.int(1)?, a.opt_int(2)?),
-            107 => s::by_key_list(&e, &a.list(1)?.items),
-            108 => s::by_value_list(&e, &a.list(1)?.items, false),
-            109 => s::by_key_rel_index(&e, &a.val(1)?, a.int(2)?, a.opt_int(3)?),
-            110 => s::by_value_rel_rank(&e, &a.val(1)?, a.int(2)?, a.opt_int(3)?),
-            _ => return Err(PARAMETER_ERROR),
+            _ => None,
         };
-        let (out, pos) = s::result(&e, sel, rt)?;
+        let (out, pos) = match listed {
+            Some(answer) => answer?,
+            None => s::result(&e, selection(&e, get_code, a, ordered, rt)?, rt)?,
+        };
         let storage: Vec<usize> = pos.iter().filter_map(|&p| order.get(p).copied()).collect();
         (out, storage)
     };
@@ -187,4 +177,35 @@ fn select(m: &mut Map, get_code: i64, a: &Args, remove: bool) -> Result<Option<V
         remove_positions(&mut m.entries, storage);
     }
     Ok(out)
+}
+
+/// The elements get_by_* op `get_code` selects.
+fn selection(
+    e: &Elems,
+    get_code: i64,
+    a: &Args,
+    ordered: bool,
+    rt: i64,
+) -> Result<Sel, ResultCode> {
+    Ok(match get_code {
+        97 => {
+            // A key-ordered map answers an inverted key lookup as a range; an unordered
+            // one refuses it like any single-element op.
+            let mut sel = s::by_value(e, &a.val(1)?, true);
+            sel.single = !(ordered && rt & s::RT_INVERTED != 0);
+            sel
+        }
+        98 => s::by_index(e, a.int(1)?)?,
+        100 => s::by_rank(e, a.int(1)?)?,
+        102 => s::by_value(e, &a.val(1)?, false),
+        103 => s::by_interval(e, &a.val(1)?, a.opt_val(2)?.as_ref(), true),
+        104 => s::by_index_range(e, a.int(1)?, a.opt_int(2)?),
+        105 => s::by_interval(e, &a.val(1)?, a.opt_val(2)?.as_ref(), false),
+        106 => s::by_rank_range(e, a.int(1)?, a.opt_int(2)?),
+        107 => s::by_key_list(e, &a.list(1)?.items),
+        108 => s::by_value_list(e, &a.list(1)?.items),
+        109 => s::by_key_rel_index(e, &a.val(1)?, a.int(2)?, a.opt_int(3)?),
+        110 => s::by_value_rel_rank(e, &a.val(1)?, a.int(2)?, a.opt_int(3)?),
+        _ => return Err(PARAMETER_ERROR),
+    })
 }

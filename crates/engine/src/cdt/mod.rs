@@ -9,7 +9,9 @@ pub mod ctx;
 pub mod list;
 pub mod map;
 pub mod path;
+mod rank_heap;
 pub mod select;
+mod value_list;
 
 use rmpv::Value as Mp;
 

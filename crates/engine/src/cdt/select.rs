@@ -5,6 +5,7 @@
 //! Result order follows a real server: values in the order its algorithm yields them (index
 //! order for masks, rank order for rank ranges), index and rank lists as it builds them.
 
+use super::rank_heap;
 use crate::result::OP_NOT_APPLICABLE;
 use crate::value::{Map, Value, ValueSet};
 use crate::ResultCode;
@@ -130,10 +131,9 @@ enum Span {
     Index(usize, usize),
     /// A run of ranks `(start, count)`.
     Rank(usize, usize),
-    /// Ranks in the order of the values asked for (indexes and values from the mask).
+    /// A map's values asked for (elements from the mask).
     Listed,
-    /// A map's keys asked for: indexes in the order of the keys (ascending when inverted),
-    /// elements from the mask, and no ranks.
+    /// A map's keys asked for: elements from the mask, and no ranks.
     KeysListed,
 }
 
@@ -144,6 +144,8 @@ pub struct Sel {
     span: Span,
     /// An inverted run that leaves one run (a head or a tail) is answered as that run.
     reducible: bool,
+    /// Picked as a run of ranks (a rank range): a map lists its indexes in rank order.
+    rank_range: bool,
 }
 
 impl Sel {
@@ -153,6 +155,7 @@ impl Sel {
             single: false,
             span: Span::Mask,
             reducible: false,
+            rank_range: false,
         }
     }
     pub fn one(pos: Vec<usize>) -> Self {
@@ -161,6 +164,7 @@ impl Sel {
             single: true,
             span: Span::Mask,
             reducible: false,
+            rank_range: false,
         }
     }
 }
@@ -183,8 +187,15 @@ fn index_run(e: &Elems, index: i64, count: u64) -> Sel {
 }
 
 pub fn by_rank(e: &Elems, rank: i64) -> Result<Sel, ResultCode> {
-    let p = one_index(rank, e.len()).ok_or(OP_NOT_APPLICABLE)?;
-    Ok(Sel::one(vec![e.rank_order()[p]]))
+    let r = one_index(rank, e.len()).ok_or(OP_NOT_APPLICABLE)?;
+    let p = if e.unordered_list() {
+        rank_heap::rank_run(&e.vals, r, 1)[0]
+    } else {
+        e.rank_order()[r]
+    };
+    let mut sel = Sel::one(vec![p]);
+    sel.span = Span::Rank(r, 1);
+    Ok(sel)
 }
 
 pub fn by_rank_range(e: &Elems, rank: i64, count: Option<i64>) -> Sel {
@@ -197,15 +208,15 @@ fn rank_run(e: &Elems, rank: i64, count: u64) -> Sel {
     }
     let n = e.len();
     let (s, c) = span(rank, count, n);
-    let mut pos = e.rank_order()[s..s + c].to_vec();
-    // A server picks an unordered list's rank range with a heap: from the low end (ranks
-    // nearer the start than the end) it hands the values out highest rank first.
-    if e.unordered_list() && s <= n - s - c {
-        pos.reverse();
-    }
+    let pos = if e.unordered_list() {
+        rank_heap::rank_run(&e.vals, s, c)
+    } else {
+        e.rank_order()[s..s + c].to_vec()
+    };
     let mut sel = Sel::many(pos);
     sel.span = Span::Rank(s, c);
     sel.reducible = e.keys.is_some();
+    sel.rank_range = true;
     sel
 }
 
@@ -227,37 +238,26 @@ pub fn by_value(e: &Elems, v: &Value, keys: bool) -> Sel {
     sel
 }
 
-/// Elements equal to any of `vs`, in the order of `vs` (each matched once).
-pub fn by_value_list(e: &Elems, vs: &[Value], keys: bool) -> Sel {
-    let src = if keys { e.keys_or_vals() } else { &e.vals };
-    let wanted = ValueSet::new(vs);
-    let mut pos: Vec<usize> = (0..e.len()).filter(|&i| wanted.contains(src[i])).collect();
-    // In the order of `vs`: each element under the first value it equals.
-    let mut firsts: Vec<(&Value, usize)> = vs.iter().enumerate().map(|(i, v)| (v, i)).collect();
-    firsts.sort_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
-    firsts.dedup_by(|later, first| later.0 == first.0 && !later.0.has_wildcard());
-    let listed = |x: &Value| {
-        if x.has_wildcard() || firsts.iter().any(|f| f.0.has_wildcard()) {
-            return vs.iter().position(|v| v == x).unwrap_or(usize::MAX);
-        }
-        let at = firsts.partition_point(|f| f.0 < x);
-        firsts
-            .get(at)
-            .filter(|f| f.0 == x)
-            .map_or(usize::MAX, |f| f.1)
-    };
-    pos.sort_by_key(|&p| listed(src[p]));
-    let mut sel = Sel::many(pos);
-    sel.span = Span::Listed;
-    sel
+/// A map's elements whose value is one of `vs`. Index and rank lists of a value list come from
+/// [`super::value_list`]; the elements come in stored order.
+pub fn by_value_list(e: &Elems, vs: &[Value]) -> Sel {
+    listed(&e.vals, vs, Span::Listed)
 }
 
-/// A map's elements whose key is one of `ks`. A real node answers their indexes in the order
-/// of `ks` (those left, when inverted, in ascending order), their elements in stored order,
-/// and refuses ranks.
+/// A map's elements whose key is one of `ks`. A real node refuses ranks of keys asked for (and
+/// lists their indexes through [`super::value_list`]).
 pub fn by_key_list(e: &Elems, ks: &[Value]) -> Sel {
-    let mut sel = by_value_list(e, ks, true);
-    sel.span = Span::KeysListed;
+    listed(e.keys_or_vals(), ks, Span::KeysListed)
+}
+
+fn listed(src: &[&Value], wanted: &[Value], span: Span) -> Sel {
+    let wanted = ValueSet::new(wanted);
+    let mut sel = Sel::many(
+        (0..src.len())
+            .filter(|&i| wanted.contains(src[i]))
+            .collect(),
+    );
+    sel.span = span;
     sel
 }
 
@@ -319,12 +319,6 @@ fn run_list(start: usize, count: usize, n: usize, inverted: bool, rev: bool) -> 
     out
 }
 
-/// `(start, count)` when the positions form one run of indexes.
-fn contiguous(pos: &[usize]) -> Option<(usize, usize)> {
-    let (lo, hi) = (pos.iter().min()?, pos.iter().max()?);
-    (hi - lo + 1 == pos.len()).then_some((*lo, pos.len()))
-}
-
 /// The complement of an index or rank run, as a plain run when it is one (all, a head, a tail);
 /// returns the selection and whether it is still inverted.
 fn reduce(e: &Elems, sel: Sel) -> (Sel, bool) {
@@ -358,13 +352,8 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
     if inverted && sel.single {
         return Err(OP_NOT_APPLICABLE);
     }
-    // Inverted, a map answers index and rank lists run by run: everything when nothing was
-    // selected, the two runs around keys asked for that sit together.
-    let run = match (inverted, e.keys.is_some()) {
-        (true, true) if sel.pos.is_empty() => Some((0, 0)),
-        (true, true) if sel.span == Span::KeysListed => contiguous(&sel.pos),
-        _ => None,
-    };
+    // Inverted, a map answers index and rank lists of everything when nothing was selected.
+    let everything = inverted && e.keys.is_some() && sel.pos.is_empty();
     let (sel, inverted) = if inverted && sel.reducible {
         reduce(e, sel)
     } else {
@@ -390,14 +379,21 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
     if sel.span == Span::KeysListed && matches!(rt, RT_RANK | RT_REVERSE_RANK) {
         return Err(OP_NOT_APPLICABLE);
     }
-    let listed_indexes = (sel.span == Span::KeysListed).then(|| pos.clone());
     let in_mask_order =
         inverted || matches!(sel.span, Span::Mask | Span::Listed | Span::KeysListed);
     let pos = if in_mask_order { mask.clone() } else { pos };
     let ranks = || {
+        let order = e.rank_order();
         let mut r = vec![0usize; n];
-        for (rank, &p) in e.rank_order().iter().enumerate() {
-            r[p] = rank;
+        for (rank, &p) in order.iter().enumerate() {
+            // An unordered list ranks an element by the values below it: equal ones share
+            // their lowest rank.
+            let tied = rank > 0 && e.vals[order[rank - 1]] == e.vals[p];
+            r[p] = if e.unordered_list() && tied {
+                r[order[rank - 1]]
+            } else {
+                rank
+            };
         }
         r
     };
@@ -424,34 +420,46 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
         RT_INDEX | RT_REVERSE_INDEX => {
             let rev = rt == RT_REVERSE_INDEX;
             let index = |p: usize| if rev { n - 1 - p } else { p } as i64;
-            Some(ints(match (sel.span, &listed_indexes) {
-                _ if run == Some((0, 0)) => run_list(0, n, n, false, rev),
-                _ if run.is_some() => run.map_or(vec![], |(s, c)| run_list(s, c, n, true, rev)),
-                (Span::Index(s, c), _) => run_list(s, c, n, inverted, rev),
-                (_, Some(listed)) => listed.iter().map(|&p| index(p)).collect(),
+            Some(ints(match sel.span {
+                _ if sel.rank_range && e.keys.is_some() && !inverted => {
+                    let mut chosen = vec![false; n];
+                    for &p in &pos {
+                        chosen[p] = true;
+                    }
+                    let order = e.rank_order().into_iter();
+                    order.filter(|&p| chosen[p]).map(index).collect()
+                }
+                _ if everything => run_list(0, n, n, false, rev),
+                Span::Index(s, c) => run_list(s, c, n, inverted, rev),
                 _ => mask.iter().map(|&p| index(p)).collect(),
             }))
         }
         RT_RANK | RT_REVERSE_RANK => {
             let rev = rt == RT_REVERSE_RANK;
             Some(ints(match sel.span {
-                _ if run == Some((0, 0)) => run_list(0, n, n, false, rev),
+                _ if everything => run_list(0, n, n, false, rev),
                 Span::Rank(s, c) => run_list(s, c, n, inverted, rev),
+                // An ordered list's index run is its run of ranks; so is a whole list.
+                Span::Index(s, c)
+                    if e.ordered_list || (e.unordered_list() && c == n && !inverted) =>
+                {
+                    run_list(s, c, n, inverted, rev)
+                }
                 _ => {
                     let r = ranks();
-                    let order = if sel.span == Span::Listed && !inverted {
-                        &sel.pos
-                    } else {
-                        &mask
-                    };
-                    order
-                        .iter()
+                    mask.iter()
                         .map(|&p| if rev { n - 1 - r[p] } else { r[p] } as i64)
                         .collect()
                 }
             }))
         }
         RT_COUNT => Some(Value::Int(pos.len() as i64)),
+        // Inverted, an unordered list's value or rank run answers whether nothing was selected
+        // (a rank range leaving nothing answers false).
+        RT_EXISTS if inverted && e.unordered_list() && matches!(sel.span, Span::Rank(..)) => {
+            let left_nothing = sel.rank_range && pos.is_empty();
+            Some(Value::Bool(sel.pos.is_empty() && !left_nothing))
+        }
         RT_EXISTS => Some(Value::Bool(!pos.is_empty())),
         RT_VALUE => Some(vals(&e.vals)),
         RT_KEY => Some(vals(e.keys.as_ref().ok_or(OP_NOT_APPLICABLE)?)),

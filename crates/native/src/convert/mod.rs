@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod arrow;
+pub mod batch_row;
 pub mod bytes_keys;
 pub mod call_args;
 pub mod chunk;

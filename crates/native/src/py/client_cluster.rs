@@ -72,10 +72,10 @@ operations! {
         udf: Option<&Bound<'_, PyAny>>,
     ) {
         let meter = Meter::new(Kind::Query, namespace.as_str());
-        let (statement, work) =
-            background::parse(namespace, set_name, index_filter, ops, udf)?;
+        let wire = inner.worker_wire.enabled();
+        let spec = background::parse(namespace, set_name, index_filter, ops, udf, wire)?;
         let (i, h, p) = (inner.clone(), inner.handle.clone(), this.natives(policy)?);
-        (write(meter), background::start(i, h, p, statement, work))
+        (write(meter), background::start(i, h, p, spec))
     }
 
     /// Remove a set's records (last-update time before `before_ns`, when not 0).

@@ -11,8 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::convert::args::Args;
+use crate::convert::batch_row::Outcome;
 use crate::convert::call_args::to_bins;
-use crate::convert::record::Outcome;
 use crate::convert::values::{to_key_parts_in, to_value, Ctx, KeyParts, KeyScope};
 use crate::errors::invalid_argument;
 use crate::ops::wire::WireOps;

@@ -23,8 +23,9 @@ use aerospike::{BatchOperation, Key, ResultCode};
 use pyo3::prelude::*;
 
 use crate::client::routes::RuntimeClient;
+use crate::convert::batch_row::BatchRow;
 use crate::convert::depth::TooDeep;
-use crate::convert::record::{BatchRow, Record};
+use crate::convert::record::Record;
 use crate::convert::values::{key_tuple, Names};
 use crate::errors;
 use crate::exec::completion::OpResult;

@@ -12,9 +12,9 @@ use pyo3::types::PyList;
 
 use crate::client::routes::RuntimeClient;
 use crate::client::Inner;
+use crate::convert::batch_row::{BatchRow, Outcome};
 use crate::convert::depth;
-use crate::convert::record::Outcome;
-use crate::convert::record::{BatchRow, Record};
+use crate::convert::record::Record;
 use crate::convert::values::{from_value, Names};
 use crate::exec::completion::{Failure, IntoPy, OpResult};
 use crate::ops::{Answers, Ops};

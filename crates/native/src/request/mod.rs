@@ -3,7 +3,7 @@
 //! Our own requests: single-record gets, puts, exists and deletes (`single`), batch reads and
 //! puts of plain rows (`batch`, one request per node), scans and index queries (`scan`,
 //! `scan_request`, `index`, with records kept as the server's bytes until the consumer
-//! converts them). Every other
+//! converts them), background queries (`background`, sent to every node). Every other
 //! operation is a crate call (`calls`, `crate_calls`); `retry` decides, for both, whether a
 //! missed attempt is tried again, handed to the crate with what is left of its budget, or
 //! ends the call with which error, and whether a write is in doubt.
@@ -20,6 +20,7 @@
 
 pub mod arrow_batch;
 pub mod arrow_stream;
+pub mod background;
 pub mod batch;
 pub mod batch_rows;
 pub mod batch_wire;

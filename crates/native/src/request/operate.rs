@@ -33,7 +33,7 @@ const INFO4_ON_LOCKING_ONLY: u8 = 1 << 4;
 
 /// The request header of `ops` under `p`, as a server reads a write (or, with no write among
 /// the ops, a read) of them.
-fn head(p: &WritePolicy, ops: &WireOps) -> Head {
+pub(super) fn head(p: &WritePolicy, ops: &WireOps) -> Head {
     let b = &p.base_policy;
     let mut h = Head {
         info1: ops.read_attr,

@@ -210,7 +210,8 @@ pub async fn run(client: &Client, pool: &std::sync::Arc<Pool>, plan: Plan, tx: &
     }
 }
 
-fn task_id() -> u64 {
+/// A fresh id for a job the servers run (a scan, a background query).
+pub(super) fn task_id() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

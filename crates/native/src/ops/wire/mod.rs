@@ -111,6 +111,17 @@ impl WireOps {
         Ok(ops)
     }
 
+    /// The header bits of a background job's `count` write ops (or its UDF): a write,
+    /// answered as a whole.
+    pub fn background(count: u16) -> Self {
+        WireOps {
+            count,
+            write_attr: INFO2_WRITE,
+            record_write: true,
+            ..WireOps::default()
+        }
+    }
+
     /// A delete of the record.
     pub fn delete() -> Self {
         WireOps {
