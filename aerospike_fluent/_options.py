@@ -39,6 +39,8 @@ class ConnectOptions(TypedDict, total=False):
     spin_wait: Duration
     max_conns_per_node: int
     min_conns_per_node: int
+    max_error_rate: int
+    error_rate_window: int
     metrics: bool
     rack_id: int | None
     rack_ids: Iterable[int] | None

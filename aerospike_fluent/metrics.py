@@ -79,6 +79,11 @@ class NodeMetrics:
     connections: Connections
     bytes_sent: int
     bytes_received: int
+    error_rate: int = 0
+    """Errors counted against the node in the circuit breaker's current window
+    (``max_error_rate``, ``error_rate_window``)."""
+    breaker_refusals: int = 0
+    """Calls refused at once because the node's circuit breaker was open."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 """What a client feature costs, measured on and off in one interleaved run.
 
 One embedded server in a process of its own; one sync and one async client per setup run the
-same workloads in turns (the order swapped every round). ``metrics_cost`` and ``policy_cost``
-are its users; each writes ``results/<stem>.{md,json}``.
+same workloads in turns (the order swapped every round). ``metrics_cost``, ``policy_cost`` and
+``breaker_cost`` are its users; each writes ``results/<stem>.{md,json}``.
 """
 
 from __future__ import annotations

@@ -91,6 +91,12 @@ def families(snapshot: MetricsSnapshot, prefix: str = "aerospike_client") -> Ite
     sent = CounterMetricFamily(f"{p}_bytes_sent", "Bytes sent", labels=NODE_LABELS)
     received = CounterMetricFamily(f"{p}_bytes_received", "Bytes received", labels=NODE_LABELS)
     active = GaugeMetricFamily(f"{p}_node_active", "1 while in the cluster", labels=NODE_LABELS)
+    error_rate = GaugeMetricFamily(
+        f"{p}_node_error_rate", "Errors in the circuit breaker's window", labels=NODE_LABELS
+    )
+    refusals = CounterMetricFamily(
+        f"{p}_breaker_refusals", "Calls the circuit breaker refused", labels=NODE_LABELS
+    )
     for n in snapshot.nodes:
         labels = [n.name, n.address]
         conns.add_metric([*labels, "in_use"], n.connections.in_use)
@@ -102,7 +108,10 @@ def families(snapshot: MetricsSnapshot, prefix: str = "aerospike_client") -> Ite
         sent.add_metric(labels, n.bytes_sent)
         received.add_metric(labels, n.bytes_received)
         active.add_metric(labels, 1 if n.active else 0)
+        error_rate.add_metric(labels, n.error_rate)
+        refusals.add_metric(labels, n.breaker_refusals)
     yield from (conns, waiting, opened, closed, failed, sent, received, active)
+    yield from (error_rate, refusals)
 
     events = snapshot.cluster
     for name, value, text in (

@@ -85,6 +85,12 @@ def test_explicit_arguments_win_over_the_file(
         ),
         ("[connection]\ntotal_timeout_ms = 3\n", errors.InvalidArgumentError, "old name"),
         ("[connection]\ntend_interval = 'x'\n", errors.InvalidTypeError, "tend_interval"),
+        (
+            "[connection]\nmax_error_rate = -7\n",
+            errors.InvalidArgumentError,
+            "[connection] option max_error_rate must be within 0..",
+        ),
+        ("[connection]\nerror_rate_window = 1.5\n", errors.InvalidTypeError, "error_rate_window"),
         ("[policy]\nttl = 'forever'\n", errors.InvalidArgumentError, "[policy]: policy option ttl"),
         ("[policy.read]\ntotal = 1\n", errors.InvalidArgumentError, "policy section read 'total'"),
         ("[profiles.a]\nfrom = 'b'\n", errors.InvalidArgumentError, "from profile 'b'"),

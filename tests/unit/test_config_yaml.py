@@ -51,7 +51,8 @@ def test_every_dynamic_section_sets_its_command_family(tmp_path: Path) -> None:
     assert (native["max_conns_per_node"], native["connect_timeout_ms"]) == (77, 2500)
     assert native["tend_interval_ms"] == 900
     assert prepared.dynamic is not None and prepared.dynamic[0].interval == 5.0
-    assert "dynamic.client.max_error_rate" in prepared.dynamic[0].not_applied
+    assert native["max_error_rate"] == 42
+    assert "dynamic.client.max_error_rate" not in prepared.dynamic[0].not_applied
 
 
 def test_the_url_variable_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -58,6 +58,10 @@ def test_bad_public_options_are_named(
         ({"metrics": 1}, errors.InvalidTypeError, "True or False"),
         ({"user": 5, "password": "x"}, errors.InvalidTypeError, "user is a str"),
         ({"max_retries": -1}, errors.InvalidArgumentError, "within 0.."),
+        ({"max_error_rate": -1}, errors.InvalidArgumentError, "max_error_rate must be within"),
+        ({"max_error_rate": 1.5}, errors.InvalidTypeError, "max_error_rate takes a whole"),
+        ({"error_rate_window": "2"}, errors.InvalidTypeError, "error_rate_window takes a whole"),
+        ({"error_rate_window": 0}, errors.InvalidArgumentError, "error_rate_window counts tend"),
     ],
 )
 def test_bad_native_values_are_named(

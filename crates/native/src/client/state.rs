@@ -9,6 +9,7 @@ use tokio::runtime::Handle;
 use tokio::sync::watch;
 
 use crate::exec::admission::{Admission, Ticket};
+use crate::conn::breaker::{ErrorRate, Tripped, MAX_ERROR_RATE};
 use crate::exec::completion::{Failure, OpResult, Ready};
 use crate::exec::in_flight::Flights;
 use crate::exec::loop_runtime::LoopRuntime;
@@ -89,6 +90,7 @@ impl Inner {
         let closing = self.closing.subscribe();
         let pool_size = self.policy.max_conns_per_node;
         let cluster = self.client.clone();
+        let rate = self.links.rate;
         let flight = self.flights.start();
         let draining = self.flights.draining();
         let metered = meter
@@ -119,7 +121,17 @@ impl Inner {
                     writes,
                 )), 0),
             };
+            let (r, refused_by) = match r {
+                Err(f) => {
+                    let (f, node) = crate_refusal(f, &cluster, rate);
+                    (Err(f), node)
+                }
+                ok => (ok, None),
+            };
             if let Some((meter, links)) = metered {
+                if let Some(node) = refused_by {
+                    links.refused_by_crate(&node);
+                }
                 let node = meter
                     .partition
                     .and_then(|pid| links.view.master(&meter.namespace, pid));
@@ -133,6 +145,40 @@ impl Inner {
     }
 }
 
+/// A refusal by the crate's circuit breaker in the wire path's words (the node's name and
+/// address, its errors in the window, the window and the rate), and the node's name.
+fn crate_refusal(
+    f: Failure,
+    cluster: &aerospike::Client,
+    rate: ErrorRate,
+) -> (Failure, Option<String>) {
+    let Some(address) = f.refused_by_crate_breaker().map(str::to_owned) else {
+        return (f, None);
+    };
+    let Some(node) = cluster.nodes().into_iter().find(|n| n.address() == address) else {
+        return (f, None);
+    };
+    // The window may have turned since: it held more than the rate when the call was refused.
+    let errors = node.error_rate_count().max(rate.max.saturating_add(1));
+    let tripped = Tripped {
+        node: node.name().to_owned(),
+        address,
+        errors: errors as u64,
+        rate,
+    };
+    let in_doubt = f.in_doubt();
+    let named = match f {
+        Failure::Native(_, Some(key)) => Failure::Keyed {
+            code: MAX_ERROR_RATE,
+            message: tripped.message(),
+            in_doubt,
+            key,
+        },
+        _ => Failure::Coded(MAX_ERROR_RATE, tripped.message()),
+    };
+    (named, Some(tripped.node))
+}
+
 /// Resolves once `close()` flips the flag (never if the sender is gone).
 async fn closed_signal(mut closing: watch::Receiver<bool>) {
     let closed = closing.wait_for(|c| *c).await.is_ok();
@@ -142,7 +188,8 @@ async fn closed_signal(mut closing: watch::Receiver<bool>) {
 }
 
 /// Until the client closes, once per tend interval: note the nodes that joined or left (in the
-/// metrics and the `aerospike_fluent.cluster` log), keep `min_conns_per_node` wire connections
+/// metrics and the `aerospike_fluent.cluster` log), turn the circuit breaker's window every
+/// `error_rate_window` intervals, keep `min_conns_per_node` wire connections
 /// open to every node, and close those idle for `idle_timeout` (down to that minimum).
 pub fn maintain(
     policy: &ClientPolicy,
@@ -156,8 +203,10 @@ pub fn maintain(
         .then(|| std::time::Duration::from_millis(u64::from(policy.idle_timeout)));
     let min = policy.min_conns_per_node.min(shares.wire);
     let wire = pool.links().usable();
+    let rate = pool.links().rate;
     let run = async move {
         let mut known = crate::cluster::watch::Known::default();
+        let mut tends = 0u64;
         loop {
             if known.look(&client, &pool.links().metrics) && wire {
                 pool.refresh_tables(&client);
@@ -171,6 +220,10 @@ pub fn maintain(
             }
             if *closing.borrow() {
                 break;
+            }
+            tends += 1;
+            if rate.turns_after(tends) {
+                pool.links().turn_error_windows();
             }
             if let (true, Some(idle)) = (wire, idle) {
                 pool.reap(idle, min);

@@ -13,6 +13,7 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::cluster::view::View;
+use crate::conn::breaker::ErrorRate;
 use crate::conn::connection::Dialer;
 use crate::conn::pool::NodeConns;
 use crate::metrics::{Metrics, NodeTraffic};
@@ -30,6 +31,8 @@ pub struct Links {
     state: Mutex<Shared>,
     /// The client's metrics, which every path records into.
     pub metrics: Arc<Metrics>,
+    /// The circuit breaker's settings.
+    pub rate: ErrorRate,
 }
 
 struct Shared {
@@ -58,6 +61,7 @@ impl Links {
     ) -> Result<Arc<Links>, String> {
         Ok(Arc::new(Links {
             metrics,
+            rate: ErrorRate::of(policy),
             dialer: Dialer::new(policy)?,
             view: View::default(),
             limit,
@@ -117,6 +121,22 @@ impl Links {
                 });
             }
         }
+    }
+
+    /// Turn every node's breaker window: its errors count from zero again.
+    pub fn turn_error_windows(&self) {
+        for budget in self.state.lock().nodes.values() {
+            budget.traffic.error_rate.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Count a call the crate's circuit breaker refused, to `node`.
+    pub fn refused_by_crate(&self, node: &str) {
+        let budget = self.budget(node);
+        budget
+            .traffic
+            .breaker_refusals
+            .fetch_add(1, Ordering::Relaxed);
     }
 
     /// Connections the wire path holds open to `node`, every runtime together.

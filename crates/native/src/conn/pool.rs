@@ -22,6 +22,7 @@ use tokio::time::Instant;
 use crate::cluster::info;
 use crate::cluster::partitions::{self, Node, PARTITIONS};
 use crate::cluster::view::Table;
+use crate::conn::breaker::Tripped;
 pub use crate::conn::connection::Conn;
 use crate::conn::connection::{OpenError, Place};
 use crate::conn::links::{Links, NodeBudget};
@@ -77,6 +78,8 @@ pub enum NoLease {
     Busy(usize),
     /// The node could not be reached, or refused the login.
     Unreachable(OpenError),
+    /// The node's circuit breaker is open: nothing is sent to it until its window turns.
+    Tripped(Tripped),
 }
 
 impl NodeConns {
@@ -196,6 +199,9 @@ impl Pool {
         let until = Instant::now() + ANSWER_WITHIN;
         for node in client.nodes() {
             let conns = self.conns_of(&Node::of(&node));
+            if self.links.rate.is_open(&conns.budget.traffic) {
+                continue;
+            }
             let open = self.links.open_to(&conns.name);
             let opening = (open..min).map(|_| async {
                 let permit = conns.budget.permits.clone().try_acquire_owned().ok()?;
@@ -264,7 +270,7 @@ impl Pool {
 
     /// A node's `replicas` info answer, asked over a connection of this pool.
     async fn replicas(&self, node: &Arc<NodeConns>, until: Instant) -> Option<String> {
-        let mut lease = self.lease(node, Some(until)).await.ok()?;
+        let mut lease = self.lease_any(node, Some(until)).await.ok()?;
         let conn = lease.conn();
         let answer = tokio::time::timeout_at(until, info::ask(conn, "replicas"))
             .await
@@ -316,9 +322,29 @@ impl Pool {
             .clone()
     }
 
+    /// A connection for a call to `node`, unless its circuit breaker is open (see
+    /// [`Pool::lease_any`]).
+    pub async fn lease(
+        &self,
+        node: &Arc<NodeConns>,
+        until: Option<Instant>,
+    ) -> Result<Lease, NoLease> {
+        self.links
+            .rate
+            .admit(&node.budget.traffic, &node.name, &node.address)
+            .map_err(NoLease::Tripped)?;
+        self.lease_any(node, until).await
+    }
+
+    /// Count an error of `node` for its circuit breaker (a lost connection, a timeout, or the
+    /// server's timeout, key-busy or device-overload refusal).
+    pub fn failed(&self, node: &NodeConns) {
+        self.links.rate.count(&node.budget.traffic);
+    }
+
     /// An idle connection to `node`, or a new one; waits until `until` while all the node's
     /// connections are in use.
-    pub async fn lease(
+    async fn lease_any(
         &self,
         node: &Arc<NodeConns>,
         until: Option<Instant>,
@@ -400,6 +426,7 @@ impl Pool {
         .and_then(|r| r.map_err(NoLease::Unreachable))
         .inspect_err(|_| {
             traffic.open_failures.fetch_add(1, Ordering::Relaxed);
+            self.links.rate.count(traffic);
         })?;
         Ok(Lease {
             conn: Some(Conn {

@@ -155,6 +155,25 @@ impl Failure {
         }
     }
 
+    /// The address of the node whose circuit breaker refused this call on the crate's road.
+    pub fn refused_by_crate_breaker(&self) -> Option<&str> {
+        let Failure::Native(e, _) = self else {
+            return self.inner_refused();
+        };
+        [Some(e), e.cause()]
+            .into_iter()
+            .flatten()
+            .find(|e| matches!(e.kind(), aerospike::ErrorKind::MaxErrorRate))
+            .and_then(aerospike::Error::node)
+    }
+
+    fn inner_refused(&self) -> Option<&str> {
+        match self {
+            Failure::InDoubt(f) => f.refused_by_crate_breaker(),
+            _ => None,
+        }
+    }
+
     /// The attempts after the first the crate made before failing this way.
     pub fn crate_retries(&self) -> u64 {
         match self {

@@ -87,6 +87,11 @@ pub fn describe(err: &AsError) -> String {
             }
         }
         ErrorKind::InvalidArgument => strip("Invalid argument:"),
+        ErrorKind::MaxErrorRate => format!(
+            "Max error rate: node at {} had more errors than max_error_rate in its last \
+             error_rate_window: calls to it are refused until the window turns",
+            err.node().unwrap_or("<unknown>")
+        ),
         ErrorKind::BadResponse => format!(
             "Parse error: the server's answer could not be read ({})",
             strip("Bad Server Response:")
@@ -154,6 +159,9 @@ pub fn code_of(err: &AsError) -> i32 {
         {
             cause.result_code()
         }
+        (ErrorKind::Timeout, Some(cause)) if matches!(cause.kind(), ErrorKind::MaxErrorRate) => {
+            cause.result_code()
+        }
         (ErrorKind::Timeout, _) => i32::from(SERVER_TIMEOUT),
         _ => err.result_code(),
     }
@@ -169,6 +177,9 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
             let class = match cause.kind() {
                 ErrorKind::Server { .. } if cause.result_code() != 9 => {
                     Some((class_for_code(py, cause.result_code()), cause.result_code()))
+                }
+                ErrorKind::MaxErrorRate => {
+                    Some((py.get_type::<MaxErrorRateError>(), cause.result_code()))
                 }
                 k if lost_connection(k) => {
                     Some((py.get_type::<ConnectionError>(), cause.result_code()))
@@ -209,6 +220,7 @@ pub fn to_py(py: Python<'_>, err: &AsError, key: Option<Bound<'_, PyAny>>) -> Py
     };
     let class = match err.kind() {
         ErrorKind::Timeout => timeout_type(py),
+        ErrorKind::MaxErrorRate => py.get_type::<MaxErrorRateError>(),
         k if lost_connection(k) => py.get_type::<ConnectionError>(),
         ErrorKind::InvalidArgument => invalid_argument_type(py),
         ErrorKind::UdfBadResponse => py.get_type::<UdfError>(),

@@ -28,6 +28,13 @@ create_exception!(aerospike_fluent.errors, ClientClosedError, ClientError);
 create_exception!(aerospike_fluent.errors, ConnectionError, ClientError);
 create_exception!(
     aerospike_fluent.errors,
+    MaxErrorRateError,
+    ConnectionError,
+    "The node's circuit breaker is open (`max_error_rate` errors in its `error_rate_window`): \
+     nothing was sent, until the window turns (-12)."
+);
+create_exception!(
+    aerospike_fluent.errors,
     DeserializeError,
     ClientError,
     "A reply the client cannot turn into Python values (e.g. lists/maps nested too deeply)."
@@ -262,6 +269,7 @@ pub fn class_for_code(py: Python<'_>, code: i32) -> Bound<'_, PyType> {
         201 => py.get_type::<IndexNotFoundError>(),
         202..=206 => py.get_type::<SecondaryIndexError>(),
         -2 => py.get_type::<DeserializeError>(),
+        -12 => py.get_type::<MaxErrorRateError>(),
         // client side: invalid node / no more connections / server not available
         -3 | -7 | -8 => py.get_type::<ConnectionError>(),
         c if c < 0 => py.get_type::<ClientError>(),
@@ -354,6 +362,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ClientError,
         ClientClosedError,
         ConnectionError,
+        MaxErrorRateError,
         DeserializeError,
         ArrowSchemaError,
         ResumeTokenError,

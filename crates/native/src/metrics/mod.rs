@@ -186,6 +186,10 @@ pub struct NodeTraffic {
     pub opened: AtomicU64,
     pub closed: AtomicU64,
     pub open_failures: AtomicU64,
+    /// Errors in the circuit breaker's current window (`conn::breaker`).
+    pub error_rate: AtomicU64,
+    /// Calls the breaker refused.
+    pub breaker_refusals: AtomicU64,
 }
 
 impl NodeTraffic {

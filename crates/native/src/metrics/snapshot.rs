@@ -24,6 +24,8 @@ pub struct NodeRow {
     pub idle: usize,
     pub waiting: usize,
     pub traffic: Option<std::sync::Arc<super::NodeTraffic>>,
+    /// Errors the crate's road counted in its own breaker window.
+    pub crate_errors: usize,
 }
 
 /// The client's calls against its `max_in_flight` at one moment.
@@ -159,6 +161,11 @@ impl Snapshot<'_> {
             row.set_item("connections", conns)?;
             row.set_item("bytes_sent", count(|t| &t.bytes_sent))?;
             row.set_item("bytes_received", count(|t| &t.bytes_received))?;
+            row.set_item(
+                "error_rate",
+                count(|t| &t.error_rate) + n.crate_errors as u64,
+            )?;
+            row.set_item("breaker_refusals", count(|t| &t.breaker_refusals))?;
             rows.append(row)?;
         }
         Ok(rows)

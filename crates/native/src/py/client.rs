@@ -273,8 +273,9 @@ operations! {
                 .map(|n| (n.name().to_owned(), n.address().to_owned()))
                 .collect()
         };
-        // the crate clients' connections, per node name: (open, idle)
-        let mut held: std::collections::HashMap<String, (usize, usize)> = Default::default();
+        // the crate clients' connections, per node name: (open, idle), and its breaker's errors
+        let mut held: std::collections::HashMap<String, (usize, usize, usize)> =
+            Default::default();
         if !self.closed() {
             for c in [&i.client] {
                 for n in c.nodes() {
@@ -282,6 +283,7 @@ operations! {
                     let at = held.entry(n.name().to_owned()).or_default();
                     at.0 += usize::try_from(g.total).unwrap_or(usize::MAX);
                     at.1 += usize::try_from(g.in_pool).unwrap_or(usize::MAX);
+                    at.2 += n.error_rate_count();
                 }
             }
         }
@@ -290,7 +292,7 @@ operations! {
             .node_rows()
             .into_iter()
             .map(|c| {
-                let (open, idle) = held.get(&c.name).copied().unwrap_or_default();
+                let (open, idle, crate_errors) = held.get(&c.name).copied().unwrap_or_default();
                 NodeRow {
                     address: cluster.get(&c.name).cloned().unwrap_or_default(),
                     active: cluster.contains_key(&c.name),
@@ -299,12 +301,13 @@ operations! {
                     idle: c.idle + idle,
                     waiting: c.waiting,
                     traffic: Some(c.traffic),
+                    crate_errors,
                 }
             })
             .collect();
         for (name, address) in &cluster {
             if !nodes.iter().any(|n| &n.name == name) {
-                let (open, idle) = held.get(name).copied().unwrap_or_default();
+                let (open, idle, crate_errors) = held.get(name).copied().unwrap_or_default();
                 nodes.push(NodeRow {
                     name: name.clone(),
                     address: address.clone(),
@@ -313,6 +316,7 @@ operations! {
                     idle,
                     waiting: 0,
                     traffic: None,
+                    crate_errors,
                 });
             }
         }

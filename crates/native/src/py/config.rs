@@ -56,6 +56,8 @@ pub struct ClientConfig {
     pub(crate) tend_interval_ms: u32,
     pub(crate) idle_timeout_ms: u32,
     pub(crate) rack_ids: Option<Vec<usize>>,
+    pub(crate) max_error_rate: usize,
+    pub(crate) error_rate_window: usize,
 }
 
 #[pymethods]
@@ -65,7 +67,8 @@ impl ClientConfig {
         auth_mode = None, tls_name = None, tls_ca_file = None, tls_cert_file = None, tls_key_file = None,
         connect_timeout_ms = 1000, defaults = None, max_conns_per_node = 256, min_conns_per_node = 0,
         tend_interval_ms = 1000, idle_timeout_ms = 55_000, spin_wait_us = 200, metrics = true,
-        rack_ids = None, max_in_flight = None, queue_timeout_ms = 0))]
+        rack_ids = None, max_in_flight = None, queue_timeout_ms = 0, max_error_rate = 100,
+        error_rate_window = 1))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         seeds: String,
@@ -88,6 +91,8 @@ impl ClientConfig {
         rack_ids: Option<Vec<usize>>,
         max_in_flight: Option<usize>,
         queue_timeout_ms: u32,
+        max_error_rate: usize,
+        error_rate_window: usize,
     ) -> PyResult<Self> {
         if seeds.trim().is_empty() {
             return Err(invalid_argument("seeds must name at least one host:port"));
@@ -135,6 +140,11 @@ impl ClientConfig {
                 "need 0 <= min_conns_per_node <= max_conns_per_node and max_conns_per_node > 0",
             ));
         }
+        if error_rate_window == 0 {
+            return Err(invalid_argument(
+                "error_rate_window counts tend intervals: it must be at least 1, not 0",
+            ));
+        }
         if spin_wait_us > crate::exec::spin::MAX_SPIN_WAIT_US {
             return Err(invalid_argument(format!(
                 "spin_wait_us must be within 0..={}, not {spin_wait_us}",
@@ -176,6 +186,8 @@ impl ClientConfig {
             tend_interval_ms,
             idle_timeout_ms,
             rack_ids,
+            max_error_rate,
+            error_rate_window,
         })
     }
 
@@ -239,6 +251,8 @@ pub fn client_policy(cfg: &ClientConfig) -> PyResult<ClientPolicy> {
             .max(aerospike::policy::TEND_INTERVAL_MIN_MS),
         idle_timeout: cfg.idle_timeout_ms,
         rack_ids: cfg.rack_ids.clone(),
+        max_error_rate: cfg.max_error_rate,
+        error_rate_window: cfg.error_rate_window,
         ..ClientPolicy::default()
     };
     match (cfg.auth_mode, &cfg.user, &cfg.password) {

@@ -12,6 +12,7 @@ use tokio::time::Instant;
 use super::operate::head;
 use super::single::{begin, field, finish, limits};
 use crate::cluster::partitions::Node;
+use crate::conn::breaker::MAX_ERROR_RATE;
 use crate::conn::pool::{NoLease, Pool};
 use crate::convert::message;
 use crate::exec::completion::Failure;
@@ -216,6 +217,10 @@ async fn on_node(
             return Err(Failure::Coded(9, message));
         }
         Err(NoLease::Unreachable(e)) => return Err(unreachable(e.to_string())),
+        Err(NoLease::Tripped(tripped)) => {
+            let message = format!("{}: {}", job.about(), tripped.message());
+            return Err(Failure::Coded(MAX_ERROR_RATE, message));
+        }
     };
     let conn = lease.conn();
     conn.out.clear();
@@ -232,6 +237,7 @@ async fn on_node(
     };
     let answer = match until {
         Some(at) => tokio::time::timeout_at(at, answered).await.map_err(|_| {
+            pool.failed(&conns);
             let message = format!(
                 "{}: node {} did not answer before the deadline; it may have taken the job on",
                 job.about(),
@@ -242,6 +248,7 @@ async fn on_node(
         None => answered.await,
     };
     let Some((outcome, whole)) = answer else {
+        pool.failed(&conns);
         return Err(unreachable(
             "the connection was lost before it answered; it may have taken the job on".into(),
         ));

@@ -260,6 +260,7 @@ async fn ask_node(
                 })
             }
             Err(NoLease::Unreachable(_)) => return Err(Miss::NotSent),
+            Err(NoLease::Tripped(tripped)) => return Err(Miss::Tripped(tripped)),
         };
         let conn = lease.conn();
         let asked = rows.iter().map(|&i| &asks[i]);
@@ -295,6 +296,9 @@ async fn ask_node(
         Ok(())
     };
     let miss = exchange.await.err();
+    if matches!(miss, Some(Miss::Lost { .. })) {
+        pool.failed(node);
+    }
     got.into_iter()
         .map(|a| match (a, &miss) {
             // The crate asks a node of one key with a single-record read, which it retries on

@@ -16,6 +16,10 @@
 //! - The server refused it: the refusal is the result, unless the code is worth retrying
 //!   (timeout, partition unavailable, key busy, device overload) and a retry is left.
 //! - No connection came free before the deadline: a `TimeoutError` naming the exhausted pool.
+//! - The node's circuit breaker is open (`conn::breaker`): a read under `sequence` goes to the
+//!   next copy while retries are left, as the official clients retry on another node; any
+//!   other call fails at once with the breaker's refusal (never handed to the crate's road,
+//!   which would send to the same node).
 //! - The node could not be connected to, or no node holds the partition: the crate's path
 //!   runs the call (its view may differ); if it too finds no connection, a `ConnectionError`
 //!   naming the node and why, not an exhausted pool.
@@ -28,6 +32,7 @@ use std::time::{Duration, Instant};
 use aerospike::policy::{BasePolicy, BatchPolicy, Replica};
 use aerospike::{Key, ReadPolicy, ResultCode, WritePolicy};
 
+use crate::conn::breaker::MAX_ERROR_RATE;
 use crate::exec::completion::Failure;
 use crate::request::single::Miss;
 
@@ -216,6 +221,10 @@ pub fn after<'a, P: Based>(
             }
             in_doubt
         }
+        Miss::Tripped(tripped) => {
+            // The crate's road would send to the same node: the refusal is the result.
+            return fail(MAX_ERROR_RATE, tripped.message(), false);
+        }
         Miss::Unreadable { why } => {
             return fail(
                 -2,
@@ -286,7 +295,7 @@ pub fn after_read<'a, P: Based>(
     let base = policy.base();
     let fails_over = matches!(base.replica, Replica::Sequence)
         && match &miss {
-            Miss::Lost { .. } | Miss::Unreachable { .. } => true,
+            Miss::Lost { .. } | Miss::Unreachable { .. } | Miss::Tripped(_) => true,
             Miss::Refused { code, .. } => retried_by_the_crate(*code),
             Miss::NotSent | Miss::Busy { .. } | Miss::NoNode { .. } | Miss::Unreadable { .. } => {
                 false

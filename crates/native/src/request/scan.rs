@@ -17,6 +17,7 @@ use tokio::time::Instant;
 
 use crate::cluster::partitions::{Node, PARTITIONS};
 use crate::cluster::view::{Table, TABLE_AGE};
+use crate::conn::breaker::MAX_ERROR_RATE;
 use crate::conn::pool::{Conn, NoLease, Pool};
 use crate::convert::chunk::Batch;
 use crate::convert::message::{self, partition_of, INFO3_LAST, INFO3_PARTITION_DONE};
@@ -263,6 +264,10 @@ async fn node_round(
             let message = format!("scan of node {} could not connect: {e}", node.name());
             return (share, seen, Err(Stop::Retry(coded(-8, message))));
         }
+        Err(NoLease::Tripped(tripped)) => {
+            let stop = Stop::Fatal(coded(MAX_ERROR_RATE, tripped.message()));
+            return (share, seen, Err(stop));
+        }
     };
     let mut reader = NodeReader {
         node,
@@ -276,6 +281,9 @@ async fn node_round(
         finished: false,
     };
     let stop = reader.read(lease.conn(), &mut share, task_id).await;
+    if matches!(stop, Err(Stop::Retry(_))) {
+        pool.failed(&conns);
+    }
     // Records parsed before a failure are good: they go out before the retry.
     let flushed = reader.flush().await;
     if stop.is_ok() && reader.finished {

@@ -17,6 +17,7 @@ use aerospike::policy::BasePolicy;
 use aerospike::{Bin, Bins, Key, ReadPolicy, Record as AsRecord, Value, WritePolicy};
 use tokio::time::{Duration, Instant};
 
+use crate::conn::breaker::Tripped;
 use crate::conn::pool::{NoLease, Pool};
 use crate::convert::message::{self, partition_of};
 use crate::convert::wire_chunk::WireChunk;
@@ -53,6 +54,8 @@ pub enum Miss {
     NoNode { pid: u16 },
     /// The answer could not be read: `why`.
     Unreadable { why: String },
+    /// The node's circuit breaker is open (nothing was sent).
+    Tripped(Tripped),
 }
 
 const NOT_SENT: Miss = Miss::NotSent;
@@ -238,18 +241,23 @@ pub(super) async fn call(
                 why: why.to_string(),
             });
         }
+        Err(NoLease::Tripped(tripped)) => return Err(Miss::Tripped(tripped)),
     };
     encode(&mut lease.conn().out);
     let exchanged = match until {
         Some(at) => tokio::time::timeout_at(at, lease.conn().exchange(AS_MSG))
             .await
-            .map_err(|_| Miss::Lost { timed_out: true }),
+            .map_err(|_| {
+                pool.failed(&node);
+                Miss::Lost { timed_out: true }
+            }),
         None => Ok(lease.conn().exchange(AS_MSG).await),
     };
     // A write error can come after the request's last byte left: that is a lost request too.
     match exchanged? {
         Some(size) => Ok((lease, size, node)),
         None => {
+            pool.failed(&node);
             pool.stale(key.namespace());
             Err(Miss::Lost { timed_out: false })
         }
@@ -306,15 +314,7 @@ pub async fn get(
             Some(chunk.to_record(rec).map_err(|_| NOT_SENT)?)
         }
         KEY_NOT_FOUND => None,
-        code => {
-            if code == PARTITION_UNAVAILABLE {
-                pool.stale(key.namespace());
-            }
-            return Err(Miss::Refused {
-                code,
-                node: node.name().to_owned(),
-            });
-        }
+        code => return Err(refused(pool, key, code, &node)),
     };
     if done {
         lease.release(pool);
@@ -442,6 +442,12 @@ fn answer(pool: &Pool, mut lease: crate::conn::pool::Lease, size: usize) -> Resu
     Ok(code)
 }
 
+/// Whether the server's refusal with `code` counts for the node's circuit breaker: its
+/// timeout, key busy and device overload, as in the official clients.
+pub(crate) fn counts_against_the_node(code: u8) -> bool {
+    matches!(code, 9 | 14 | 18)
+}
+
 /// The miss of a refusal with `code` by `node`; a partition the node no longer holds marks
 /// the table stale.
 pub(super) fn refused(
@@ -452,6 +458,9 @@ pub(super) fn refused(
 ) -> Miss {
     if code == PARTITION_UNAVAILABLE {
         pool.stale(key.namespace());
+    }
+    if counts_against_the_node(code) {
+        pool.failed(node);
     }
     Miss::Refused {
         code,
