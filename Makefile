@@ -72,6 +72,7 @@ bench: bench-deps
 	$(PY) -m benchmarks.dask_reads
 	$(PY) -m benchmarks.bulk_build
 	$(PY) -m benchmarks.numpy_reads
+	$(PY) -m benchmarks.arrow_reads
 
 ## CI smoke: every workload briefly, writes benchmarks/results/ (asserts nothing about time)
 bench-quick: bench-deps
@@ -87,6 +88,7 @@ bench-quick: bench-deps
 	$(PY) -m benchmarks.dask_reads --quick
 	$(PY) -m benchmarks.bulk_build --quick
 	$(PY) -m benchmarks.numpy_reads --quick
+	$(PY) -m benchmarks.arrow_reads --quick
 
 ## a release wheel (manylinux_2_28: zig links against that glibc) and the sdist, into dist/
 wheel: $(VENV)/.runtime

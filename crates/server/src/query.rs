@@ -344,6 +344,7 @@ fn scan_partition(
         Some(r) => Bound::Excluded(&r.digest),
         None => Bound::Unbounded,
     };
+    let mut set = SetName::default();
     for (digest, rec) in part.range::<Digest, _>((Bound::Unbounded, upper)).rev() {
         if p.max_records > 0 && *sent >= p.max_records {
             return false;
@@ -354,10 +355,27 @@ fn scan_partition(
         if !selected(p, digest, rec, now_cl, None) || !has_a_named_bin(msg, rec) {
             continue;
         }
-        write_record(p.ns, msg, digest, rec, None, out);
+        write_record(p.ns, set.of(p.ns, rec.set_id), msg, digest, rec, None, out);
         *sent += 1;
     }
     true
+}
+
+/// The name of the set of the record written last, looked up again only when the set changes
+/// (a lookup locks the namespace's set list and copies the name).
+#[derive(Default)]
+struct SetName {
+    id: u16,
+    name: String,
+}
+
+impl SetName {
+    fn of(&mut self, ns: &Namespace, id: u16) -> &str {
+        if id != self.id {
+            (self.id, self.name) = (id, ns.set_name(id));
+        }
+        &self.name
+    }
 }
 
 /// [`scan_partition`] for an index query: each record sent with its bval, in (bval, digest)
@@ -372,6 +390,7 @@ fn query_partition(
     out: &mut Vec<u8>,
 ) -> bool {
     let now_cl = cl_secs(now_ms());
+    let mut set = SetName::default();
     each_indexed(p, pid, index, resume, now_cl, |digest, rec, b| {
         if p.max_records > 0 && *sent >= p.max_records {
             return false;
@@ -379,7 +398,15 @@ fn query_partition(
         if !has_a_named_bin(msg, rec) {
             return true;
         }
-        write_record(p.ns, msg, digest, rec, Some(b), out);
+        write_record(
+            p.ns,
+            set.of(p.ns, rec.set_id),
+            msg,
+            digest,
+            rec,
+            Some(b),
+            out,
+        );
         *sent += 1;
         true
     })
@@ -468,6 +495,7 @@ fn has_a_named_bin(msg: &Msg<'_>, rec: &Record) -> bool {
 
 fn write_record(
     ns: &Namespace,
+    set: &str,
     msg: &Msg<'_>,
     digest: &Digest,
     rec: &Record,
@@ -481,13 +509,10 @@ fn write_record(
     }
     reply.field(out, field::NAMESPACE, ns.name.as_bytes());
     if rec.set_id != 0 {
-        reply.field(out, field::SET, ns.set_name(rec.set_id).as_bytes());
+        reply.field(out, field::SET, set.as_bytes());
     }
     if let Some(k) = &rec.key {
-        let mut key = Vec::with_capacity(1 + k.data.len());
-        key.push(k.ptype);
-        key.extend_from_slice(&k.data);
-        reply.field(out, field::KEY, &key);
+        reply.typed_field(out, field::KEY, k.ptype, &k.data);
     }
     if msg.header.info1 & INFO1_NOBINDATA == 0 {
         if msg.ops.is_empty() {
@@ -495,12 +520,11 @@ fn write_record(
                 reply.op(out, b.name.as_bytes(), b.value.ptype, &b.value.data);
             }
         } else {
-            let set = ns.set_name(rec.set_id);
             for op in msg.ops.iter() {
                 let value = match op.op {
                     op::READ => rec.bin(op.name).cloned(),
                     op::EXP_READ => {
-                        let view = View::stored(digest, rec, &set);
+                        let view = View::stored(digest, rec, set);
                         engine_ops::exp_read(op.data, &view).ok().flatten()
                     }
                     _ => engine_ops::cdt(op.op, rec.bin(op.name), op.data)

@@ -383,8 +383,18 @@ impl ReplyMsg {
     }
 
     pub fn field(&mut self, out: &mut Vec<u8>, ftype: u8, data: &[u8]) {
-        out.extend_from_slice(&(data.len() as u32 + 1).to_be_bytes());
-        out.push(ftype);
+        let [a, b, c, d] = (data.len() as u32 + 1).to_be_bytes();
+        out.reserve(5 + data.len());
+        out.extend_from_slice(&[a, b, c, d, ftype]);
+        out.extend_from_slice(data);
+        self.n_fields += 1;
+    }
+
+    /// A field whose data is a particle type then `data` (a record's user key).
+    pub fn typed_field(&mut self, out: &mut Vec<u8>, ftype: u8, ptype: u8, data: &[u8]) {
+        let [a, b, c, d] = (data.len() as u32 + 2).to_be_bytes();
+        out.reserve(6 + data.len());
+        out.extend_from_slice(&[a, b, c, d, ftype, ptype]);
         out.extend_from_slice(data);
         self.n_fields += 1;
     }
@@ -401,11 +411,9 @@ impl ReplyMsg {
     }
 
     pub fn op(&mut self, out: &mut Vec<u8>, name: &[u8], ptype: u8, data: &[u8]) {
-        out.extend_from_slice(&((4 + name.len() + data.len()) as u32).to_be_bytes());
-        out.push(op::READ);
-        out.push(ptype);
-        out.push(0);
-        out.push(name.len() as u8);
+        let [a, b, c, d] = ((4 + name.len() + data.len()) as u32).to_be_bytes();
+        out.reserve(8 + name.len() + data.len());
+        out.extend_from_slice(&[a, b, c, d, op::READ, ptype, 0, name.len() as u8]);
         out.extend_from_slice(name);
         out.extend_from_slice(data);
         self.n_ops += 1;
