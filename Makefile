@@ -65,6 +65,7 @@ bench: bench-deps
 	$(PY) -m benchmarks.secured
 	$(PY) -m benchmarks.metrics_cost
 	$(PY) -m benchmarks.backpressure
+	$(PY) -m benchmarks.breaker_cost
 	$(PY) -m benchmarks.policy_cost
 	$(PY) -m benchmarks.typed_records
 	$(PY) -m benchmarks.transactions
