@@ -8,8 +8,8 @@ use aerospike::policy::{AdminPolicy, ClientPolicy};
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
-use crate::exec::admission::{Admission, Ticket};
 use crate::conn::breaker::{ErrorRate, Tripped, MAX_ERROR_RATE};
+use crate::exec::admission::{Admission, Ticket};
 use crate::exec::completion::{Failure, OpResult, Ready};
 use crate::exec::in_flight::Flights;
 use crate::exec::loop_runtime::LoopRuntime;
