@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import time
 
 
 def process_cpu_ns(pid: int | None) -> int | None:
@@ -10,6 +12,31 @@ def process_cpu_ns(pid: int | None) -> int | None:
 
     ``schedstat`` counts nanoseconds (``stat`` counts 10 ms ticks, too coarse for a round).
     """
+    return _schedstat_sum(pid, 0)
+
+
+def process_wait_ns(pid: int | None) -> int | None:
+    """Time so far the threads of process ``pid`` were runnable but waited for a CPU."""
+    return _schedstat_sum(pid, 1)
+
+
+PROBE_BLOCKS = 4_000
+
+
+def probe_ns() -> int:
+    """Thread CPU time of a fixed piece of work (hashing): how fast the machine runs now.
+
+    The same instructions every time, so a slower probe means the machine ran them slower
+    (a neighbour on the host, a shared core), not that anything did more work.
+    """
+    start = time.thread_time_ns()
+    block = b"probe" * 13
+    for _ in range(PROBE_BLOCKS):
+        block = hashlib.blake2b(block).digest()
+    return time.thread_time_ns() - start
+
+
+def _schedstat_sum(pid: int | None, field: int) -> int | None:
     if pid is None:
         return None
     try:
@@ -20,7 +47,7 @@ def process_cpu_ns(pid: int | None) -> int | None:
     for task in tasks:
         try:
             with open(f"/proc/{pid}/task/{task}/schedstat") as f:
-                total += int(f.read().split()[0])
+                total += int(f.read().split()[field])
         except (OSError, ValueError, IndexError):
             continue  # the thread ended meanwhile
     return total

@@ -121,14 +121,23 @@ def to_markdown(doc: dict[str, Any], names: dict[str, str]) -> str:
 
 
 def _by_round(results: dict[str, Any], names: dict[str, str]) -> list[str]:
-    """Each round of a concurrent workload, in the order run: ops/s and client CPU µs per op."""
-    lines = ["| client | ops/s by round | CPU/op by round |", "|---|---|---|"]
+    """Each round of a concurrent workload, in the order run.
+
+    Ops/s, the client's CPU µs per op, the µs per op its threads waited for a CPU, and the
+    machine probe's µs (the same fixed work each round: higher = the machine ran slower).
+    """
+    lines = [
+        "| client | ops/s by round | CPU/op by round | waited for a CPU, µs/op | probe µs |",
+        "|---|---|---|---|---|",
+    ]
     for cid, r in results.items():
         if "error" in r or not r.get("ops_per_s_by_round"):
             continue
         rates = ", ".join(_num(x) for x in r["ops_per_s_by_round"])
         cpus = ", ".join(_cpu(x) for x in r["cpu_us_per_op_by_round"])
-        lines.append(f"| {names.get(cid, cid)} | {rates} | {cpus} |")
+        waits = ", ".join(_cpu(x) for x in r.get("wait_us_per_op_by_round", ()))
+        probes = ", ".join(_cpu(x) for x in r.get("probe_us_by_round", ()))
+        lines.append(f"| {names.get(cid, cid)} | {rates} | {cpus} | {waits} | {probes} |")
     return [*lines, ""] if len(lines) > 2 else []
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -13,7 +14,7 @@ from time import perf_counter_ns, process_time_ns
 from typing import Any
 
 from benchmarks.adapters import AsyncClient, Client, RustCeiling, SyncClient
-from benchmarks.cpu import process_cpu_ns
+from benchmarks.cpu import probe_ns, process_cpu_ns, process_wait_ns
 from benchmarks.stats import Result, Round, median_of, summarize
 from benchmarks.workloads import Workload
 
@@ -144,6 +145,11 @@ def _client_cpu_ns(c: Client) -> int | None:
     return process_cpu_ns(c.pid) if isinstance(c, RustCeiling) else process_time_ns()
 
 
+def _client_wait_ns(c: Client) -> int | None:
+    """Time so far the threads of the process running ``c`` waited for a CPU."""
+    return process_wait_ns(c.pid if isinstance(c, RustCeiling) else os.getpid())
+
+
 class Runner:
     """Runs one workload across clients, round by round, on one asyncio loop.
 
@@ -180,13 +186,17 @@ class Runner:
         gc.collect()
         gc.disable()
         try:
+            probe = probe_ns()
             cpu, server_cpu = _client_cpu_ns(c), process_cpu_ns(self.server_pid)
+            wait = _client_wait_ns(c)
             r = self.one_round(c, w, ops)
-            return dataclasses.replace(
+            r = dataclasses.replace(
                 r,
                 cpu_ns=_delta(cpu, _client_cpu_ns(c)),
                 server_cpu_ns=_delta(server_cpu, process_cpu_ns(self.server_pid)),
+                wait_ns=_delta(wait, _client_wait_ns(c)),
             )
+            return dataclasses.replace(r, probe_ns=(probe + probe_ns()) // 2)
         finally:
             gc.enable()
 

@@ -19,6 +19,10 @@ class Round:
     # CPU time of the client's process and of the server's during the round (None: unknown)
     cpu_ns: int | None = None
     server_cpu_ns: int | None = None
+    # time the client's threads waited for a CPU while runnable; the machine probe's CPU time
+    # (``cpu.probe_ns``, mean of one run before and one after the round)
+    wait_ns: int | None = None
+    probe_ns: int | None = None
 
     @property
     def ops_per_s(self) -> float:
@@ -59,6 +63,8 @@ class Result:
     # each round's ops/s and client CPU µs per op, in the order they ran
     ops_per_s_by_round: tuple[float, ...] = ()
     cpu_us_per_op_by_round: tuple[float | None, ...] = ()
+    wait_us_per_op_by_round: tuple[float | None, ...] = ()
+    probe_us_by_round: tuple[float | None, ...] = ()
 
     def to_dict(self) -> dict[str, float | int]:
         return asdict(self)
@@ -89,4 +95,8 @@ def median_of(rounds: list[Round]) -> Result:
         cpu_us_per_op_by_round=tuple(
             None if r.cpu_ns is None or not r.ops else r.cpu_ns / r.ops / 1e3 for r in rounds
         ),
+        wait_us_per_op_by_round=tuple(
+            None if r.wait_ns is None or not r.ops else r.wait_ns / r.ops / 1e3 for r in rounds
+        ),
+        probe_us_by_round=tuple(None if r.probe_ns is None else r.probe_ns / 1e3 for r in rounds),
     )

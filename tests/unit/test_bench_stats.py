@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from benchmarks.cpu import process_cpu_ns
+from benchmarks.cpu import probe_ns, process_cpu_ns, process_wait_ns
 from benchmarks.stats import Result, Round, median_of, summarize
 from benchmarks.targets import check
 from benchmarks.workloads import Workload
@@ -64,3 +64,26 @@ def test_process_cpu_counts_this_process() -> None:
         pytest.skip("no /proc")
     spent = process_cpu_ns(os.getpid())
     assert spent is not None and spent > 0
+
+
+def test_each_round_keeps_its_wait_for_a_cpu_and_its_machine_probe() -> None:
+    rounds = [
+        Round(4, 0, 1_000, 10.0, 10.0, 10.0, 8_000, None, wait_ns=2_000, probe_ns=1_100_000),
+        Round(4, 0, 1_000, 10.0, 10.0, 10.0, 8_000, None, wait_ns=None, probe_ns=None),
+    ]
+    res = median_of(rounds)
+    assert res.wait_us_per_op_by_round == (0.5, None)
+    assert res.probe_us_by_round == (1_100.0, None)
+
+
+def test_this_process_waited_for_a_cpu_no_less_than_zero_and_no_more_than_it_lived() -> None:
+    before = process_wait_ns(os.getpid())
+    assert before is not None and before >= 0
+    sum(range(200_000))
+    after = process_wait_ns(os.getpid())
+    assert after is not None and after >= before
+    assert process_wait_ns(2**31 - 1) is None
+
+
+def test_the_machine_probe_takes_cpu_time() -> None:
+    assert probe_ns() > 0
