@@ -326,3 +326,29 @@ fn rank_range_indexes_come_in_rank_order() {
     assert_eq!(get(index | inverted, 0, 1), l(vec![i(3), i(0), i(2)]));
     assert_eq!(get(index | inverted, 1, 2), l(vec![i(1), i(2)]));
 }
+
+#[test]
+fn inverted_exists_answers_as_a_real_node() {
+    let exists_inverted = 13 | 0x10000;
+    let get = |map: engine::value::Value, code: i64, args: Vec<engine::value::Value>| {
+        let mut all = vec![i(exists_inverted)];
+        all.extend(args);
+        let r = apply(3, Some(&map_p(map)), &op(code, all)).unwrap();
+        dec(&r.value.unwrap())
+    };
+    let two = |a: i64, b: i64, c: i64, d: i64| vec![(i(a), i(b)), (i(c), i(d))];
+    let four = vec![(i(0), i(1)), (i(1), i(0)), (i(2), i(1)), (i(3), i(3))];
+    // a value interval: whether nothing was selected
+    assert_eq!(get(m(two(3, 3, 4, 1)), 105, vec![i(3), i(5)]), b(false));
+    assert_eq!(get(km(two(1, 1, 4, 3)), 102, vec![i(2)]), b(true));
+    assert_eq!(get(km(vec![]), 102, vec![i(0)]), b(false));
+    // a key interval: whether nothing was selected on an unordered map only
+    assert_eq!(get(m(two(0, 0, 5, 2)), 103, vec![i(4), i(6)]), b(false));
+    assert_eq!(get(km(two(0, 0, 5, 2)), 103, vec![i(4), i(6)]), b(true));
+    assert_eq!(get(m(vec![]), 103, vec![i(2), i(4)]), b(true));
+    // a run with unselected elements on both sides: false (an index run: unordered maps only)
+    assert_eq!(get(km(four.clone()), 106, vec![i(1), i(2)]), b(false));
+    assert_eq!(get(km(four.clone()), 106, vec![i(0), i(2)]), b(true));
+    assert_eq!(get(m(four.clone()), 104, vec![i(1), i(2)]), b(false));
+    assert_eq!(get(km(four), 104, vec![i(1), i(2)]), b(true));
+}

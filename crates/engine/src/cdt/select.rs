@@ -35,6 +35,8 @@ pub struct Elems<'a> {
     ordered_list: bool,
     /// Maps: the storage slot of each key-order position (the identity: maps store in key order).
     storage: Option<Vec<usize>>,
+    /// A map without key order.
+    unordered_map: bool,
 }
 
 impl<'a> Elems<'a> {
@@ -44,6 +46,7 @@ impl<'a> Elems<'a> {
             vals: items.iter().collect(),
             ordered_list: ordered,
             storage: None,
+            unordered_map: false,
         }
     }
     pub fn map(m: &'a Map) -> (Self, Vec<usize>) {
@@ -55,6 +58,7 @@ impl<'a> Elems<'a> {
             vals,
             ordered_list: false,
             storage: Some(order.clone()),
+            unordered_map: !m.ordered(),
         };
         (e, order)
     }
@@ -343,6 +347,25 @@ fn reduce(e: &Elems, sel: Sel) -> (Sel, bool) {
     (sel, false)
 }
 
+/// EXISTS of an inverted selection on a map, where a real node does not answer whether anything
+/// is left: a value or value interval, and a key interval of an unordered map, answer whether
+/// nothing was selected (an empty map: whether the interval is one of keys); a rank run (an index
+/// run, on an unordered map) whose complement lies on both sides of it answers false.
+fn map_exists(e: &Elems, sel: &Sel) -> Option<bool> {
+    let n = e.len();
+    match sel.span {
+        Span::Rank(..) if !sel.reducible => Some(n > 0 && sel.pos.is_empty()),
+        Span::Index(..) if !sel.reducible && e.unordered_map => Some(sel.pos.is_empty()),
+        Span::Rank(s, c) | Span::Index(s, c) if sel.reducible && s > 0 && c > 0 && s + c < n => {
+            match sel.span {
+                Span::Index(..) if !e.unordered_map => None,
+                _ => Some(false),
+            }
+        }
+        _ => None,
+    }
+}
+
 /// Builds the op result for `sel` under `rt`; returns also the final selected positions (after
 /// inversion) so the caller can remove them.
 pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>), ResultCode> {
@@ -354,6 +377,7 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
     }
     // Inverted, a map answers index and rank lists of everything when nothing was selected.
     let everything = inverted && e.keys.is_some() && sel.pos.is_empty();
+    let map_exists = (inverted && rt == RT_EXISTS && e.keys.is_some()).then(|| map_exists(e, &sel));
     let (sel, inverted) = if inverted && sel.reducible {
         reduce(e, sel)
     } else {
@@ -454,6 +478,9 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
             }))
         }
         RT_COUNT => Some(Value::Int(pos.len() as i64)),
+        RT_EXISTS if map_exists.is_some_and(|x| x.is_some()) => {
+            map_exists.flatten().map(Value::Bool)
+        }
         // Inverted, an unordered list's value or rank run answers whether nothing was selected
         // (a rank range leaving nothing answers false).
         RT_EXISTS if inverted && e.unordered_list() && matches!(sel.span, Span::Rank(..)) => {
