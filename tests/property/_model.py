@@ -118,6 +118,23 @@ class Selection:
         self.list_order: bool | None = None
         # picked as a rank range: a map lists its indexes in rank order (inverted: index order)
         self.rank_range = False
+        self.unordered_map = False
+
+    def _map_exists(self) -> bool | None:
+        """EXISTS of this map selection inverted, where a real node does not answer whether
+        anything is left: a value interval (and an unordered map's key interval) answers whether
+        nothing was selected, a run with unselected elements on both sides false."""
+        n, span = len(self.vals), self.span
+        if not isinstance(span, tuple):
+            return None
+        kind, s, c = span
+        if self.redo is None and kind == "rank":
+            return n > 0 and not self.pos
+        if self.redo is None and kind == "index" and self.unordered_map:
+            return not self.pos
+        if self.redo is not None and s > 0 and c > 0 and s + c < n:
+            return None if kind == "index" and not self.unordered_map else False
+        return None
 
     def _reduced(self) -> Selection | None:
         if self.redo is None or not isinstance(self.span, tuple):
@@ -150,7 +167,18 @@ class Selection:
         rt &= ~INVERTED
         if inverted and self.single:
             raise ModelError(OP_NOT_APPLICABLE)
-        everything = inverted and self.keys is not None and not self.pos
+        # an unordered map's key interval picks elements one by one
+        span_kind = self.span[0] if isinstance(self.span, tuple) else self.span
+        masked_keys = self.unordered_map and self.redo is None and span_kind == "index"
+        everything = inverted and self.keys is not None and not self.pos and not masked_keys
+        whole_ranks = (
+            not inverted
+            and self.keys is not None
+            and len(self.pos) == n
+            and span_kind == "index"
+            and not masked_keys
+        )
+        map_exists = self._map_exists() if inverted and self.keys is not None else None
         sel = self
         if inverted and (reduced := self._reduced()) is not None:
             sel, inverted = reduced, False
@@ -174,7 +202,7 @@ class Selection:
             if kind == "index" and sel.rank_range and sel.keys is not None and not inverted:
                 chosen = set(pos)
                 return [n - 1 - p if rev else p for p in rank_order(sel.vals) if p in chosen]
-            if everything:
+            if everything or (whole_ranks and kind == "rank"):
                 return list(range(n))
             if isinstance(sel.span, tuple) and sel.span[0] in (kind, sel._rank_run_kind(kind)):
                 _, s, c = sel.span
@@ -196,6 +224,8 @@ class Selection:
             run = isinstance(sel.span, tuple) and sel.span[0] == "rank"
             quirk = inverted and sel.list_order is False and run
             out = (not sel.pos and not (sel.rank_range and not pos)) if quirk else bool(pos)
+            if map_exists is not None:
+                out = map_exists
         elif rt == VALUE:
             out = many([sel.vals[p] for p in pos])
         elif rt == KEY:
@@ -415,7 +445,9 @@ class MapModel:
         keys = self.keys()
         vals = [self.entries[k] for k in keys]
         # storage is key order, so each index is its own storage slot
-        return Selection(vals, pos, single, keys, span, list(range(len(keys))), redo)
+        sel = Selection(vals, pos, single, keys, span, list(range(len(keys))), redo)
+        sel.unordered_map = not self.key_ordered
+        return sel
 
     def _vals(self) -> list[Any]:
         return [self.entries[k] for k in self.keys()]
@@ -464,7 +496,7 @@ class MapModel:
 
     def by_value_range(self, begin: Any, end: Any) -> Selection:
         vals = self._vals()
-        pos = [p for p in rank_order(vals) if in_interval(vals[p], begin, end)]
+        pos = [p for p in range(len(vals)) if in_interval(vals[p], begin, end)]
         first = sum(order_key(x) < order_key(begin) for x in vals)
         return self._sel(pos, False, ("rank", first, len(pos)))
 

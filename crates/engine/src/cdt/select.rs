@@ -265,12 +265,11 @@ fn listed(src: &[&Value], wanted: &[Value], span: Span) -> Sel {
     sel
 }
 
-/// Values (or keys) in `[begin, end)`; `end` None = infinity. Lists answer in index order,
-/// map values in rank order.
+/// Values (or keys) in `[begin, end)`; `end` None = infinity. Elements come in index order.
 pub fn by_interval(e: &Elems, begin: &Value, end: Option<&Value>, keys: bool) -> Sel {
     let src = if keys { e.keys_or_vals() } else { &e.vals };
     let inside = |x: &Value| x >= begin && end.is_none_or(|t| x < t);
-    let mut pos: Vec<usize> = (0..e.len()).filter(|&i| inside(src[i])).collect();
+    let pos: Vec<usize> = (0..e.len()).filter(|&i| inside(src[i])).collect();
     if keys {
         // Keys are stored in order: the interval is a run of indexes.
         let first = src.partition_point(|x| *x < begin);
@@ -280,9 +279,6 @@ pub fn by_interval(e: &Elems, begin: &Value, end: Option<&Value>, keys: bool) ->
         return sel;
     }
     let first_rank = e.vals.iter().filter(|x| **x < begin).count();
-    if e.keys.is_some() {
-        pos.sort_by(|&a, &b| e.vals[a].cmp(e.vals[b]));
-    }
     let count = pos.len();
     if e.ordered_list {
         // An ordered list answers a value interval as the index run it occupies.
@@ -375,8 +371,16 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
     if inverted && sel.single {
         return Err(OP_NOT_APPLICABLE);
     }
-    // Inverted, a map answers index and rank lists of everything when nothing was selected.
-    let everything = inverted && e.keys.is_some() && sel.pos.is_empty();
+    // Inverted, a map answers index and rank lists of everything when nothing was selected (an
+    // unordered map's key interval picks elements one by one: not that one).
+    let masked_keys = e.unordered_map && !sel.reducible && matches!(sel.span, Span::Index(..));
+    let everything = inverted && e.keys.is_some() && sel.pos.is_empty() && !masked_keys;
+    // Not inverted, a map's whole index run (key order) answers its ranks as a run.
+    let whole_ranks = !inverted
+        && e.keys.is_some()
+        && sel.pos.len() == n
+        && matches!(sel.span, Span::Index(..))
+        && !masked_keys;
     let map_exists = (inverted && rt == RT_EXISTS && e.keys.is_some()).then(|| map_exists(e, &sel));
     let (sel, inverted) = if inverted && sel.reducible {
         reduce(e, sel)
@@ -461,7 +465,7 @@ pub fn result(e: &Elems, sel: Sel, rt: i64) -> Result<(Option<Value>, Vec<usize>
         RT_RANK | RT_REVERSE_RANK => {
             let rev = rt == RT_REVERSE_RANK;
             Some(ints(match sel.span {
-                _ if everything => run_list(0, n, n, false, rev),
+                _ if everything || whole_ranks => run_list(0, n, n, false, rev),
                 Span::Rank(s, c) => run_list(s, c, n, inverted, rev),
                 // An ordered list's index run is its run of ranks; so is a whole list.
                 Span::Index(s, c)
