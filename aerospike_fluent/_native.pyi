@@ -390,6 +390,10 @@ def ping(done: Done, client: Client, timeout_ms: int) -> Pending:
 def ping_blocking(client: Client, timeout_ms: int) -> bool:
     """:func:`ping`, blocking."""
 
+def idle(done: Done, *args: Any) -> Pending:
+    """Complete with None on the worker runtime, sending and reading nothing: the floor under
+    an async call (``args`` are ignored)."""
+
 def set_worker_threads(n: int) -> None:
     """Tokio worker count for the runtime (before its first use; default 1)."""
 

@@ -138,7 +138,36 @@ def _by_round(results: dict[str, Any], names: dict[str, str]) -> list[str]:
         waits = ", ".join(_cpu(x) for x in r.get("wait_us_per_op_by_round", ()))
         probes = ", ".join(_cpu(x) for x in r.get("probe_us_by_round", ()))
         lines.append(f"| {names.get(cid, cid)} | {rates} | {cpus} | {waits} | {probes} |")
-    return [*lines, ""] if len(lines) > 2 else []
+    if len(lines) == 2:
+        return []
+    return [*lines, "", *_cpu_split(results, names)]
+
+
+def _cpu_split(results: dict[str, Any], names: dict[str, str]) -> list[str]:
+    """Per round, the builder's CPU per op over aerospike-sdk's, and over raw Rust's plus
+    the floor's (the Python call itself: ``ours-floor``)."""
+    cpu = {c: r.get("cpu_us_per_op_by_round") for c, r in results.items() if "error" not in r}
+    ours, sdk = cpu.get("ours-async"), cpu.get("sdk-async")
+    rust, floor = cpu.get("rust"), cpu.get("ours-floor")
+    lines = []
+
+    def ratios(xs: Any, ys: Any) -> list[float]:
+        return [x / y for x, y in zip(xs, ys, strict=False) if x and y]
+
+    if ours and sdk and (r := ratios(ours, sdk)):
+        below = sum(x < 1 for x in r)
+        lines.append(
+            f"{names.get('ours-async', 'ours-async')} CPU per op over "
+            f"{names.get('sdk-async', 'sdk-async')}'s, by round: "
+            f"{', '.join(_f(x) for x in r)} (below it in {below} of {len(r)})"
+        )
+    if ours and rust and floor:
+        base = [x + y if x and y else None for x, y in zip(rust, floor, strict=False)]
+        if r := ratios(ours, base):
+            lines.append(
+                f"... over raw Rust's plus the floor's, by round: {', '.join(_f(x) for x in r)}"
+            )
+    return [*lines, ""] if lines else []
 
 
 def write(out_dir: Path, doc: dict[str, Any], names: dict[str, str]) -> list[Path]:

@@ -61,6 +61,19 @@ def check(
         row = table.get(wname, {})
         text = f"{wname}: builder CPU per op <= 0.85x sdk fast"
         add_measured(text, wname, _cpu_ratio(row, "ours-async", "sdk-async"), 0.85)
+    # issue 51 item 2: the builder's CPU per call below aerospike-sdk's in every round
+    for wname in ("c50_get", "c50_put", "c256_get", "c256_put"):
+        row = table.get(wname, {})
+        text = f"{wname}: builder CPU per op < sdk fast's in its highest round"
+        highest = highest_cpu_round_ratio(row, "ours-async", "sdk-async")
+        out.append(
+            {
+                "target": text,
+                "measured": highest,
+                "limit": 1.0,
+                "ok": None if highest is None else highest < 1.0,
+            }
+        )
     # issue 51: the auto_batch lead in every round, and its client CPU per call
     for wname in ("c50_get", "c50_put", "c256_get", "c256_put"):
         row = table.get(wname, {})
@@ -110,3 +123,12 @@ def _lowest_round_ratio(row: dict[str, Result | str], cid: str, ref: str) -> flo
         return None
     pairs = list(zip(a.ops_per_s_by_round, b.ops_per_s_by_round, strict=False))
     return min((x / y for x, y in pairs if y), default=None)
+
+
+def highest_cpu_round_ratio(row: dict[str, Result | str], cid: str, ref: str) -> float | None:
+    """The highest client CPU per op ratio of ``cid`` over ``ref`` among rounds."""
+    a, b = row.get(cid), row.get(ref)
+    if not isinstance(a, Result) or not isinstance(b, Result):
+        return None
+    pairs = zip(a.cpu_us_per_op_by_round, b.cpu_us_per_op_by_round, strict=False)
+    return max((x / y for x, y in pairs if x and y), default=None)

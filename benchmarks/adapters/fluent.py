@@ -203,3 +203,33 @@ class FluentNative(AsyncClient):
 
     async def query(self, low: int, high: int) -> int:
         return await self._drain(("range", "g", low, high))
+
+
+class _Idle:
+    """Stands in for the native client under :class:`FluentFloor`: its get and put do nothing."""
+
+    def __init__(self, idle: Any) -> None:
+        self.get = self.put = idle
+
+
+class FluentFloor(FluentAsync):
+    """The floor under the builder: the same chain and bridge, each call doing no I/O.
+
+    The executor's verbs call ``_native.idle``, which is spawned on the worker runtime and
+    delivered through the loop's completer like any worker call, but sends and reads nothing:
+    what is left is the Python call itself (builder, bridge, future, task wake-up, harness)
+    and the hand-off to the worker and back.
+    """
+
+    name = "this SDK async builder, no I/O (floor)"
+    only = frozenset({"put", "get"})
+
+    async def connect(self) -> None:
+        await super().connect()
+        idle = getattr(importlib.import_module("aerospike_fluent._native"), "idle", None)
+        if idle is None:
+            raise Skip("aerospike_fluent._native.idle missing (an older build)")
+        self.s._ex.retarget(_Idle(idle))
+
+    async def get(self, i: int) -> Any:
+        return await self.s.key(self.t.user_key(i)).get()

@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from benchmarks import report
 from benchmarks.cpu import probe_ns, process_cpu_ns, process_wait_ns
 from benchmarks.stats import Result, Round, median_of, summarize
 from benchmarks.targets import check
@@ -52,6 +53,24 @@ def test_the_auto_batch_lead_is_judged_by_its_lowest_round() -> None:
     assert got["c50_get: builder with auto_batch (opt-in) >= 2x sdk fast"]["ok"] is True  # median
     cpu = got["c50_get: auto_batch CPU per op <= raw Rust's"]
     assert cpu["measured"] == 0.5 and cpu["ok"] is True
+
+
+def test_the_builders_cpu_is_judged_by_its_highest_round_and_shown_by_round() -> None:
+    w = Workload("c50_get", "get", 4, "async", 50, throughput=True)
+    ours = median_of([_timed(1_000_000, 60_000), _timed(1_000_000, 100_000)])  # 15, 25 µs
+    sdk = median_of([_timed(1_000_000, 80_000), _timed(1_000_000, 80_000)])  # 20, 20 µs
+    rust = median_of([_timed(1_000_000, 40_000), _timed(1_000_000, 40_000)])  # 10, 10 µs
+    floor = median_of([_timed(1_000_000, 20_000), _timed(1_000_000, 20_000)])  # 5, 5 µs
+    row: dict[str, Result | str] = {"ours-async": ours, "sdk-async": sdk, "rust": rust}
+    got = {t["target"]: t for t in check([w], {"c50_get": row}, {})}
+    highest = got["c50_get: builder CPU per op < sdk fast's in its highest round"]
+    assert highest["measured"] == pytest.approx(1.25) and highest["ok"] is False
+    row["ours-floor"] = floor
+    results = {cid: r.to_dict() for cid, r in row.items() if isinstance(r, Result)}
+    lines = report._by_round(results, {})
+    over_sdk = "ours-async CPU per op over sdk-async's, by round: 0.75, 1.25 (below it in 1 of 2)"
+    assert over_sdk in lines
+    assert "... over raw Rust's plus the floor's, by round: 1.00, 1.67" in lines
 
 
 def test_process_cpu_of_a_missing_process_is_unknown() -> None:

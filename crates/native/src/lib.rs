@@ -67,5 +67,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py::answering::nodes_answering, m)?)?;
     m.add_function(wrap_pyfunction!(py::answering::ping, m)?)?;
     m.add_function(wrap_pyfunction!(py::answering::ping_blocking, m)?)?;
+    m.add_function(wrap_pyfunction!(py::idle::idle, m)?)?;
     Ok(())
 }

@@ -412,10 +412,12 @@ impl Pool {
         permit: OwnedSemaphorePermit,
         until: Option<Instant>,
     ) -> Result<Lease, NoLease> {
-        let open = self
-            .links
-            .dialer
-            .open(&node.address, node.tls_name.as_deref());
+        // boxed: connecting (TLS, login) is kilobytes of state every call's future would hold
+        let open = Box::pin(
+            self.links
+                .dialer
+                .open(&node.address, node.tls_name.as_deref()),
+        );
         let traffic = &node.budget.traffic;
         let stream = match until {
             Some(at) => tokio::time::timeout_at(at, open).await.map_err(|_| {

@@ -30,21 +30,27 @@ impl<T> Drop for Hop<T> {
 
 impl RuntimeClient {
     /// Run `call`, a crate call, where the crate's sockets live: here on the worker runtime,
-    /// else spawned there (one thread wake-up each way).
-    pub async fn on_crate<F, T>(&self, call: F) -> OpResult<T>
+    /// else spawned there (one thread wake-up each way). `call` is boxed at once: the crate's
+    /// futures are kilobytes, and held inline they would be part of every call that can fall
+    /// back to the crate, moved with it each time it is moved (before it is ever polled).
+    pub fn on_crate<F, T>(&self, call: F) -> impl std::future::Future<Output = OpResult<T>>
     where
         F: std::future::Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        match &self.worker {
-            None => Ok(call.await),
-            Some(worker) => {
-                let mut hop = Hop(worker.spawn(crate::safety::guard::future(async move {
-                    Ok::<T, Failure>(call.await)
-                })));
-                match (&mut hop.0).await {
-                    Ok(out) => out,
-                    Err(e) => Err(Failure::Py(join_error(&e))),
+        let call = Box::pin(call);
+        let worker = self.worker.clone();
+        async move {
+            match worker {
+                None => Ok(call.await),
+                Some(worker) => {
+                    let mut hop = Hop(worker.spawn(crate::safety::guard::future(async move {
+                        Ok::<T, Failure>(call.await)
+                    })));
+                    match (&mut hop.0).await {
+                        Ok(out) => out,
+                        Err(e) => Err(Failure::Py(join_error(&e))),
+                    }
                 }
             }
         }

@@ -14,4 +14,5 @@ pub mod connect;
 mod dispatch;
 pub mod embedded;
 pub mod embedded_cluster;
+pub mod idle;
 pub mod policy;
