@@ -147,7 +147,9 @@ class Batcher:
         """``native.get`` as an awaitable: plain gets join this iteration's batch."""
         if bins is not None or header_only or policy is not None:
             return self._direct["get"](key, bins, header_only, policy)
-        return self._join("get", (key, None, False, None), rows.read(key), RECORD, False)
+        return self._join(
+            "get", (key, None, False, None), ("read", key, None, False, None), RECORD, False
+        )
 
     def exists(self, key: Any, policy: Any) -> Any:
         """``native.exists``: as a header-only batch read."""
@@ -159,7 +161,7 @@ class Batcher:
         """``native.put``: as a batch write of the bins."""
         if policy is not None:
             return self._direct["put"](key, bins, policy)
-        return self._join("put", (key, bins, None), rows.put(key, bins), NOTHING, True)
+        return self._join("put", (key, bins, None), ("put", key, bins, None), NOTHING, True)
 
     def delete(self, key: Any, policy: Any) -> Any:
         """``native.delete``: as a batch delete."""
@@ -205,9 +207,13 @@ class Batcher:
             tick.unscheduled = False
             loop.call_soon(self._flush, tick)
         fut = loop.create_future()
-        waiter = Waiter(row, fut, answer, self._methods[verb], args)
+        # Waiter(...) and _Joined(fut) without their Python-level constructors: once per call
+        waiter = _NEW_TUPLE(Waiter, (row, fut, answer, self._methods[verb], args))
         (tick.writes if writes else tick.reads).append(waiter)
-        return _Joined(fut)
+        joined = _NEW_OBJECT(_Joined)
+        _SET_JOINED_FUT(joined, fut)
+        _SET_JOINED_STEPS(joined, None)
+        return joined
 
     def _tick(self, loop: asyncio.AbstractEventLoop) -> _Tick:
         tick = self._ticks.get(loop)
@@ -420,3 +426,8 @@ class _Joined(Coroutine[Any, Any, Any]):
             self._fut.cancel()
         else:
             self._steps.close()
+
+
+_NEW_TUPLE = tuple.__new__
+_NEW_OBJECT = object.__new__
+_SET_JOINED_FUT, _SET_JOINED_STEPS = (getattr(_Joined, name).__set__ for name in ("_fut", "_steps"))

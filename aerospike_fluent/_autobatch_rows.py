@@ -42,19 +42,13 @@ class Waiter(NamedTuple):
     args: tuple[Any, ...]
 
 
-def read(key: Any) -> tuple[Any, ...]:
-    """Return the batch row of a plain get."""
-    return ("read", key, None, False, None)
+# A plain get's row, ("read", key, None, False, None), and a put's, ("put", key, bins, None), are
+# written where those calls join a batch (once per call: no function call for them).
 
 
 def exists(key: Any) -> tuple[Any, ...]:
     """Return the batch row of ``exists``: a header-only read."""
     return ("read", key, None, True, None)
-
-
-def put(key: Any, bins: dict[str, Any]) -> tuple[Any, ...]:
-    """Return the batch row of a put: a write of each bin (``None`` removes the bin)."""
-    return ("put", key, bins, None)
 
 
 def delete(key: Any) -> tuple[Any, ...]:
