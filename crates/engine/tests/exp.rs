@@ -148,6 +148,17 @@ fn cond_let_and_metadata() {
         x::string_val("adult"),
     ]);
     assert_eq!(val(e), s("adult"));
+    // an unknown condition (a missing bin, a division by zero) makes the whole cond unknown
+    for unknown in [
+        x::gt(x::int_bin("missing"), x::int_val(1)),
+        x::gt(
+            x::num_div(vec![x::int_val(5), x::int_val(0)]),
+            x::int_val(1),
+        ),
+    ] {
+        let e = x::cond(vec![unknown, x::int_val(1), x::int_val(2)]);
+        assert_eq!(engine::exp::eval_value(&bytes(&e), &rec()).unwrap(), None);
+    }
     let e = x::exp_let(vec![
         x::def("a", x::int_bin("age")),
         x::num_add(vec![x::var("a"), x::var("a")]),

@@ -128,8 +128,12 @@ pub fn eval(c: &mut Ctx, e: &Mp) -> R {
         123 => {
             let mut i = 0;
             while i + 1 < args.len() {
-                if let Some(Value::Bool(true)) = arg(c, args, i)? {
-                    return arg(c, args, i + 1);
+                // A condition that is unknown (a missing bin, a division by zero) makes the
+                // whole `cond` unknown, as on a real node: it does not fall through.
+                match arg(c, args, i)? {
+                    Some(Value::Bool(true)) => return arg(c, args, i + 1),
+                    Some(Value::Bool(false)) => {}
+                    _ => return Ok(None),
                 }
                 i += 2;
             }
